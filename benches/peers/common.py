@@ -1,0 +1,89 @@
+"""Shared pieces of the peer benchmarks.
+
+`SplitMix64` produces exactly the sequence of the Rust `benches::SplitMix64`, so a peer
+times the same input as our side. `report` prints one JSON line per measurement, which
+`cargo xtask bench` reads and joins with the criterion results of the same workload.
+"""
+
+import json
+import os
+import statistics
+import sys
+import time
+
+MASK = (1 << 64) - 1
+QUICK = os.environ.get("ARRAYS_BENCH_QUICK", "") not in ("", "0")
+
+
+def size(full, divisor):
+    """`full` in a real run, `full // divisor` (at least 1) in a quick run."""
+    return max(1, full // max(1, divisor)) if QUICK else full
+
+
+class SplitMix64:
+    """SplitMix64, identical to the Rust side's generator."""
+
+    def __init__(self, seed):
+        self.state = seed & MASK
+
+    def next_u64(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return self.next_u64() % n
+
+    def next_f64(self):
+        return (self.next_u64() >> 11) * (1.0 / (1 << 53))
+
+
+def splitmix64_array(seed, n):
+    """`n` outputs of SplitMix64(seed) as a numpy uint64 array, vectorised."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        idx = np.arange(1, n + 1, dtype=np.uint64)
+        z = np.uint64(seed) + idx * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def time_it(fn, repeats=None, min_seconds=None):
+    """Median wall time of `fn()` in seconds over a few runs (after one warm-up run)."""
+    repeats = repeats or (3 if QUICK else 10)
+    fn()
+    times = []
+    start_all = time.perf_counter()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if min_seconds is None and time.perf_counter() - start_all > (2 if QUICK else 20):
+            break
+    return statistics.median(times)
+
+
+def report(crate, workload, peer, seconds, version=""):
+    """One measurement, as the JSON line xtask reads."""
+    print(
+        json.dumps(
+            {
+                "crate": crate,
+                "workload": workload,
+                "peer": peer,
+                "seconds": seconds,
+                "version": version,
+            }
+        ),
+        flush=True,
+    )
+
+
+def skip(crate, peer, why):
+    """Say on stderr that a peer is not available, so the table can say so."""
+    print(json.dumps({"crate": crate, "peer": peer, "skipped": why}), flush=True)
+    print(f"{crate}: peer {peer} skipped: {why}", file=sys.stderr)

@@ -1,0 +1,84 @@
+//! Shared pieces of every crate's benchmarks: the seeded input generator that the Rust side
+//! and the Python peers (`benches/peers/common.py`) implement identically, and the switch
+//! between full-size and quick (smoke-test) runs.
+//!
+//! ```
+//! let mut rng = benches::SplitMix64::new(42);
+//! let a = rng.next_u64();
+//! let b = benches::SplitMix64::new(42).next_u64();
+//! assert_eq!(a, b);
+//! ```
+
+/// The environment variable `cargo xtask bench --quick` sets; benches shrink their inputs.
+pub const QUICK_ENV: &str = "ARRAYS_BENCH_QUICK";
+
+/// True when the benchmarks run as a quick smoke test (`cargo xtask bench --quick`).
+pub fn quick() -> bool {
+    std::env::var_os(QUICK_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `full` in a real run, `full / divisor` (at least 1) in a quick run.
+pub fn size(full: usize, divisor: usize) -> usize {
+    if quick() {
+        (full / divisor.max(1)).max(1)
+    } else {
+        full
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): a tiny generator whose every output is the
+/// same in Rust and in the Python peers, so both sides time the same input.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (`n > 0`), as `next_u64() % n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        assert!(n > 0, "SplitMix64::below needs n > 0");
+        self.next_u64() % n
+    }
+
+    /// A uniform float in `[0, 1)` from the top 53 bits.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix64_matches_the_reference_sequence() {
+        // First outputs for seed 1234567, from the reference C implementation.
+        let mut rng = SplitMix64::new(1234567);
+        assert_eq!(rng.next_u64(), 6457827717110365317);
+        assert_eq!(rng.next_u64(), 3203168211198807973);
+        assert_eq!(rng.next_u64(), 9817491932198370423);
+    }
+
+    #[test]
+    fn floats_lie_in_the_unit_interval() {
+        let mut rng = SplitMix64::new(7);
+        for _ in 0..1000 {
+            let x = rng.next_f64();
+            assert!((0.0..1.0).contains(&x));
+        }
+    }
+}
