@@ -1,1 +1,259 @@
-fn main() {}
+//! The workspace runner: `cargo xtask setup | test | demo | bench`.
+//!
+//! A plain std binary (plus serde_json to read criterion's result files). It finds the
+//! crates under `crates/` by itself, so a new crate with an `examples/tour.rs` joins the
+//! tour, and one with criterion benches joins the benchmark table, without editing this file.
+
+mod bench;
+mod setup;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  setup              make sure the system libraries (OpenBLAS with LAPACK) are installed
+  test               setup, then cargo fmt --check, clippy -D warnings, every test
+  demo               setup, then each crate's tour (examples/tour.rs), listing what it wrote
+  bench [--quick] [--peers]
+                     criterion benchmarks side by side with the peers, written to
+                     docs/BENCHMARKS.md; --quick makes a short smoke run, --peers installs
+                     and runs the Python peers (numpy, scipy, awkward, OpenCV, TensorFlow,
+                     kaldifst, k2) in venvs under target/
+";
+
+/// A failed step: what failed, for the one-line report at the end.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+/// The result of a step.
+pub type Step = Result<(), Failure>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    let result = match command.as_str() {
+        "setup" => no_options(rest).and_then(|()| setup::run()),
+        "test" => no_options(rest).and_then(|()| test()),
+        "demo" => no_options(rest).and_then(|()| demo()),
+        "bench" => bench::Options::parse(rest).and_then(|options| {
+            setup::run()?;
+            bench::run(&options)
+        }),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(Failure(format!("unknown command `{other}`\n{USAGE}"))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("xtask: FAILED: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn no_options(rest: &[String]) -> Step {
+    match rest.first() {
+        None => Ok(()),
+        Some(option) => Err(Failure(format!("unexpected argument `{option}`\n{USAGE}"))),
+    }
+}
+
+/// The workspace root (the parent of this crate's folder).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+/// The cargo target directory, honouring `CARGO_TARGET_DIR`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                root().join(dir)
+            }
+        }
+        None => root().join("target"),
+    }
+}
+
+/// `cargo` as the user invoked it (the `CARGO` variable cargo sets), run at the root.
+pub fn cargo() -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+/// Runs `command` to completion, naming `step` in the failure.
+pub fn run_step(step: &str, command: &mut Command) -> Step {
+    println!("xtask: {step}");
+    let status = command
+        .status()
+        .map_err(|err| Failure(format!("{step}: could not start: {err}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(Failure(format!("{step} ({status})")))
+    }
+}
+
+fn test() -> Step {
+    setup::run()?;
+    run_step(
+        "cargo fmt --check",
+        cargo().args(["fmt", "--all", "--check"]),
+    )?;
+    run_step(
+        "cargo clippy",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    run_step("cargo test", cargo().args(["test", "--workspace"]))?;
+    println!("xtask: every step passed");
+    Ok(())
+}
+
+/// A workspace crate found under `crates/`.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// The package name from its `Cargo.toml`.
+    pub name: String,
+    /// Its folder.
+    pub dir: PathBuf,
+}
+
+/// Every crate under `crates/`, sorted by name, with the package name read from its manifest.
+pub fn members() -> Result<Vec<Member>, Failure> {
+    let crates = root().join("crates");
+    let entries = std::fs::read_dir(&crates)
+        .map_err(|err| Failure(format!("reading {}: {err}", crates.display())))?;
+    let mut members = Vec::new();
+    for entry in entries.flatten() {
+        let manifest = entry.path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        if let Some(name) = package_name(&text) {
+            members.push(Member {
+                name,
+                dir: entry.path(),
+            });
+        }
+    }
+    members.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(members)
+}
+
+/// The `name = "..."` of the `[package]` table of a manifest.
+fn package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if in_package {
+            if let Some(value) = line.strip_prefix("name") {
+                let value = value.trim_start().strip_prefix('=')?.trim();
+                return Some(value.trim_matches('"').to_string());
+            }
+        }
+    }
+    None
+}
+
+fn demo() -> Step {
+    setup::run()?;
+    let demo_root = target_dir().join("demo");
+    let mut artefacts = Vec::new();
+    let mut failures = Vec::new();
+    for member in members()? {
+        if !member.dir.join("examples").join("tour.rs").is_file() {
+            println!("xtask: {} has no tour yet", member.name);
+            continue;
+        }
+        let out_dir = demo_root.join(&member.name);
+        println!("\n==== {} ====", member.name);
+        let output = cargo()
+            .args(["run", "--quiet", "--release", "-p", &member.name])
+            .args(["--example", "tour"])
+            .env("DEMO_OUT_DIR", &out_dir)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .map_err(|err| Failure(format!("tour of {}: could not start: {err}", member.name)))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        print!("{stdout}");
+        artefacts.extend(
+            stdout
+                .lines()
+                .filter_map(|line| line.strip_prefix("artefact:"))
+                .map(|path| path.trim().to_string()),
+        );
+        if !output.status.success() {
+            failures.push(format!("tour of {} ({})", member.name, output.status));
+        }
+    }
+    println!("\n==== artefacts ====");
+    if artefacts.is_empty() {
+        println!("(none)");
+    }
+    for path in &artefacts {
+        println!("{path}");
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure(failures.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_name_reads_only_the_package_table() {
+        let manifest =
+            "[workspace]\nname = \"no\"\n[package]\nname = \"ragged-core\"\nversion = \"1\"\n";
+        assert_eq!(package_name(manifest).as_deref(), Some("ragged-core"));
+        assert_eq!(package_name("[dependencies]\nname = \"x\"\n"), None);
+    }
+
+    #[test]
+    fn members_finds_the_five_crates() {
+        let names: Vec<String> = members().unwrap().into_iter().map(|m| m.name).collect();
+        for expected in [
+            "dataflow",
+            "dense-matrix",
+            "ragged-core",
+            "ragged-fsa",
+            "structured-tensor",
+        ] {
+            assert!(
+                names.iter().any(|n| n == expected),
+                "{expected} in {names:?}"
+            );
+        }
+    }
+}
