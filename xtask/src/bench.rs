@@ -265,6 +265,29 @@ fn python_works(python: &str) -> bool {
         .is_ok_and(|out| out.status.success())
 }
 
+/// A Python 3.9 interpreter: `python3.9` on the PATH, else one that pyenv installed but
+/// did not put on the PATH.
+fn find_python39() -> Option<String> {
+    if python_works("python3.9") {
+        return Some("python3.9".to_string());
+    }
+    let pyenv_root = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".pyenv")))?;
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(pyenv_root.join("versions"))
+        .ok()?
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("3.9"))
+        .map(|entry| entry.path().join("bin").join("python3.9"))
+        .collect();
+    candidates.sort();
+    candidates
+        .into_iter()
+        .rev()
+        .map(|path| path.to_string_lossy().into_owned())
+        .find(|python| python_works(python))
+}
+
 fn run_peers(options: &Options) -> Result<(Vec<Measurement>, Vec<String>), Failure> {
     let mut measurements = Vec::new();
     let mut notes = Vec::new();
@@ -290,8 +313,8 @@ fn run_peers(options: &Options) -> Result<(Vec<Measurement>, Vec<String>), Failu
         false
     };
     let k2_venv = venvs.join("venv-k2");
-    let k2_ready = if python_works("python3.9") {
-        match ensure_venv("python3.9", &k2_venv, K2_PACKAGES) {
+    let k2_ready = if let Some(python39) = find_python39() {
+        match ensure_venv(&python39, &k2_venv, K2_PACKAGES) {
             Ok(()) => true,
             Err(Failure(why)) => {
                 notes.push(format!("k2 peer not installed: {why}"));
