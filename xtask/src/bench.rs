@@ -238,7 +238,7 @@ fn ensure_venv(python: &str, venv: &Path, packages: &[&str]) -> Step {
         Command::new(python).args(["-m", "venv"]).arg(venv),
     )?;
     run_step(
-        &format!("pip install {wanted}"),
+        "pip install --upgrade pip",
         Command::new(venv_python(venv))
             .args(["-m", "pip", "install", "--quiet", "--upgrade", "pip"])
             .args(["--disable-pip-version-check"]),
