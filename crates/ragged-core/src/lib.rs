@@ -1,26 +1,51 @@
-//! Ragged arrays in the manner of k2.
+//! Ragged arrays in the manner of k2: a [`RaggedShape`] of any number of axes, stored as one
+//! `row_splits` vector per axis with `row_ids` computed lazily and cached, and [`Ragged<T>`],
+//! a shape plus a flat vector of values. Indexing uses k2's names (idx0, idx01, idx012, ...)
+//! and the operations of k2's `ragged_ops.h` appear under their k2 names in Rust case, with
+//! TensorFlow's `RowPartition` encodings (`row_lengths`, `value_rowids`, `uniform_row_length`)
+//! as constructors and getters. Hot kernels run sequentially below a size threshold and with
+//! rayon above it, with identical results.
 //!
-//! (This crate is being built; see its issue.)
+//! Core types:
+//! - [`RowPartition`]: one layer (k2's `RaggedShapeLayer`, TF's `RowPartition`).
+//! - [`RaggedShape`]: the layers of a ragged shape, cheap to clone.
+//! - [`Ragged<T>`]: a shape and its values.
+//! - [`RaggedView`]: a zero-copy sub-array, as returned by [`Ragged::index`].
+//! - [`Error`]: every fallible operation's error.
+//!
+//! ```
+//! use ragged_core::{Ragged, RaggedShape};
+//!
+//! // Words and their phones: row_splits map coordinates to offsets, row_ids back.
+//! let phones: Ragged<String> = "[ [ h e ] [ sh an ] [ t on g ] [ yi ] ]".parse().unwrap();
+//! assert_eq!(phones.row_splits(1), &[0, 2, 4, 7, 8]);
+//! assert_eq!(phones.row_ids(1), &[0, 0, 1, 1, 2, 2, 2, 3]);
+//! let offset = phones.shape().offset_of(&[2, 2]).unwrap();
+//! assert_eq!((offset, phones.values()[offset].as_str()), (6, "g"));
+//! assert_eq!(phones.shape().coords_of(6), vec![2, 2]);
+//!
+//! let counts: Ragged<i32> = "[ [ 1 2 ] [ ] [ 3 ] ]".parse().unwrap();
+//! assert_eq!(counts.sum_per_sublist(0), vec![3, 0, 3]);
+//! ```
+//!
+//! Feature flags: none; rayon is always on (see [`with_parallel_threshold`]).
 
-use std::fmt;
+mod build;
+mod error;
+pub mod ops;
+mod par;
+mod ragged;
+mod row_partition;
+mod shape;
+mod text;
 
-/// Errors of this crate.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Error {
-    /// A placeholder until the crate lands its real variants.
-    Invalid {
-        /// What was wrong.
-        what: String,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Invalid { what } => write!(f, "invalid input: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use build::{
+    compose_ragged_shapes, compose_ragged_shapes3, decompose_ragged_shape, empty_ragged_shape,
+    get_layer, ragged_shape2, ragged_shape3, ragged_shape4, random_ragged_shape,
+    regular_ragged_shape, trivial_shape, ShapeRng,
+};
+pub use error::Error;
+pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};
+pub use ragged::{Ragged, RaggedView};
+pub use row_partition::RowPartition;
+pub use shape::RaggedShape;

@@ -1,0 +1,211 @@
+//! Parallel kernels on offsets (row_splits <-> row_ids, exclusive sums) and the size threshold
+//! that decides between the sequential and the rayon path.
+
+use std::cell::Cell;
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+
+/// Default number of items at and above which operations take their rayon path.
+pub const DEFAULT_PARALLEL_THRESHOLD: usize = 1 << 16;
+
+/// Items per parallel task in the chunked kernels.
+pub(crate) const CHUNK: usize = 1 << 14;
+
+thread_local! {
+    static THRESHOLD: Cell<usize> = const { Cell::new(DEFAULT_PARALLEL_THRESHOLD) };
+}
+
+/// The current parallel threshold of the calling thread.
+pub fn parallel_threshold() -> usize {
+    THRESHOLD.with(Cell::get)
+}
+
+/// Runs `f` with the parallel threshold of the calling thread set to `threshold`
+/// (`0` forces the rayon path, `usize::MAX` the sequential one), then restores it.
+///
+/// Results never depend on the threshold; this exists for tests and tuning.
+pub fn with_parallel_threshold<R>(threshold: usize, f: impl FnOnce() -> R) -> R {
+    let old = THRESHOLD.with(|t| t.replace(threshold));
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THRESHOLD.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(old);
+    f()
+}
+
+/// True when work of `n` items should take the parallel path.
+#[inline]
+pub(crate) fn go_parallel(n: usize) -> bool {
+    n >= parallel_threshold() && n > 0
+}
+
+/// Fills `row_ids` (of length `row_splits.last()`) from valid `row_splits`.
+pub(crate) fn row_splits_to_row_ids(row_splits: &[i32], row_ids: &mut [i32]) {
+    let nrows = row_splits.len() - 1;
+    debug_assert_eq!(row_ids.len(), row_splits[nrows] as usize);
+    if !go_parallel(row_ids.len() + nrows) {
+        for (row, w) in row_splits.windows(2).enumerate() {
+            row_ids[w[0] as usize..w[1] as usize].fill(row as i32);
+        }
+        return;
+    }
+    row_ids
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(chunk_idx, out)| {
+            let begin = chunk_idx * CHUNK;
+            let end = begin + out.len();
+            // The last row whose start is <= begin: the row holding element `begin`.
+            let mut row = row_splits.partition_point(|&s| s as usize <= begin) - 1;
+            let mut pos = begin;
+            while pos < end {
+                let row_end = (row_splits[row + 1] as usize).min(end);
+                out[pos - begin..row_end - begin].fill(row as i32);
+                pos = row_end;
+                row += 1;
+            }
+        });
+}
+
+/// Fills `row_splits` (of length `nrows + 1`) from valid, non-decreasing `row_ids`.
+pub(crate) fn row_ids_to_row_splits(row_ids: &[i32], row_splits: &mut [i32]) {
+    let nrows = row_splits.len() - 1;
+    let n = row_ids.len() as i32;
+    if !go_parallel(row_ids.len() + nrows) {
+        let mut pos = 0usize;
+        for (row, out) in row_splits.iter_mut().enumerate() {
+            while pos < row_ids.len() && (row_ids[pos] as usize) < row {
+                pos += 1;
+            }
+            *out = pos as i32;
+        }
+        row_splits[nrows] = n;
+        return;
+    }
+    row_splits
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(chunk_idx, out)| {
+            let first_row = chunk_idx * CHUNK;
+            let mut pos = row_ids.partition_point(|&r| (r as usize) < first_row);
+            for (k, slot) in out.iter_mut().enumerate() {
+                let row = first_row + k;
+                while pos < row_ids.len() && (row_ids[pos] as usize) < row {
+                    pos += 1;
+                }
+                *slot = pos as i32;
+            }
+        });
+}
+
+/// Exclusive prefix sum of non-negative `lengths` into a `row_splits` vector of
+/// `lengths.len() + 1` entries; an error when a length is negative or the total overflows.
+pub(crate) fn exclusive_sum_lengths(lengths: &[i32]) -> Result<Vec<i32>, Error> {
+    if let Some(row) = if go_parallel(lengths.len()) {
+        lengths.par_iter().position_first(|&l| l < 0)
+    } else {
+        lengths.iter().position(|&l| l < 0)
+    } {
+        return Err(Error::NegativeRowLength {
+            row,
+            length: lengths[row],
+        });
+    }
+    let total: i64 = if go_parallel(lengths.len()) {
+        lengths.par_iter().map(|&l| l as i64).sum()
+    } else {
+        lengths.iter().map(|&l| l as i64).sum()
+    };
+    if total > i32::MAX as i64 {
+        return Err(Error::Overflow {
+            what: "the total of the row lengths",
+            value: total as u64,
+        });
+    }
+    let mut splits = vec![0i32; lengths.len() + 1];
+    exclusive_sum_into(lengths, &mut splits);
+    Ok(splits)
+}
+
+/// `out[0] = 0; out[i + 1] = out[i] + input[i]`, for inputs known not to overflow.
+pub(crate) fn exclusive_sum_into(input: &[i32], out: &mut [i32]) {
+    debug_assert_eq!(out.len(), input.len() + 1);
+    out[0] = 0;
+    if !go_parallel(input.len()) {
+        let mut acc = 0i32;
+        for (o, &x) in out[1..].iter_mut().zip(input) {
+            acc += x;
+            *o = acc;
+        }
+        return;
+    }
+    // Pass 1: per-chunk totals; pass 2: scan each chunk from its offset.
+    let totals: Vec<i32> = input.par_chunks(CHUNK).map(|c| c.iter().sum()).collect();
+    let mut offsets = Vec::with_capacity(totals.len());
+    let mut acc = 0i32;
+    for t in &totals {
+        offsets.push(acc);
+        acc += t;
+    }
+    out[1..]
+        .par_chunks_mut(CHUNK)
+        .zip(input.par_chunks(CHUNK))
+        .zip(offsets.par_iter())
+        .for_each(|((o, i), &start)| {
+            let mut acc = start;
+            for (slot, &x) in o.iter_mut().zip(i) {
+                acc += x;
+                *slot = acc;
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids_naive(splits: &[i32]) -> Vec<i32> {
+        let mut ids = Vec::new();
+        for r in 0..splits.len() - 1 {
+            for _ in splits[r]..splits[r + 1] {
+                ids.push(r as i32);
+            }
+        }
+        ids
+    }
+
+    #[test]
+    fn splits_to_ids_both_paths() {
+        let lengths: Vec<i32> = (0..50_000i32).map(|i| i * 7 % 5).collect();
+        let splits = exclusive_sum_lengths(&lengths).unwrap();
+        let expected = ids_naive(&splits);
+        for threshold in [0, usize::MAX] {
+            with_parallel_threshold(threshold, || {
+                let mut ids = vec![-1; expected.len()];
+                row_splits_to_row_ids(&splits, &mut ids);
+                assert_eq!(ids, expected);
+                let mut back = vec![-1; splits.len()];
+                row_ids_to_row_splits(&ids, &mut back);
+                assert_eq!(back, splits);
+                assert_eq!(exclusive_sum_lengths(&lengths).unwrap(), splits);
+            });
+        }
+    }
+
+    #[test]
+    fn negative_and_overflowing_lengths_are_errors() {
+        assert_eq!(
+            exclusive_sum_lengths(&[1, -2]),
+            Err(Error::NegativeRowLength { row: 1, length: -2 })
+        );
+        assert!(matches!(
+            exclusive_sum_lengths(&[i32::MAX, 1]),
+            Err(Error::Overflow { .. })
+        ));
+    }
+}

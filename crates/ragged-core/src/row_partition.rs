@@ -1,0 +1,400 @@
+//! `RowPartition`: one layer of a ragged shape (k2's `RaggedShapeLayer`, TensorFlow's
+//! `RowPartition`): `row_splits`, and `row_ids` computed lazily and cached.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use crate::error::{to_offset, Error};
+use crate::par;
+
+struct Inner {
+    row_splits: Box<[i32]>,
+    row_ids: OnceLock<Box<[i32]>>,
+    declared_uniform: Option<usize>,
+}
+
+/// One layer of a ragged shape: how `nvals` elements are split into `nrows` rows.
+///
+/// **Invariant:** `row_splits` is non-empty, starts at 0 and never decreases; `row_ids`, once
+/// computed, satisfies `row_splits[row_ids[i]] <= i < row_splits[row_ids[i] + 1]`.
+///
+/// Cloning shares the data (an `Arc`), including the cached `row_ids`.
+///
+/// ```
+/// use ragged_core::RowPartition;
+/// let p = RowPartition::from_row_lengths(&[2, 0, 3]).unwrap();
+/// assert_eq!(p.row_splits(), &[0, 2, 2, 5]);
+/// assert_eq!(p.row_ids(), &[0, 0, 2, 2, 2]);
+/// assert_eq!(p.nrows(), 3);
+/// assert_eq!(p.nvals(), 5);
+/// ```
+#[derive(Clone)]
+pub struct RowPartition {
+    inner: Arc<Inner>,
+}
+
+impl RowPartition {
+    /// A partition from its `row_splits` (k2's `row_splits`, TF's `from_row_splits`).
+    pub fn from_row_splits(row_splits: Vec<i32>) -> Result<Self, Error> {
+        check_row_splits(&row_splits)?;
+        Ok(Self::from_row_splits_unchecked(row_splits))
+    }
+
+    /// A partition from the length of each row (TF's `from_row_lengths`).
+    pub fn from_row_lengths(row_lengths: &[i32]) -> Result<Self, Error> {
+        let row_splits = par::exclusive_sum_lengths(row_lengths)?;
+        Ok(Self::from_row_splits_unchecked(row_splits))
+    }
+
+    /// A partition from the row of each element (k2's `row_ids`, TF's `value_rowids`);
+    /// `nrows` may exceed `row_ids.last() + 1` to add trailing empty rows.
+    pub fn from_value_rowids(row_ids: Vec<i32>, nrows: usize) -> Result<Self, Error> {
+        to_offset(row_ids.len(), "the number of elements")?;
+        to_offset(nrows, "the number of rows")?;
+        check_row_ids(&row_ids, nrows)?;
+        let mut row_splits = vec![0i32; nrows + 1];
+        par::row_ids_to_row_splits(&row_ids, &mut row_splits);
+        Ok(Self::from_parts_unchecked(row_splits, Some(row_ids)))
+    }
+
+    /// A regular partition: `nrows` rows of `len` elements each (TF's `from_uniform_row_length`).
+    pub fn from_uniform_row_length(len: usize, nrows: usize) -> Result<Self, Error> {
+        let total = (len as u128) * (nrows as u128);
+        if total > i32::MAX as u128 || nrows > i32::MAX as usize {
+            return Err(Error::Overflow {
+                what: "the number of elements of a regular partition",
+                value: total.min(u64::MAX as u128) as u64,
+            });
+        }
+        let row_splits: Vec<i32> = (0..=nrows).map(|r| (r * len) as i32).collect();
+        let mut p = Self::from_row_splits_unchecked(row_splits);
+        Arc::get_mut(&mut p.inner)
+            .expect("freshly built partition is unshared")
+            .declared_uniform = Some(len);
+        Ok(p)
+    }
+
+    /// A partition from `row_splits` the caller has already validated.
+    pub(crate) fn from_row_splits_unchecked(row_splits: Vec<i32>) -> Self {
+        Self::from_parts_unchecked(row_splits, None)
+    }
+
+    /// A partition from validated `row_splits` and, optionally, matching `row_ids`.
+    pub(crate) fn from_parts_unchecked(row_splits: Vec<i32>, row_ids: Option<Vec<i32>>) -> Self {
+        debug_assert!(check_row_splits(&row_splits).is_ok());
+        let cell = OnceLock::new();
+        if let Some(ids) = row_ids {
+            debug_assert_eq!(ids.len(), *row_splits.last().unwrap() as usize);
+            let _ = cell.set(ids.into_boxed_slice());
+        }
+        Self {
+            inner: Arc::new(Inner {
+                row_splits: row_splits.into_boxed_slice(),
+                row_ids: cell,
+                declared_uniform: None,
+            }),
+        }
+    }
+
+    /// The `nrows + 1` row splits: row `i` holds elements `row_splits[i]..row_splits[i + 1]`.
+    #[inline]
+    pub fn row_splits(&self) -> &[i32] {
+        &self.inner.row_splits
+    }
+
+    /// The row of each element (`nvals` entries), computed on first use and cached.
+    pub fn row_ids(&self) -> &[i32] {
+        self.inner.row_ids.get_or_init(|| {
+            let mut ids = vec![0i32; self.nvals()];
+            par::row_splits_to_row_ids(self.row_splits(), &mut ids);
+            ids.into_boxed_slice()
+        })
+    }
+
+    /// The cached `row_ids`, if they have been computed.
+    pub fn row_ids_if_cached(&self) -> Option<&[i32]> {
+        self.inner.row_ids.get().map(|b| &b[..])
+    }
+
+    /// The number of rows.
+    #[inline]
+    pub fn nrows(&self) -> usize {
+        self.inner.row_splits.len() - 1
+    }
+
+    /// The number of elements (k2's cached tot size): `row_splits.last()`.
+    #[inline]
+    pub fn nvals(&self) -> usize {
+        *self
+            .inner
+            .row_splits
+            .last()
+            .expect("row_splits is never empty") as usize
+    }
+
+    /// The length of each row.
+    pub fn row_lengths(&self) -> Vec<i32> {
+        self.row_splits().windows(2).map(|w| w[1] - w[0]).collect()
+    }
+
+    /// The length of row `row`; panics when `row >= nrows()`.
+    #[inline]
+    #[track_caller]
+    pub fn row_length(&self, row: usize) -> usize {
+        if row >= self.nrows() {
+            crate::error::index_out_of_bounds("row", row, self.nrows());
+        }
+        let s = self.row_splits();
+        (s[row + 1] - s[row]) as usize
+    }
+
+    /// The start offset of each row (`row_splits[..nrows]`).
+    pub fn row_starts(&self) -> &[i32] {
+        &self.row_splits()[..self.nrows()]
+    }
+
+    /// The end offset of each row (`row_splits[1..]`).
+    pub fn row_limits(&self) -> &[i32] {
+        &self.row_splits()[1..]
+    }
+
+    /// `Some(len)` when every row has length `len`.
+    ///
+    /// With zero rows there is no length to observe: the answer is the `len` given to
+    /// [`RowPartition::from_uniform_row_length`] if the partition was built that way, else `None`.
+    pub fn uniform_row_length(&self) -> Option<usize> {
+        if let Some(len) = self.inner.declared_uniform {
+            return Some(len);
+        }
+        let s = self.row_splits();
+        if s.len() < 2 {
+            return None;
+        }
+        let len = s[1] - s[0];
+        s.windows(2)
+            .all(|w| w[1] - w[0] == len)
+            .then_some(len as usize)
+    }
+
+    /// The longest row length (0 with no rows).
+    pub fn max_row_length(&self) -> usize {
+        self.row_splits()
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Checks every invariant, including cached `row_ids` (k2's `Check()` for one layer).
+    pub fn validate(&self) -> Result<(), Error> {
+        check_row_splits(self.row_splits())?;
+        if let Some(ids) = self.row_ids_if_cached() {
+            check_row_ids_against_splits(self.row_splits(), ids)?;
+        }
+        Ok(())
+    }
+
+    /// True when both share the same storage (a clone of one another).
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl PartialEq for RowPartition {
+    fn eq(&self, other: &Self) -> bool {
+        self.ptr_eq(other) || self.row_splits() == other.row_splits()
+    }
+}
+
+impl Eq for RowPartition {}
+
+impl fmt::Debug for RowPartition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RowPartition")
+            .field("row_splits", &self.row_splits())
+            .finish()
+    }
+}
+
+/// Checks that `row_splits` is non-empty, starts at 0 and never decreases.
+pub(crate) fn check_row_splits(row_splits: &[i32]) -> Result<(), Error> {
+    let Some(&first) = row_splits.first() else {
+        return Err(Error::EmptyRowSplits);
+    };
+    if first != 0 {
+        return Err(Error::RowSplitsStart { first });
+    }
+    if row_splits.len() - 1 > i32::MAX as usize {
+        return Err(Error::Overflow {
+            what: "the number of rows",
+            value: (row_splits.len() - 1) as u64,
+        });
+    }
+    let bad = if par::go_parallel(row_splits.len()) {
+        use rayon::prelude::*;
+        row_splits.par_windows(2).position_first(|w| w[1] < w[0])
+    } else {
+        row_splits.windows(2).position(|w| w[1] < w[0])
+    };
+    if let Some(k) = bad {
+        return Err(Error::DecreasingRowSplits {
+            position: k + 1,
+            previous: row_splits[k],
+            value: row_splits[k + 1],
+        });
+    }
+    Ok(())
+}
+
+/// Checks that `row_ids` is non-decreasing with every id in `0..nrows`.
+pub(crate) fn check_row_ids(row_ids: &[i32], nrows: usize) -> Result<(), Error> {
+    for (position, &value) in row_ids.iter().enumerate() {
+        if value < 0 || value as usize >= nrows {
+            return Err(Error::RowIdOutOfRange {
+                position,
+                value,
+                nrows,
+            });
+        }
+        if position > 0 && value < row_ids[position - 1] {
+            return Err(Error::DecreasingRowIds {
+                position,
+                previous: row_ids[position - 1],
+                value,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `row_ids` is exactly what valid `row_splits` implies.
+pub(crate) fn check_row_ids_against_splits(
+    row_splits: &[i32],
+    row_ids: &[i32],
+) -> Result<(), Error> {
+    let nvals = *row_splits.last().unwrap() as usize;
+    if row_ids.len() != nvals {
+        return Err(Error::SizeMismatch {
+            what: "row_ids length vs row_splits.last()",
+            expected: nvals,
+            got: row_ids.len(),
+        });
+    }
+    for (row, w) in row_splits.windows(2).enumerate() {
+        let (b, e) = (w[0] as usize, w[1] as usize);
+        if let Some(k) = row_ids[b..e].iter().position(|&id| id != row as i32) {
+            return Err(Error::RowIdsMismatch {
+                position: b + k,
+                expected: row as i32,
+                got: row_ids[b + k],
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_agree() {
+        let a = RowPartition::from_row_splits(vec![0, 2, 2, 5]).unwrap();
+        let b = RowPartition::from_row_lengths(&[2, 0, 3]).unwrap();
+        let c = RowPartition::from_value_rowids(vec![0, 0, 2, 2, 2], 3).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+        assert_eq!(a.row_ids(), &[0, 0, 2, 2, 2]);
+        assert_eq!(a.row_starts(), &[0, 2, 2]);
+        assert_eq!(a.row_limits(), &[2, 2, 5]);
+        assert_eq!(a.row_lengths(), vec![2, 0, 3]);
+        assert_eq!(a.uniform_row_length(), None);
+    }
+
+    #[test]
+    fn trailing_empty_rows_from_value_rowids() {
+        let p = RowPartition::from_value_rowids(vec![0, 1, 1], 5).unwrap();
+        assert_eq!(p.row_splits(), &[0, 1, 3, 3, 3, 3]);
+        assert_eq!(p.nrows(), 5);
+    }
+
+    #[test]
+    fn uniform_row_length_cases() {
+        let p = RowPartition::from_uniform_row_length(3, 2).unwrap();
+        assert_eq!(p.row_splits(), &[0, 3, 6]);
+        assert_eq!(p.uniform_row_length(), Some(3));
+        assert_eq!(
+            RowPartition::from_uniform_row_length(4, 0)
+                .unwrap()
+                .uniform_row_length(),
+            Some(4)
+        );
+        assert_eq!(
+            RowPartition::from_row_splits(vec![0])
+                .unwrap()
+                .uniform_row_length(),
+            None
+        );
+        assert_eq!(
+            RowPartition::from_row_splits(vec![0, 2, 4])
+                .unwrap()
+                .uniform_row_length(),
+            Some(2)
+        );
+        assert!(matches!(
+            RowPartition::from_uniform_row_length(1 << 16, 1 << 16),
+            Err(Error::Overflow { .. })
+        ));
+    }
+
+    #[test]
+    fn bad_inputs_are_named() {
+        assert_eq!(
+            RowPartition::from_row_splits(vec![]),
+            Err(Error::EmptyRowSplits)
+        );
+        assert_eq!(
+            RowPartition::from_row_splits(vec![1, 2]),
+            Err(Error::RowSplitsStart { first: 1 })
+        );
+        assert_eq!(
+            RowPartition::from_row_splits(vec![0, 3, 2]),
+            Err(Error::DecreasingRowSplits {
+                position: 2,
+                previous: 3,
+                value: 2
+            })
+        );
+        assert_eq!(
+            RowPartition::from_value_rowids(vec![0, 3], 3),
+            Err(Error::RowIdOutOfRange {
+                position: 1,
+                value: 3,
+                nrows: 3
+            })
+        );
+        assert_eq!(
+            RowPartition::from_value_rowids(vec![1, 0], 3),
+            Err(Error::DecreasingRowIds {
+                position: 1,
+                previous: 1,
+                value: 0
+            })
+        );
+        assert_eq!(
+            RowPartition::from_row_lengths(&[1, -1]),
+            Err(Error::NegativeRowLength { row: 1, length: -1 })
+        );
+    }
+
+    #[test]
+    fn clones_share_the_cache() {
+        let p = RowPartition::from_row_splits(vec![0, 1, 3]).unwrap();
+        let q = p.clone();
+        assert!(q.row_ids_if_cached().is_none());
+        p.row_ids();
+        assert_eq!(q.row_ids_if_cached(), Some(&[0, 1, 1][..]));
+        assert!(p.ptr_eq(&q));
+        assert!(p.validate().is_ok());
+    }
+}
