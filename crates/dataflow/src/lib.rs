@@ -1,26 +1,70 @@
-//! Yarr-style fused parallel arrays.
+//! Yarr's fused, delayed, parallel arrays in Rust.
 //!
-//! (This crate is being built; see its issue.)
+//! Arrays of any element (numbers, or fixed-size vectors such as RGB pixels) in one to
+//! three dimensions come in two kinds: explicit arrays that live in memory, and delayed
+//! arrays that are functions from index to element. Maps, zips and convolutions over
+//! delayed arrays fuse into one loop; a load evaluates the chain into memory, a walk folds
+//! it, and both choose their schedule (fill strategy, threads) at the call site. The crate
+//! also carries an image pipeline built only from these pieces: grey conversion,
+//! histogram, equalisation, Gaussian blur, Sobel gradient and the Canny edge detector,
+//! each agreeing with OpenCV.
+//!
+//! Core types:
+//! - [`Dim1`], [`Dim2`], [`Dim3`] shapes, [`Block`]s and their centre/border clipping;
+//! - [`Source`] / [`Target`]: reading and writing by shape or linear index;
+//! - [`Array`] (owned), [`View`] / [`ViewMut`] (zero-copy over a buffer, an
+//!   `image::ImageBuffer` or an ndarray view);
+//! - [`Delayed`] and the fusing adaptors of [`SourceExt`] (`map`, `zip_with`, `imap`, ...),
+//!   [`ComponentSlice`], [`Separate`], [`Checked`], [`DelayedTarget`];
+//! - [`load`] / [`compute_with`] with [`Plain`], [`Unrolled`], [`BlockFill`] and
+//!   [`Threads`]; [`walk`], [`mutate`], [`walk_p`];
+//! - [`convolve2`], [`convolve_rows`], [`convolve_cols`] with [`Stencil1`], [`Stencil2`]
+//!   and [`Border`];
+//! - the [`image`](crate::image) pipeline: [`image::grey`], [`image::histogram`],
+//!   [`image::gaussian_blur`], [`image::sobel`], [`image::canny`].
+//!
+//! ```
+//! use dataflow::{compute_with, from_fn, walk_p, Dim2, Plain, SourceExt, Threads};
+//!
+//! // A delayed 2-D array, two fused maps, one loop when computed.
+//! let ramp = from_fn(Dim2(4, 6), |Dim2(y, x)| (y * 6 + x) as u32);
+//! let chain = ramp.map(|v| v * 2).map(|v| v + 1);
+//! let out = compute_with(&chain, Plain, Threads::Fixed(2));
+//! assert_eq!(out[Dim2(3, 5)], 47);
+//!
+//! // A parallel walk with a join: the sum of the odd numbers 1..=47.
+//! let sum = walk_p(&chain, Threads::All, || 0u64, |s, v| *s += v as u64, |a, b| a + b);
+//! assert_eq!(sum, 24 * 24);
+//! ```
+//!
+//! Feature flags: none; the crate depends on rayon, ndarray and image (PNG only).
 
-use std::fmt;
+mod convolve;
+mod delayed;
+mod error;
+mod explicit;
+pub mod image;
+mod load;
+mod shape;
+mod source;
+mod walk;
 
-/// Errors of this crate.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Error {
-    /// A placeholder until the crate lands its real variants.
-    Invalid {
-        /// What was wrong.
-        what: String,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Invalid { what } => write!(f, "invalid input: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use convolve::{
+    border_interpolate, convolve2, convolve_cols, convolve_rows, Border, Convolved2, ConvolvedCols,
+    ConvolvedRows, Stencil1, Stencil2, Tap,
+};
+pub use delayed::{
+    cart_product2, cart_product3, from_fn, slices, CartProduct2, CartProduct3, Checked,
+    ComponentSlice, Delayed, IMap, IZip, Map, Separate, SourceExt, Traverse, ZipWith, ZipWith3,
+};
+pub use error::Error;
+pub use explicit::{Array, View, ViewMut};
+pub use load::{
+    compute, compute_slices, compute_with, delayed_target, dim2_rect, load, range_load, BlockFill,
+    DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled, PAR_THRESHOLD,
+};
+pub use shape::{Block, Clipped, Dim1, Dim2, Dim3, Margin, Shape};
+pub use source::{SliceWriter, Source, Target, Writer};
+pub use walk::{
+    fold_right, iwalk, mutate, range_walk, walk, walk_p, walk_slices_separate, walk_unrolled,
+};

@@ -1,0 +1,562 @@
+//! Convolution with static stencils (Yarr's `CV` representation): const-generic 1-D and
+//! 2-D stencils, a centre read without bounds checks and a border read through one of
+//! OpenCV's border modes.
+//!
+//! Stencils are applied as correlation, like OpenCV's `filter2D`/`sepFilter2D`:
+//! `out(y, x) = sum taps[i][j] * src(y + i - H/2, x + j - W/2)`.
+
+use std::ops::{Add, Mul, Sub};
+
+use crate::error::index_out_of_bounds;
+use crate::shape::{Block, Clipped, Dim2, Margin, Shape};
+use crate::source::Source;
+
+/// The numeric type of stencil taps and sums.
+pub trait Tap:
+    Copy + Send + Sync + PartialEq + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self>
+{
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// Minus one.
+    const MINUS_ONE: Self;
+}
+
+macro_rules! tap {
+    ($($t:ty: $z:expr, $o:expr;)*) => {$(
+        impl Tap for $t {
+            const ZERO: Self = $z;
+            const ONE: Self = $o;
+            const MINUS_ONE: Self = -$o;
+        }
+    )*};
+}
+tap! { i32: 0, 1; i64: 0, 1; f32: 0.0, 1.0; f64: 0.0, 1.0; }
+
+/// `acc + tap * v`, with zero taps dropped and +-1 taps not multiplied; for a stencil known
+/// at compile time the tests fold away.
+#[inline(always)]
+fn accumulate<K: Tap>(acc: K, tap: K, v: K) -> K {
+    if tap == K::ZERO {
+        acc
+    } else if tap == K::ONE {
+        acc + v
+    } else if tap == K::MINUS_ONE {
+        acc - v
+    } else {
+        acc + tap * v
+    }
+}
+
+/// How reads outside the array are answered (OpenCV's `BorderTypes`).
+///
+/// With `|` marking the array edges and `abcdefgh` its elements:
+/// `Constant(i)`: `iiiiii|abcdefgh|iiiiiii`; `Replicate`: `aaaaaa|abcdefgh|hhhhhhh`;
+/// `Reflect`: `fedcba|abcdefgh|hgfedcb`; `Reflect101`: `gfedcb|abcdefgh|gfedcba`;
+/// `Wrap`: `cdefgh|abcdefgh|abcdefg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Border<T> {
+    /// A fixed value outside.
+    Constant(T),
+    /// The nearest edge element (Yarr's clamp).
+    Replicate,
+    /// Mirror including the edge element.
+    Reflect,
+    /// Mirror excluding the edge element (OpenCV's default).
+    #[default]
+    Reflect101,
+    /// Periodic.
+    Wrap,
+}
+
+/// The position inside `0..len` that border mode `border` reads for position `p`, or
+/// `None` for a constant border (OpenCV's `borderInterpolate`). `len` must be positive.
+pub fn border_interpolate<T>(p: isize, len: usize, border: &Border<T>) -> Option<usize> {
+    let n = len as isize;
+    if (0..n).contains(&p) {
+        return Some(p as usize);
+    }
+    match border {
+        Border::Constant(_) => None,
+        Border::Replicate => Some(if p < 0 { 0 } else { len - 1 }),
+        Border::Reflect | Border::Reflect101 => {
+            if len == 1 {
+                return Some(0);
+            }
+            let delta = isize::from(matches!(border, Border::Reflect101));
+            let mut q = p;
+            while !(0..n).contains(&q) {
+                q = if q < 0 {
+                    -q - 1 + delta
+                } else {
+                    n - 1 - (q - n) - delta
+                };
+            }
+            Some(q as usize)
+        }
+        Border::Wrap => Some(p.rem_euclid(n) as usize),
+    }
+}
+
+/// A 1-D stencil of `N` taps (odd `N`; anchor at the middle).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stencil1<K, const N: usize> {
+    /// The taps, first applied at offset `-N/2`.
+    pub taps: [K; N],
+}
+
+/// A 2-D stencil of `H x W` taps (odd sizes; anchor at the middle).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stencil2<K, const H: usize, const W: usize> {
+    /// The taps, row by row, first applied at offset `(-H/2, -W/2)`.
+    pub taps: [[K; W]; H],
+}
+
+impl<K: Tap, const N: usize> Stencil1<K, N> {
+    /// A stencil from its taps; `N` must be odd (checked at compile time).
+    pub const fn new(taps: [K; N]) -> Self {
+        assert!(N % 2 == 1, "stencil sizes must be odd");
+        Stencil1 { taps }
+    }
+}
+
+impl<K: Tap, const H: usize, const W: usize> Stencil2<K, H, W> {
+    /// A stencil from its taps; `H` and `W` must be odd (checked at compile time).
+    pub const fn new(taps: [[K; W]; H]) -> Self {
+        assert!(H % 2 == 1 && W % 2 == 1, "stencil sizes must be odd");
+        Stencil2 { taps }
+    }
+
+    /// The outer product `col x row` of two 1-D stencils (a separable stencil).
+    pub fn outer(col: Stencil1<K, H>, row: Stencil1<K, W>) -> Self {
+        Stencil2 {
+            taps: std::array::from_fn(|i| std::array::from_fn(|j| col.taps[i] * row.taps[j])),
+        }
+    }
+}
+
+/// Reads `a` at flattened `(row, col)` through the border mode, converted to `K`.
+#[inline(always)]
+fn read_bordered<A: Source, K: Tap + From<A::Elem>>(
+    a: &A,
+    extent: A::Shape,
+    rows: usize,
+    cols: usize,
+    row: isize,
+    col: isize,
+    border: &Border<A::Elem>,
+) -> K {
+    match (
+        border_interpolate(row, rows, border),
+        border_interpolate(col, cols, border),
+    ) {
+        // SAFETY: border_interpolate returns positions inside 0..len.
+        (Some(r), Some(c)) => K::from(unsafe { a.row_col_unchecked(extent, cols, r, c) }),
+        _ => match border {
+            Border::Constant(v) => K::from(*v),
+            _ => unreachable!("only constant borders leave the array"),
+        },
+    }
+}
+
+/// Convolution along the innermost axis (rows of an image, or a 1-D array).
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct ConvolvedRows<A: Source, K, const N: usize> {
+    a: A,
+    stencil: Stencil1<K, N>,
+    border: Border<A::Elem>,
+}
+
+/// Convolution down the columns of a 2-D array.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct ConvolvedCols<A: Source, K, const N: usize> {
+    a: A,
+    stencil: Stencil1<K, N>,
+    border: Border<A::Elem>,
+}
+
+/// 2-D convolution of a 2-D array with an `H x W` stencil.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct Convolved2<A: Source, K, const H: usize, const W: usize> {
+    a: A,
+    stencil: Stencil2<K, H, W>,
+    border: Border<A::Elem>,
+}
+
+/// Convolves `a` along its innermost axis with `stencil`, reading outside through `border`.
+pub fn convolve_rows<A: Source, K: Tap + From<A::Elem>, const N: usize>(
+    a: A,
+    stencil: Stencil1<K, N>,
+    border: Border<A::Elem>,
+) -> ConvolvedRows<A, K, N> {
+    ConvolvedRows { a, stencil, border }
+}
+
+/// Convolves a 2-D `a` down its columns with `stencil`, reading outside through `border`.
+pub fn convolve_cols<A: Source<Shape = Dim2>, K: Tap + From<A::Elem>, const N: usize>(
+    a: A,
+    stencil: Stencil1<K, N>,
+    border: Border<A::Elem>,
+) -> ConvolvedCols<A, K, N> {
+    ConvolvedCols { a, stencil, border }
+}
+
+/// Convolves a 2-D `a` with a 2-D `stencil`, reading outside through `border`.
+pub fn convolve2<
+    A: Source<Shape = Dim2>,
+    K: Tap + From<A::Elem>,
+    const H: usize,
+    const W: usize,
+>(
+    a: A,
+    stencil: Stencil2<K, H, W>,
+    border: Border<A::Elem>,
+) -> Convolved2<A, K, H, W> {
+    Convolved2 { a, stencil, border }
+}
+
+impl<A: Source<Shape = Dim2>, K, const H: usize, const W: usize> Convolved2<A, K, H, W> {
+    /// The whole extent split into the centre (read without checks) and the border strips.
+    pub fn clip(&self) -> Clipped {
+        Block::whole(self.a.extent()).clip(Margin {
+            top: H / 2,
+            bottom: H / 2,
+            left: W / 2,
+            right: W / 2,
+        })
+    }
+}
+
+impl<A, K, const N: usize> Source for ConvolvedRows<A, K, N>
+where
+    A: Source,
+    A::Elem: Sync,
+    K: Tap + From<A::Elem>,
+{
+    type Elem = K;
+    type Shape = A::Shape;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, idx: A::Shape) -> K {
+        let extent = self.a.extent();
+        if !extent.contains(idx) {
+            index_out_of_bounds(idx, extent);
+        }
+        // SAFETY: checked above.
+        unsafe { self.index_unchecked(idx) }
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> K {
+        let extent = self.a.extent();
+        let (rows, cols) = extent.rows_cols();
+        let flat = extent.to_linear(idx);
+        let (row, col) = (flat / cols, flat % cols);
+        let r = N / 2;
+        let mut acc = K::ZERO;
+        if col >= r && col + r < cols {
+            for (j, &tap) in self.stencil.taps.iter().enumerate() {
+                // SAFETY: the centre keeps col + j - r inside 0..cols.
+                let v = unsafe { self.a.row_col_unchecked(extent, cols, row, col + j - r) };
+                acc = accumulate(acc, tap, K::from(v));
+            }
+        } else {
+            for (j, &tap) in self.stencil.taps.iter().enumerate() {
+                let c = col as isize + j as isize - r as isize;
+                let v = read_bordered(&self.a, extent, rows, cols, row as isize, c, &self.border);
+                acc = accumulate(acc, tap, v);
+            }
+        }
+        acc
+    }
+}
+
+impl<A, K, const N: usize> Source for ConvolvedCols<A, K, N>
+where
+    A: Source<Shape = Dim2>,
+    K: Tap + From<A::Elem>,
+{
+    type Elem = K;
+    type Shape = Dim2;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> Dim2 {
+        self.a.extent()
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, idx: Dim2) -> K {
+        let extent = self.a.extent();
+        if !extent.contains(idx) {
+            index_out_of_bounds(idx, extent);
+        }
+        // SAFETY: checked above.
+        unsafe { self.index_unchecked(idx) }
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: Dim2) -> K {
+        let extent = self.a.extent();
+        let Dim2(rows, cols) = extent;
+        let Dim2(row, col) = idx;
+        let r = N / 2;
+        let mut acc = K::ZERO;
+        if row >= r && row + r < rows {
+            for (i, &tap) in self.stencil.taps.iter().enumerate() {
+                // SAFETY: the centre keeps row + i - r inside 0..rows.
+                let v = unsafe { self.a.row_col_unchecked(extent, cols, row + i - r, col) };
+                acc = accumulate(acc, tap, K::from(v));
+            }
+        } else {
+            for (i, &tap) in self.stencil.taps.iter().enumerate() {
+                let rr = row as isize + i as isize - r as isize;
+                let v = read_bordered(&self.a, extent, rows, cols, rr, col as isize, &self.border);
+                acc = accumulate(acc, tap, v);
+            }
+        }
+        acc
+    }
+}
+
+impl<A, K, const H: usize, const W: usize> Source for Convolved2<A, K, H, W>
+where
+    A: Source<Shape = Dim2>,
+    K: Tap + From<A::Elem>,
+{
+    type Elem = K;
+    type Shape = Dim2;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> Dim2 {
+        self.a.extent()
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, idx: Dim2) -> K {
+        let extent = self.a.extent();
+        if !extent.contains(idx) {
+            index_out_of_bounds(idx, extent);
+        }
+        // SAFETY: checked above.
+        unsafe { self.index_unchecked(idx) }
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: Dim2) -> K {
+        let extent = self.a.extent();
+        let Dim2(rows, cols) = extent;
+        let Dim2(row, col) = idx;
+        let (ry, rx) = (H / 2, W / 2);
+        let mut acc = K::ZERO;
+        if row >= ry && row + ry < rows && col >= rx && col + rx < cols {
+            for (i, taps) in self.stencil.taps.iter().enumerate() {
+                for (j, &tap) in taps.iter().enumerate() {
+                    // SAFETY: the centre keeps every read inside the extent.
+                    let v = unsafe {
+                        self.a
+                            .row_col_unchecked(extent, cols, row + i - ry, col + j - rx)
+                    };
+                    acc = accumulate(acc, tap, K::from(v));
+                }
+            }
+        } else {
+            for (i, taps) in self.stencil.taps.iter().enumerate() {
+                for (j, &tap) in taps.iter().enumerate() {
+                    let rr = row as isize + i as isize - ry as isize;
+                    let cc = col as isize + j as isize - rx as isize;
+                    let v = read_bordered(&self.a, extent, rows, cols, rr, cc, &self.border);
+                    acc = accumulate(acc, tap, v);
+                }
+            }
+        }
+        acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explicit::View;
+    use crate::load::{compute_with, BlockFill, Plain, Threads};
+    use crate::shape::Dim1;
+    use proptest::prelude::*;
+
+    /// OpenCV's documented border pictures, read literally: for `abcdefgh`, the six
+    /// positions left of the array and the seven right of it.
+    #[track_caller]
+    fn check_picture(border: Border<u8>, left: &str, right: &str) {
+        let len = 8;
+        let name = |p: isize| match border_interpolate(p, len, &border) {
+            Some(i) => (b'a' + i as u8) as char,
+            None => 'i',
+        };
+        let l: String = (-6..0).map(name).collect();
+        let r: String = (8..15).map(name).collect();
+        assert_eq!((l.as_str(), r.as_str()), (left, right), "{border:?}");
+    }
+
+    #[test]
+    fn border_modes_match_opencv_pictures() {
+        check_picture(Border::Constant(0), "iiiiii", "iiiiiii");
+        check_picture(Border::Replicate, "aaaaaa", "hhhhhhh");
+        check_picture(Border::Reflect, "fedcba", "hgfedcb");
+        check_picture(Border::Reflect101, "gfedcb", "gfedcba");
+        check_picture(Border::Wrap, "cdefgh", "abcdefg");
+    }
+
+    /// OpenCV's `borderInterpolate`, written from its definition as a reference model.
+    fn model(p: isize, len: isize, mode: &Border<i32>) -> Option<isize> {
+        if (0..len).contains(&p) {
+            return Some(p);
+        }
+        match mode {
+            Border::Constant(_) => None,
+            Border::Replicate => Some(if p < 0 { 0 } else { len - 1 }),
+            Border::Reflect | Border::Reflect101 => {
+                let delta = if matches!(mode, Border::Reflect101) {
+                    1
+                } else {
+                    0
+                };
+                if len == 1 {
+                    return Some(0);
+                }
+                let mut p = p;
+                loop {
+                    if p < 0 {
+                        p = -p - 1 + delta;
+                    } else {
+                        p = len - 1 - (p - len) - delta;
+                    }
+                    if (p as usize) < len as usize {
+                        return Some(p);
+                    }
+                }
+            }
+            Border::Wrap => {
+                let mut p = p;
+                if p < 0 {
+                    p -= ((p - len + 1) / len) * len;
+                }
+                if p >= len {
+                    p %= len;
+                }
+                Some(p)
+            }
+        }
+    }
+
+    const MODES: [Border<i32>; 5] = [
+        Border::Constant(-7),
+        Border::Replicate,
+        Border::Reflect,
+        Border::Reflect101,
+        Border::Wrap,
+    ];
+
+    #[test]
+    fn border_interpolate_matches_the_model() {
+        for len in 1..9usize {
+            for p in -25..25isize {
+                for mode in &MODES {
+                    assert_eq!(
+                        border_interpolate(p, len, mode).map(|v| v as isize),
+                        model(p, len as isize, mode),
+                        "p={p} len={len} {mode:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn naive_conv2<const H: usize, const W: usize>(
+        data: &[i32],
+        rows: usize,
+        cols: usize,
+        st: &[[i32; W]; H],
+        mode: &Border<i32>,
+    ) -> Vec<i32> {
+        let mut out = vec![0; rows * cols];
+        for y in 0..rows {
+            for x in 0..cols {
+                let mut s = 0;
+                for (i, row) in st.iter().enumerate() {
+                    for (j, &t) in row.iter().enumerate() {
+                        let yy = model(
+                            y as isize + i as isize - (H / 2) as isize,
+                            rows as isize,
+                            mode,
+                        );
+                        let xx = model(
+                            x as isize + j as isize - (W / 2) as isize,
+                            cols as isize,
+                            mode,
+                        );
+                        let v = match (yy, xx) {
+                            (Some(a), Some(b)) => data[a as usize * cols + b as usize],
+                            _ => match mode {
+                                Border::Constant(c) => *c,
+                                _ => unreachable!(),
+                            },
+                        };
+                        s += t * v;
+                    }
+                }
+                out[y * cols + x] = s;
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn convolutions_match_a_naive_model(rows in 1usize..12, cols in 1usize..12, seed in any::<u64>(), mode_k in 0usize..5) {
+            let mode = MODES[mode_k];
+            let data: Vec<i32> = (0..rows * cols).map(|i| ((i as u64).wrapping_mul(seed | 1) >> 20) as i32 % 50 - 25).collect();
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            let st = Stencil2::new([[1, -2, 0, 3, 1], [0, 1, 1, -1, 2], [4, 0, -1, 1, 1]]);
+            let got = compute_with(&convolve2(a, st, mode), BlockFill { bx: 4, by: 2 }, Threads::Seq);
+            prop_assert_eq!(got.as_slice(), &naive_conv2(&data, rows, cols, &st.taps, &mode)[..]);
+            let row = Stencil1::new([2, -1, 0, 1, 5]);
+            let col = Stencil1::new([1, 2, 1]);
+            let rows_got = compute_with(&convolve_rows(a, row, mode), Plain, Threads::Seq);
+            prop_assert_eq!(rows_got.as_slice(), &naive_conv2(&data, rows, cols, &[row.taps], &mode)[..]);
+            let cols_got = compute_with(&convolve_cols(a, col, mode), Plain, Threads::Seq);
+            prop_assert_eq!(cols_got.as_slice(), &naive_conv2(&data, rows, cols, &[[1], [2], [1]], &mode)[..]);
+        }
+    }
+
+    #[test]
+    fn one_dimensional_and_parallel() {
+        let xs: Vec<f32> = (0..10).map(|v| v as f32).collect();
+        let a = View::new(Dim1(10), &xs).unwrap();
+        let d = compute_with(
+            &convolve_rows(a, Stencil1::new([-1.0f32, 0.0, 1.0]), Border::Replicate),
+            Plain,
+            Threads::Seq,
+        );
+        assert_eq!(
+            d.as_slice(),
+            &[1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0]
+        );
+        let big: Vec<i32> = (0..300 * 200).map(|i: i32| i * 7919 % 255).collect();
+        let img = View::new(Dim2(300, 200), &big).unwrap();
+        let c = convolve2(
+            img,
+            Stencil2::outer(Stencil1::new([1, 2, 1]), Stencil1::new([-1, 0, 1])),
+            Border::Reflect101,
+        );
+        assert_eq!(
+            compute_with(&c, Plain, Threads::Seq),
+            compute_with(&c, BlockFill { bx: 32, by: 8 }, Threads::Fixed(3))
+        );
+        assert_eq!(c.clip().centre, Block::new(Dim2(1, 1), Dim2(299, 199)));
+    }
+}

@@ -1,0 +1,704 @@
+//! Delayed arrays (Yarr's `D`): index -> element functions, and the fusing adaptors
+//! (`map`, `zip_with`, `imap`, `izip`, `traverse`, `map_elems`, `zip_elems`,
+//! `cart_product2/3`) that build them without allocating.
+
+use crate::error::{index_out_of_bounds, Error};
+use crate::shape::{Dim1, Dim2, Dim3, Shape};
+use crate::source::Source;
+
+/// A delayed array: an extent and a function from index to element.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct Delayed<S, F> {
+    extent: S,
+    f: F,
+}
+
+/// Builds a delayed array from its extent and index function (Yarr's `fromFunction`).
+pub fn from_fn<S: Shape, T, F: Fn(S) -> T>(extent: S, f: F) -> Delayed<S, F> {
+    Delayed { extent, f }
+}
+
+impl<S: Shape, T: Copy + Send + Sync, F: Fn(S) -> T + Sync> Source for Delayed<S, F> {
+    type Elem = T;
+    type Shape = S;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> S {
+        self.extent
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, idx: S) -> T {
+        if !self.extent.contains(idx) {
+            index_out_of_bounds(idx, self.extent);
+        }
+        (self.f)(idx)
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: S) -> T {
+        (self.f)(idx)
+    }
+    #[inline(always)]
+    unsafe fn linear_index_unchecked(&self, i: usize) -> T {
+        (self.f)(self.extent.index_at(i))
+    }
+}
+
+/// `map`: an element-wise function over one source.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct Map<A, F> {
+    a: A,
+    f: F,
+}
+
+/// `zip_with`: an element-wise function over two sources of equal extent.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct ZipWith<A, B, F> {
+    a: A,
+    b: B,
+    f: F,
+}
+
+/// `zip_with3`: an element-wise function over three sources of equal extent.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct ZipWith3<A, B, C, F> {
+    a: A,
+    b: B,
+    c: C,
+    f: F,
+}
+
+/// `imap`: an element-wise function that also sees the index.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct IMap<A, F> {
+    a: A,
+    f: F,
+}
+
+/// `izip`: a function of the index and two elements.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct IZip<A, B, F> {
+    a: A,
+    b: B,
+    f: F,
+}
+
+/// `traverse`: a new extent whose elements are computed from the whole source.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct Traverse<A, S, F> {
+    a: A,
+    extent: S,
+    f: F,
+}
+
+/// `cart_product2`: `f(a[i], b[j])` over the Cartesian product of two 1-D sources.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct CartProduct2<A, B, F> {
+    a: A,
+    b: B,
+    f: F,
+}
+
+/// `cart_product3`: `f(a[i], b[j], c[k])` over the product of three 1-D sources.
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a delayed array does nothing until it is loaded or walked"]
+pub struct CartProduct3<A, B, C, F> {
+    a: A,
+    b: B,
+    c: C,
+    f: F,
+}
+
+fn same_extent<S: Shape>(operation: &'static str, a: S, b: S) -> Result<(), Error> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(Error::ShapeMismatch {
+            operation,
+            expected: a.dims(),
+            got: b.dims(),
+        })
+    }
+}
+
+/// Fusing adaptors, available on every [`Source`]; each returns a delayed array.
+pub trait SourceExt: Source + Sized {
+    /// `f` applied to every element (Yarr's `dmap`).
+    fn map<U, F: Fn(Self::Elem) -> U + Sync>(self, f: F) -> Map<Self, F> {
+        Map { a: self, f }
+    }
+
+    /// `f` applied to pairs of elements (Yarr's `dzip2`); the extents must be equal.
+    fn zip_with<B: Source<Shape = Self::Shape>, U, F: Fn(Self::Elem, B::Elem) -> U + Sync>(
+        self,
+        b: B,
+        f: F,
+    ) -> Result<ZipWith<Self, B, F>, Error> {
+        same_extent("zip_with", self.extent(), b.extent())?;
+        Ok(ZipWith { a: self, b, f })
+    }
+
+    /// `f` applied to triples of elements (Yarr's `dzip3`); the extents must be equal.
+    fn zip_with3<B, C, U, F>(self, b: B, c: C, f: F) -> Result<ZipWith3<Self, B, C, F>, Error>
+    where
+        B: Source<Shape = Self::Shape>,
+        C: Source<Shape = Self::Shape>,
+        F: Fn(Self::Elem, B::Elem, C::Elem) -> U + Sync,
+    {
+        same_extent("zip_with3", self.extent(), b.extent())?;
+        same_extent("zip_with3", self.extent(), c.extent())?;
+        Ok(ZipWith3 { a: self, b, c, f })
+    }
+
+    /// `f(index, element)` for every element (Yarr's `imap`).
+    fn imap<U, F: Fn(Self::Shape, Self::Elem) -> U + Sync>(self, f: F) -> IMap<Self, F> {
+        IMap { a: self, f }
+    }
+
+    /// `f(index, a, b)` over two sources of equal extent (Yarr's `izip2`).
+    fn izip<
+        B: Source<Shape = Self::Shape>,
+        U,
+        F: Fn(Self::Shape, Self::Elem, B::Elem) -> U + Sync,
+    >(
+        self,
+        b: B,
+        f: F,
+    ) -> Result<IZip<Self, B, F>, Error> {
+        same_extent("izip", self.extent(), b.extent())?;
+        Ok(IZip { a: self, b, f })
+    }
+
+    /// A delayed array of `extent` whose element at `idx` is `f(&self, idx)` (Repa's
+    /// `traverse`): transposes, crops, stencils written by hand.
+    fn traverse<S2: Shape, U, F: Fn(&Self, S2) -> U + Sync>(
+        self,
+        extent: S2,
+        f: F,
+    ) -> Traverse<Self, S2, F> {
+        Traverse { a: self, extent, f }
+    }
+
+    /// `f` applied to every component of vector elements (Yarr's `dmapElems`).
+    #[allow(clippy::type_complexity)]
+    fn map_elems<T, U, const N: usize, F>(self, f: F) -> Map<Self, impl Fn([T; N]) -> [U; N] + Sync>
+    where
+        Self: Source<Elem = [T; N]>,
+        F: Fn(T) -> U + Sync,
+    {
+        self.map(move |v: [T; N]| v.map(&f))
+    }
+
+    /// `f` applied component by component to two arrays of vectors (Yarr's `dzipElems`).
+    #[allow(clippy::type_complexity)]
+    fn zip_elems<B, T, V, U, const N: usize, F>(
+        self,
+        b: B,
+        f: F,
+    ) -> Result<ZipWith<Self, B, impl Fn([T; N], [V; N]) -> [U; N] + Sync>, Error>
+    where
+        Self: Source<Elem = [T; N]>,
+        B: Source<Shape = Self::Shape, Elem = [V; N]>,
+        T: Copy,
+        V: Copy,
+        F: Fn(T, V) -> U + Sync,
+    {
+        self.zip_with(b, move |x: [T; N], y: [V; N]| {
+            std::array::from_fn(|k| f(x[k], y[k]))
+        })
+    }
+
+    /// A bounds-checked wrapper (Yarr's `CHK`): every read checks the index against the
+    /// extent, axis by axis, and panics naming both.
+    fn checked(self) -> Checked<Self> {
+        Checked { a: self }
+    }
+}
+
+impl<A: Source> SourceExt for A {}
+
+/// `f(a[i], b[j])` over `Dim2(len a, len b)`.
+pub fn cart_product2<A, B, U, F>(a: A, b: B, f: F) -> CartProduct2<A, B, F>
+where
+    A: Source<Shape = Dim1>,
+    B: Source<Shape = Dim1>,
+    F: Fn(A::Elem, B::Elem) -> U + Sync,
+{
+    CartProduct2 { a, b, f }
+}
+
+/// `f(a[i], b[j], c[k])` over `Dim3(len a, len b, len c)`.
+pub fn cart_product3<A, B, C, U, F>(a: A, b: B, c: C, f: F) -> CartProduct3<A, B, C, F>
+where
+    A: Source<Shape = Dim1>,
+    B: Source<Shape = Dim1>,
+    C: Source<Shape = Dim1>,
+    F: Fn(A::Elem, B::Elem, C::Elem) -> U + Sync,
+{
+    CartProduct3 { a, b, c, f }
+}
+
+impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Elem) -> U + Sync> Source for Map<A, F> {
+    type Elem = U;
+    type Shape = A::Shape;
+    const LINEAR: bool = A::LINEAR;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> U {
+        (self.f)(self.a.index(idx))
+    }
+    #[inline(always)]
+    fn linear_index(&self, i: usize) -> U {
+        (self.f)(self.a.linear_index(i))
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> U {
+        // SAFETY: forwarded contract.
+        (self.f)(unsafe { self.a.index_unchecked(idx) })
+    }
+    #[inline(always)]
+    unsafe fn linear_index_unchecked(&self, i: usize) -> U {
+        // SAFETY: forwarded contract.
+        (self.f)(unsafe { self.a.linear_index_unchecked(i) })
+    }
+}
+
+impl<A, B, U, F> Source for ZipWith<A, B, F>
+where
+    A: Source,
+    B: Source<Shape = A::Shape>,
+    U: Copy + Send + Sync,
+    F: Fn(A::Elem, B::Elem) -> U + Sync,
+{
+    type Elem = U;
+    type Shape = A::Shape;
+    const LINEAR: bool = A::LINEAR && B::LINEAR;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> U {
+        (self.f)(self.a.index(idx), self.b.index(idx))
+    }
+    #[inline(always)]
+    fn linear_index(&self, i: usize) -> U {
+        (self.f)(self.a.linear_index(i), self.b.linear_index(i))
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> U {
+        // SAFETY: both operands share the extent (checked at construction).
+        unsafe { (self.f)(self.a.index_unchecked(idx), self.b.index_unchecked(idx)) }
+    }
+    #[inline(always)]
+    unsafe fn linear_index_unchecked(&self, i: usize) -> U {
+        // SAFETY: as above.
+        unsafe {
+            (self.f)(
+                self.a.linear_index_unchecked(i),
+                self.b.linear_index_unchecked(i),
+            )
+        }
+    }
+}
+
+impl<A, B, C, U, F> Source for ZipWith3<A, B, C, F>
+where
+    A: Source,
+    B: Source<Shape = A::Shape>,
+    C: Source<Shape = A::Shape>,
+    U: Copy + Send + Sync,
+    F: Fn(A::Elem, B::Elem, C::Elem) -> U + Sync,
+{
+    type Elem = U;
+    type Shape = A::Shape;
+    const LINEAR: bool = A::LINEAR && B::LINEAR && C::LINEAR;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> U {
+        (self.f)(self.a.index(idx), self.b.index(idx), self.c.index(idx))
+    }
+    #[inline(always)]
+    fn linear_index(&self, i: usize) -> U {
+        (self.f)(
+            self.a.linear_index(i),
+            self.b.linear_index(i),
+            self.c.linear_index(i),
+        )
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> U {
+        // SAFETY: the operands share the extent (checked at construction).
+        unsafe {
+            (self.f)(
+                self.a.index_unchecked(idx),
+                self.b.index_unchecked(idx),
+                self.c.index_unchecked(idx),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn linear_index_unchecked(&self, i: usize) -> U {
+        // SAFETY: as above.
+        unsafe {
+            (self.f)(
+                self.a.linear_index_unchecked(i),
+                self.b.linear_index_unchecked(i),
+                self.c.linear_index_unchecked(i),
+            )
+        }
+    }
+}
+
+impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Shape, A::Elem) -> U + Sync> Source for IMap<A, F> {
+    type Elem = U;
+    type Shape = A::Shape;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> U {
+        (self.f)(idx, self.a.index(idx))
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> U {
+        // SAFETY: forwarded contract.
+        (self.f)(idx, unsafe { self.a.index_unchecked(idx) })
+    }
+}
+
+impl<A, B, U, F> Source for IZip<A, B, F>
+where
+    A: Source,
+    B: Source<Shape = A::Shape>,
+    U: Copy + Send + Sync,
+    F: Fn(A::Shape, A::Elem, B::Elem) -> U + Sync,
+{
+    type Elem = U;
+    type Shape = A::Shape;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> U {
+        (self.f)(idx, self.a.index(idx), self.b.index(idx))
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> U {
+        // SAFETY: the operands share the extent.
+        unsafe {
+            (self.f)(
+                idx,
+                self.a.index_unchecked(idx),
+                self.b.index_unchecked(idx),
+            )
+        }
+    }
+}
+
+impl<A: Source, S: Shape, U: Copy + Send + Sync, F: Fn(&A, S) -> U + Sync> Source
+    for Traverse<A, S, F>
+{
+    type Elem = U;
+    type Shape = S;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> S {
+        self.extent
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, idx: S) -> U {
+        if !self.extent.contains(idx) {
+            index_out_of_bounds(idx, self.extent);
+        }
+        (self.f)(&self.a, idx)
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: S) -> U {
+        (self.f)(&self.a, idx)
+    }
+}
+
+impl<A, B, U, F> Source for CartProduct2<A, B, F>
+where
+    A: Source<Shape = Dim1>,
+    B: Source<Shape = Dim1>,
+    U: Copy + Send + Sync,
+    F: Fn(A::Elem, B::Elem) -> U + Sync,
+{
+    type Elem = U;
+    type Shape = Dim2;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> Dim2 {
+        Dim2(self.a.extent().0, self.b.extent().0)
+    }
+    #[inline(always)]
+    fn index(&self, idx: Dim2) -> U {
+        (self.f)(self.a.index(Dim1(idx.0)), self.b.index(Dim1(idx.1)))
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: Dim2) -> U {
+        // SAFETY: idx inside the product extent means both parts are inside.
+        unsafe {
+            (self.f)(
+                self.a.index_unchecked(Dim1(idx.0)),
+                self.b.index_unchecked(Dim1(idx.1)),
+            )
+        }
+    }
+}
+
+impl<A, B, C, U, F> Source for CartProduct3<A, B, C, F>
+where
+    A: Source<Shape = Dim1>,
+    B: Source<Shape = Dim1>,
+    C: Source<Shape = Dim1>,
+    U: Copy + Send + Sync,
+    F: Fn(A::Elem, B::Elem, C::Elem) -> U + Sync,
+{
+    type Elem = U;
+    type Shape = Dim3;
+    const LINEAR: bool = false;
+    #[inline(always)]
+    fn extent(&self) -> Dim3 {
+        Dim3(self.a.extent().0, self.b.extent().0, self.c.extent().0)
+    }
+    #[inline(always)]
+    fn index(&self, idx: Dim3) -> U {
+        (self.f)(
+            self.a.index(Dim1(idx.0)),
+            self.b.index(Dim1(idx.1)),
+            self.c.index(Dim1(idx.2)),
+        )
+    }
+}
+
+/// The bounds-checked wrapper returned by [`SourceExt::checked`] (Yarr's `CHK`).
+#[derive(Clone, Copy, Debug)]
+pub struct Checked<A> {
+    a: A,
+}
+
+impl<A: Source> Source for Checked<A> {
+    type Elem = A::Elem;
+    type Shape = A::Shape;
+    const LINEAR: bool = A::LINEAR;
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[track_caller]
+    fn index(&self, idx: A::Shape) -> A::Elem {
+        let extent = self.a.extent();
+        if !extent.contains(idx) {
+            index_out_of_bounds(idx, extent);
+        }
+        self.a.index(idx)
+    }
+    #[track_caller]
+    fn linear_index(&self, i: usize) -> A::Elem {
+        let size = self.a.extent().size();
+        if i >= size {
+            index_out_of_bounds(i, size);
+        }
+        self.a.linear_index(i)
+    }
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> A::Elem {
+        self.index(idx)
+    }
+    unsafe fn linear_index_unchecked(&self, i: usize) -> A::Elem {
+        self.linear_index(i)
+    }
+}
+
+/// One component of an array of vectors, e.g. the red channel of RGB pixels (Yarr's `FS`
+/// slices); reads through to the original array without copying.
+#[derive(Clone, Copy, Debug)]
+pub struct ComponentSlice<A> {
+    a: A,
+    component: usize,
+}
+
+/// The `N` component slices of an array of `[T; N]` vectors.
+pub fn slices<A, T, const N: usize>(a: A) -> [ComponentSlice<A>; N]
+where
+    A: Source<Elem = [T; N]> + Copy,
+{
+    std::array::from_fn(|component| ComponentSlice { a, component })
+}
+
+impl<A: Source<Elem = [T; N]>, T: Copy + Send + Sync, const N: usize> Source for ComponentSlice<A> {
+    type Elem = T;
+    type Shape = A::Shape;
+    const LINEAR: bool = A::LINEAR;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.a.extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> T {
+        self.a.index(idx)[self.component]
+    }
+    #[inline(always)]
+    fn linear_index(&self, i: usize) -> T {
+        self.a.linear_index(i)[self.component]
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> T {
+        // SAFETY: forwarded contract; the component is below N by construction.
+        unsafe { *self.a.index_unchecked(idx).get_unchecked(self.component) }
+    }
+    #[inline(always)]
+    unsafe fn linear_index_unchecked(&self, i: usize) -> T {
+        // SAFETY: as above.
+        unsafe {
+            *self
+                .a
+                .linear_index_unchecked(i)
+                .get_unchecked(self.component)
+        }
+    }
+}
+
+/// An array of vectors stored as `N` separate component arrays (Yarr's `SE`): reading
+/// gathers the components, loading slice by slice fills them independently.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Separate<A, const N: usize> {
+    parts: [A; N],
+}
+
+impl<A: Source, const N: usize> Separate<A, N> {
+    /// Joins `N` component arrays of equal extent.
+    pub fn new(parts: [A; N]) -> Result<Self, Error> {
+        if let Some(first) = parts.first() {
+            for p in &parts[1..] {
+                same_extent("Separate::new", first.extent(), p.extent())?;
+            }
+        }
+        Ok(Separate { parts })
+    }
+
+    /// The component arrays.
+    pub fn parts(&self) -> &[A; N] {
+        &self.parts
+    }
+
+    /// The component arrays, by value.
+    pub fn into_parts(self) -> [A; N] {
+        self.parts
+    }
+}
+
+impl<A: Source, const N: usize> Source for Separate<A, N> {
+    type Elem = [A::Elem; N];
+    type Shape = A::Shape;
+    const LINEAR: bool = A::LINEAR;
+    #[inline(always)]
+    fn extent(&self) -> A::Shape {
+        self.parts[0].extent()
+    }
+    #[inline(always)]
+    fn index(&self, idx: A::Shape) -> Self::Elem {
+        std::array::from_fn(|k| self.parts[k].index(idx))
+    }
+    #[inline(always)]
+    fn linear_index(&self, i: usize) -> Self::Elem {
+        std::array::from_fn(|k| self.parts[k].linear_index(i))
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: A::Shape) -> Self::Elem {
+        // SAFETY: all parts share the extent.
+        std::array::from_fn(|k| unsafe { self.parts[k].index_unchecked(idx) })
+    }
+    #[inline(always)]
+    unsafe fn linear_index_unchecked(&self, i: usize) -> Self::Elem {
+        // SAFETY: all parts share the extent.
+        std::array::from_fn(|k| unsafe { self.parts[k].linear_index_unchecked(i) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explicit::View;
+
+    #[test]
+    fn adaptors_read_like_their_definitions() {
+        let xs: Vec<i32> = (0..12).collect();
+        let ys: Vec<i32> = (0..12).map(|v| v * v).collect();
+        let a = View::new(Dim2(3, 4), &xs).unwrap();
+        let b = View::new(Dim2(3, 4), &ys).unwrap();
+        let m = a.map(|v| v + 1);
+        assert_eq!(m.index(Dim2(1, 1)), 6);
+        let z = a.zip_with(b, |x, y| y - x).unwrap();
+        assert_eq!(z.linear_index(5), 20);
+        let z3 = a.zip_with3(b, a, |x, y, w| x + y + w).unwrap();
+        assert_eq!(z3.index(Dim2(2, 3)), 11 + 121 + 11);
+        let im = a.imap(|Dim2(y, x), v| (y * 100 + x) as i32 - v);
+        assert_eq!(im.index(Dim2(2, 1)), 201 - 9);
+        let iz = a
+            .izip(b, |Dim2(y, _), v, w| y as i32 * 1000 + v + w)
+            .unwrap();
+        assert_eq!(iz.index(Dim2(1, 0)), 1000 + 4 + 16);
+        let t = a.traverse(Dim2(4, 3), |src, Dim2(y, x)| src.index(Dim2(x, y)));
+        assert_eq!(t.index(Dim2(3, 2)), 11);
+        assert!(matches!(
+            a.zip_with(View::new(Dim2(4, 3), &xs).unwrap(), |x, _| x),
+            Err(Error::ShapeMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn vector_elements_and_products() {
+        let px = vec![[1u8, 2, 3], [4, 5, 6]];
+        let v = View::new(Dim1(2), &px).unwrap();
+        assert_eq!(v.map_elems(|c| c as u32 * 10).index(Dim1(1)), [40, 50, 60]);
+        assert_eq!(
+            v.zip_elems(v, |a, b| a * b).unwrap().index(Dim1(0)),
+            [1, 4, 9]
+        );
+        let [r, g, b] = slices(v);
+        assert_eq!(
+            (r.index(Dim1(1)), g.index(Dim1(1)), b.index(Dim1(0))),
+            (4, 5, 3)
+        );
+        let sep = Separate::new([r, g, b]).unwrap();
+        assert_eq!(sep.index(Dim1(1)), [4, 5, 6]);
+        let xs = [1, 2, 3];
+        let ys = [10, 20];
+        let x = View::new(Dim1(3), &xs[..]).unwrap();
+        let y = View::new(Dim1(2), &ys[..]).unwrap();
+        let p = cart_product2(x, y, |a, b| a * b);
+        assert_eq!(p.extent(), Dim2(3, 2));
+        assert_eq!(p.index(Dim2(2, 1)), 60);
+        let p3 = cart_product3(x, y, x, |a, b, c| a + b + c);
+        assert_eq!(p3.index(Dim3(0, 1, 2)), 1 + 20 + 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "index Dim2(0, 4) out of bounds for an array of extent Dim2(3, 4)")]
+    fn checked_reads_catch_row_overrun() {
+        let xs: Vec<i32> = (0..12).collect();
+        let a = View::new(Dim2(3, 4), &xs).unwrap().checked();
+        let _ = a.index(Dim2(0, 4));
+    }
+}

@@ -1,0 +1,510 @@
+//! Loading (Yarr's `Load`): evaluating a source into a target, sequentially or on static row
+//! bands in parallel, with the fill strategy and the thread count chosen as values.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::delayed::Separate;
+use crate::explicit::Array;
+use crate::shape::{Block, Dim2, Shape};
+use crate::source::{Source, Target, Writer};
+
+/// How many threads a parallel load or walk uses (Yarr's `caps` / `threads n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Threads {
+    /// One thread: the sequential path.
+    Seq,
+    /// As many bands as the current rayon pool has threads.
+    #[default]
+    All,
+    /// Exactly this many static bands (0 counts as 1).
+    Fixed(usize),
+}
+
+impl Threads {
+    /// The number of bands this value asks for.
+    pub fn count(self) -> usize {
+        match self {
+            Threads::Seq => 1,
+            Threads::All => rayon::current_num_threads(),
+            Threads::Fixed(n) => n.max(1),
+        }
+    }
+}
+
+/// Below this many elements a parallel request runs sequentially.
+pub const PAR_THRESHOLD: usize = 1 << 14;
+
+/// A fill strategy: the loop order in which a rectangle of a flattened array is evaluated
+/// and written (Yarr's `Fill`). Strategies are plain values, passed at the call site.
+pub trait Fill: Copy + Send + Sync {
+    /// Evaluates `a` at every `(row, col)` of `rows x cols` and hands it to `w`.
+    ///
+    /// # Safety
+    /// The rectangle must lie inside `a`'s extent and `w`'s target, and no other thread
+    /// may write inside it meanwhile.
+    unsafe fn fill<A: Source, W: Writer<A::Elem>>(
+        &self,
+        a: &A,
+        w: &W,
+        rows: Range<usize>,
+        cols: Range<usize>,
+    );
+}
+
+/// Row after row, column after column (Yarr's `fill`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Plain;
+
+/// Each row in steps of `N` elements, the `N` evaluations laid out one after another
+/// (Yarr's `unrolledFill nN`); the tail is filled plainly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unrolled<const N: usize>;
+
+/// Tiles of `by` rows by `bx` columns, so that neighbouring stencil reads of a tile stay in
+/// cache (Yarr's `dim2BlockFill`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockFill {
+    /// Tile width in columns.
+    pub bx: usize,
+    /// Tile height in rows.
+    pub by: usize,
+}
+
+#[inline(always)]
+unsafe fn fill_span<A: Source, W: Writer<A::Elem>>(
+    a: &A,
+    w: &W,
+    extent: A::Shape,
+    ncols: usize,
+    row: usize,
+    cols: Range<usize>,
+) {
+    for col in cols {
+        // SAFETY: the caller keeps (row, col) inside the extent and owns the band.
+        unsafe {
+            let v = a.row_col_unchecked(extent, ncols, row, col);
+            w.write(row * ncols + col, row, col, v);
+        }
+    }
+}
+
+impl Fill for Plain {
+    #[inline]
+    unsafe fn fill<A: Source, W: Writer<A::Elem>>(
+        &self,
+        a: &A,
+        w: &W,
+        rows: Range<usize>,
+        cols: Range<usize>,
+    ) {
+        let extent = a.extent();
+        let (_, ncols) = extent.rows_cols();
+        for row in rows {
+            // SAFETY: forwarded contract.
+            unsafe { fill_span(a, w, extent, ncols, row, cols.clone()) }
+        }
+    }
+}
+
+impl<const N: usize> Fill for Unrolled<N> {
+    #[inline]
+    unsafe fn fill<A: Source, W: Writer<A::Elem>>(
+        &self,
+        a: &A,
+        w: &W,
+        rows: Range<usize>,
+        cols: Range<usize>,
+    ) {
+        let extent = a.extent();
+        let (_, ncols) = extent.rows_cols();
+        let step = N.max(1);
+        for row in rows {
+            let mut col = cols.start;
+            while col + step <= cols.end {
+                // Evaluate the N elements first, then write them: the evaluations are
+                // independent, so they can overlap in the pipeline.
+                // SAFETY: forwarded contract; col + k < cols.end.
+                let vals: [A::Elem; N] = std::array::from_fn(|k| unsafe {
+                    a.row_col_unchecked(extent, ncols, row, col + k)
+                });
+                for (k, v) in vals.into_iter().enumerate() {
+                    // SAFETY: as above.
+                    unsafe { w.write(row * ncols + col + k, row, col + k, v) };
+                }
+                col += step;
+            }
+            // SAFETY: forwarded contract.
+            unsafe { fill_span(a, w, extent, ncols, row, col..cols.end) }
+        }
+    }
+}
+
+impl Fill for BlockFill {
+    #[inline]
+    unsafe fn fill<A: Source, W: Writer<A::Elem>>(
+        &self,
+        a: &A,
+        w: &W,
+        rows: Range<usize>,
+        cols: Range<usize>,
+    ) {
+        let extent = a.extent();
+        let (_, ncols) = extent.rows_cols();
+        let (bx, by) = (self.bx.max(1), self.by.max(1));
+        let mut r0 = rows.start;
+        while r0 < rows.end {
+            let r1 = (r0 + by).min(rows.end);
+            let mut c0 = cols.start;
+            while c0 < cols.end {
+                let c1 = (c0 + bx).min(cols.end);
+                for row in r0..r1 {
+                    // SAFETY: forwarded contract.
+                    unsafe { fill_span(a, w, extent, ncols, row, c0..c1) }
+                }
+                c0 = c1;
+            }
+            r0 = r1;
+        }
+    }
+}
+
+/// A delayed target (Yarr's `DT`): every load writes by calling `f(index, value)`, from
+/// several threads at once in a parallel load (on distinct indices).
+#[derive(Clone, Copy, Debug)]
+pub struct DelayedTarget<S, T, F> {
+    extent: S,
+    f: F,
+    _elem: std::marker::PhantomData<fn(T)>,
+}
+
+/// A delayed target of `extent` that hands every written element to `f`.
+pub fn delayed_target<S: Shape, T, F: Fn(S, T) + Sync>(extent: S, f: F) -> DelayedTarget<S, T, F> {
+    DelayedTarget {
+        extent,
+        f,
+        _elem: std::marker::PhantomData,
+    }
+}
+
+/// The writer of a [`DelayedTarget`].
+#[derive(Debug)]
+pub struct DelayedWriter<'w, S, F> {
+    extent: S,
+    f: &'w F,
+}
+
+// SAFETY: the write function is `Sync` and is called once per distinct index.
+unsafe impl<S: Shape, T, F: Fn(S, T) + Sync> Writer<T> for DelayedWriter<'_, S, F> {
+    #[inline(always)]
+    unsafe fn write(&self, _i: usize, row: usize, col: usize, v: T) {
+        (self.f)(self.extent.index_at_row_col(row, col), v)
+    }
+}
+
+impl<S: Shape, T: Copy + Send + Sync, F: Fn(S, T) + Sync> Target for DelayedTarget<S, T, F> {
+    type Elem = T;
+    type Shape = S;
+    type Writer<'w>
+        = DelayedWriter<'w, S, F>
+    where
+        Self: 'w;
+    fn extent(&self) -> S {
+        self.extent
+    }
+    fn writer(&mut self) -> DelayedWriter<'_, S, F> {
+        DelayedWriter {
+            extent: self.extent,
+            f: &self.f,
+        }
+    }
+}
+
+/// Rectangles `(rows, cols)` of the flattened extent that make up `block`.
+pub(crate) fn block_rects<S: Shape>(
+    extent: S,
+    block: Block<S>,
+) -> Vec<(Range<usize>, Range<usize>)> {
+    let (s, e) = (block.start.dims(), block.end.dims());
+    let d = extent.dims();
+    let (s, e) = (
+        [0, 1, 2].map(|k| s[k].min(d[k])),
+        [0, 1, 2].map(|k| e[k].min(d[k])),
+    );
+    if S::RANK == 1 {
+        return if s[2] < e[2] {
+            vec![(0..1, s[2]..e[2])]
+        } else {
+            vec![]
+        };
+    }
+    let mut out = Vec::new();
+    if s[1] >= e[1] || s[2] >= e[2] {
+        return out;
+    }
+    let (z0, z1) = if S::RANK == 3 { (s[0], e[0]) } else { (0, 1) };
+    for z in z0..z1 {
+        out.push((z * d[1] + s[1]..z * d[1] + e[1], s[2]..e[2]));
+    }
+    out
+}
+
+/// Splits `rows` into `n` contiguous bands of near-equal length, in order.
+pub(crate) fn bands(rows: Range<usize>, n: usize) -> Vec<Range<usize>> {
+    let len = rows.len();
+    let n = n.clamp(1, len.max(1));
+    (0..n)
+        .map(|k| rows.start + len * k / n..rows.start + len * (k + 1) / n)
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// The bands a schedule uses for `rects`: one per rectangle when sequential or small.
+pub(crate) fn schedule_bands(
+    rects: &[(Range<usize>, Range<usize>)],
+    threads: Threads,
+) -> Vec<(Range<usize>, Range<usize>)> {
+    let total: usize = rects.iter().map(|(r, c)| r.len() * c.len()).sum();
+    let n = if total < PAR_THRESHOLD {
+        1
+    } else {
+        threads.count()
+    };
+    let mut out = Vec::new();
+    for (rows, cols) in rects {
+        for band in bands(rows.clone(), n) {
+            out.push((band, cols.clone()));
+        }
+    }
+    out
+}
+
+/// Loads the part of `a` inside `block` into `t` (Yarr's `rangeLoadP`/`rangeLoadS`):
+/// static row bands, one per thread; the result does not depend on `threads`.
+///
+/// Panics when the extents of `a` and `t` differ.
+#[track_caller]
+pub fn range_load<A, T, F>(a: &A, t: &mut T, block: Block<A::Shape>, fill: F, threads: Threads)
+where
+    A: Source,
+    T: Target<Elem = A::Elem, Shape = A::Shape>,
+    F: Fill,
+{
+    let extent = a.extent();
+    assert_eq!(extent, t.extent(), "load: source and target extents differ");
+    let rects = block_rects(extent, block);
+    let work = schedule_bands(&rects, threads);
+    let w = t.writer();
+    if work.len() <= 1 {
+        for (rows, cols) in work {
+            // SAFETY: the rectangle is clipped to the extent and we hold the target.
+            unsafe { fill.fill(a, &w, rows, cols) }
+        }
+    } else {
+        work.into_par_iter().for_each(|(rows, cols)| {
+            // SAFETY: bands are disjoint and clipped to the extent.
+            unsafe { fill.fill(a, &w, rows, cols) }
+        });
+    }
+}
+
+/// Loads all of `a` into `t` (Yarr's `loadP` / `loadS`).
+#[track_caller]
+pub fn load<A, T, F>(a: &A, t: &mut T, fill: F, threads: Threads)
+where
+    A: Source,
+    T: Target<Elem = A::Elem, Shape = A::Shape>,
+    F: Fill,
+{
+    range_load(a, t, Block::whole(a.extent()), fill, threads)
+}
+
+/// Evaluates `a` into a new explicit array (Yarr's `compute`).
+pub fn compute_with<A: Source, F: Fill>(
+    a: &A,
+    fill: F,
+    threads: Threads,
+) -> Array<A::Elem, A::Shape> {
+    let extent = a.extent();
+    let mut data: Vec<A::Elem> = Vec::with_capacity(extent.size());
+    {
+        let spare = &mut data.spare_capacity_mut()[..extent.size()];
+        // SAFETY: MaybeUninit<T> and T share layout; every position is written by the
+        // load below before `set_len`, and T is Copy (no drop obligations).
+        let slice =
+            unsafe { &mut *(spare as *mut [std::mem::MaybeUninit<A::Elem>] as *mut [A::Elem]) };
+        let rects = block_rects(extent, Block::whole(extent));
+        let work = schedule_bands(&rects, threads);
+        let w = crate::source::SliceWriter::new(slice);
+        if work.len() <= 1 {
+            for (rows, cols) in work {
+                // SAFETY: the one rectangle covers the whole extent.
+                unsafe { fill.fill(a, &w, rows, cols) }
+            }
+        } else {
+            work.into_par_iter()
+                .with_max_len(1)
+                .for_each(|(rows, cols)| {
+                    // SAFETY: bands are disjoint and cover the whole extent.
+                    unsafe { fill.fill(a, &w, rows, cols) }
+                });
+        }
+    }
+    // SAFETY: the bands above cover every position of the extent.
+    unsafe { data.set_len(extent.size()) };
+    Array::from_vec(extent, data).expect("length equals extent size")
+}
+
+/// Evaluates `a` into a new explicit array with the plain fill on all threads.
+pub fn compute<A: Source>(a: &A) -> Array<A::Elem, A::Shape> {
+    compute_with(a, Plain, Threads::All)
+}
+
+/// Loads an array of `[T; N]` vectors component by component into separate arrays (Yarr's
+/// `loadSlicesP`): each component is an independent job, and components are split into
+/// row bands when there are more threads than components.
+pub fn compute_slices<A, T, const N: usize, F>(
+    a: &A,
+    fill: F,
+    threads: Threads,
+) -> Separate<Array<T, A::Shape>, N>
+where
+    A: Source<Elem = [T; N]>,
+    T: Copy + Send + Sync + Default,
+    F: Fill,
+{
+    let extent = a.extent();
+    let mut parts: [Array<T, A::Shape>; N] =
+        std::array::from_fn(|_| Array::filled(extent, T::default()));
+    let per_component = Threads::Fixed(threads.count().div_ceil(N.max(1)));
+    let slices: Vec<(usize, &mut Array<T, A::Shape>)> = parts.iter_mut().enumerate().collect();
+    let run = |(k, part): (usize, &mut Array<T, A::Shape>)| {
+        let component = crate::delayed::SourceExt::map(a, move |v: [T; N]| v[k]);
+        load(&component, part, fill, per_component);
+    };
+    if threads.count() > 1 && extent.size() >= PAR_THRESHOLD {
+        slices.into_par_iter().for_each(run);
+    } else {
+        slices.into_iter().for_each(run);
+    }
+    Separate::new(parts).expect("parts share the extent")
+}
+
+/// The rectangle of a 2-D block, for callers working in rows and columns.
+pub fn dim2_rect(block: Block<Dim2>) -> (Range<usize>, Range<usize>) {
+    (block.start.0..block.end.0, block.start.1..block.end.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delayed::{from_fn, SourceExt};
+    use crate::shape::{Dim1, Dim3};
+    use proptest::prelude::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn naive<S: Shape, T, F: Fn(S) -> T>(extent: S, f: F) -> Vec<T> {
+        (0..extent.size()).map(|i| f(extent.index_at(i))).collect()
+    }
+
+    #[test]
+    fn fills_agree_with_a_naive_loop() {
+        let extent = Dim2(37, 53);
+        let f = |Dim2(y, x): Dim2| (y * 1000 + x) as u32 ^ 0x5a5a;
+        let expect = naive(extent, f);
+        let d = from_fn(extent, f);
+        for threads in [Threads::Seq, Threads::Fixed(2), Threads::Fixed(5)] {
+            assert_eq!(compute_with(&d, Plain, threads).as_slice(), &expect[..]);
+            assert_eq!(
+                compute_with(&d, Unrolled::<4>, threads).as_slice(),
+                &expect[..]
+            );
+            assert_eq!(
+                compute_with(&d, Unrolled::<7>, threads).as_slice(),
+                &expect[..]
+            );
+            assert_eq!(
+                compute_with(&d, BlockFill { bx: 8, by: 3 }, threads).as_slice(),
+                &expect[..]
+            );
+        }
+    }
+
+    #[test]
+    fn range_load_touches_only_the_block() {
+        let extent = Dim3(3, 4, 5);
+        let d = from_fn(extent, |Dim3(z, y, x)| (z * 100 + y * 10 + x) as i32);
+        let mut t = Array::filled(extent, -1);
+        let block = Block::new(Dim3(1, 1, 2), Dim3(3, 3, 4));
+        range_load(&d, &mut t, block, Plain, Threads::Fixed(2));
+        for i in 0..extent.size() {
+            let idx = extent.index_at(i);
+            let want = if block.contains(idx) {
+                d.index(idx)
+            } else {
+                -1
+            };
+            assert_eq!(t[idx], want, "{idx:?}");
+        }
+        let line = from_fn(Dim1(10), |Dim1(i)| i * i);
+        let mut t1 = Array::filled(Dim1(10), 0);
+        range_load(
+            &line,
+            &mut t1,
+            Block::new(Dim1(3), Dim1(6)),
+            Unrolled::<2>,
+            Threads::Seq,
+        );
+        assert_eq!(t1.as_slice(), &[0, 0, 0, 9, 16, 25, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn delayed_target_sees_every_index_once() {
+        let extent = Dim2(200, 150);
+        let sum = AtomicU64::new(0);
+        let mut t = delayed_target(extent, |Dim2(y, x), v: u64| {
+            assert_eq!(v, (y * 150 + x) as u64);
+            sum.fetch_add(v, Ordering::Relaxed);
+        });
+        let src = from_fn(extent, |Dim2(y, x)| (y * 150 + x) as u64);
+        load(&src, &mut t, Plain, Threads::Fixed(3));
+        let n = extent.size() as u64;
+        assert_eq!(sum.into_inner(), n * (n - 1) / 2);
+    }
+
+    #[test]
+    fn component_loads_split_channels() {
+        let extent = Dim2(130, 140);
+        let px = from_fn(extent, |Dim2(y, x)| [y as u8, x as u8, (y + x) as u8]);
+        let sep = compute_slices(&px, Plain, Threads::Fixed(2));
+        let [r, g, b] = sep.parts();
+        assert_eq!(r[Dim2(129, 3)], 129);
+        assert_eq!(g[Dim2(5, 139)], 139);
+        assert_eq!(b[Dim2(100, 100)], 200);
+        assert_eq!(
+            compute(&sep).as_slice(),
+            compute_with(&px, Plain, Threads::Seq).as_slice()
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn parallel_equals_sequential(rows in 1usize..300, cols in 1usize..300, threads in 2usize..6, seed in any::<u64>()) {
+            let extent = Dim2(rows, cols);
+            let data: Vec<f32> = (0..extent.size()).map(|i| ((i as u64).wrapping_mul(seed | 1) % 1000) as f32 / 7.0).collect();
+            let a = crate::explicit::View::new(extent, &data).unwrap();
+            let chain = a
+                .map(|v| v.sin() * 3.0)
+                .zip_with(a, |s, v| s + v * v)
+                .unwrap()
+                .imap(|Dim2(y, x), v| v - (y as f32) * 0.5 + x as f32);
+            let seq = compute_with(&chain, Plain, Threads::Seq);
+            let par = compute_with(&chain, BlockFill { bx: 16, by: 4 }, Threads::Fixed(threads));
+            let seq_bits: Vec<u32> = seq.as_slice().iter().map(|v| v.to_bits()).collect();
+            let par_bits: Vec<u32> = par.as_slice().iter().map(|v| v.to_bits()).collect();
+            prop_assert_eq!(seq_bits, par_bits);
+        }
+    }
+}
