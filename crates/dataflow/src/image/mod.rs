@@ -1,2 +1,26 @@
 //! The image pipeline, built only from the crate's core: grey conversion, histogram and
 //! equalisation, Gaussian blur, Sobel gradient and Canny edges, each agreeing with OpenCV.
+//!
+//! One line per algorithm (`=>` is a delayed step, `|>` a load into memory):
+//! - grey: `rgb => map(cvtColor fixed-point weights) |> grey`
+//! - histogram: `grey => walk_p(mutate bins, join by adding tables)`
+//! - equalise: `grey => histogram => lut(cumulative * 255 / (n - first)) ; grey => map(lut) |> out`
+//! - blur: `grey => convolve_rows(gauss) |> tmp => convolve_cols(gauss) => map(round) |> out`
+//! - gradient: `grey => convolve2(sobel dx), convolve2(sobel dy) => zip_with(magnitude) |> mag`
+//! - canny: `grey => sobel dx, dy |> planes => nms |> map => hysteresis(bands, fix-up) => edges`
+
+mod blur;
+mod canny;
+mod color;
+mod hist;
+mod io;
+mod sobel;
+
+pub use blur::{
+    gaussian_blur, gaussian_blur_rgb, gaussian_kernel, gaussian_stencil, sigma_for_ksize,
+};
+pub use canny::{canny, Canny, Norm};
+pub use color::{grey, grey_of, rgb_to_grey};
+pub use hist::{equalize_hist, equalize_lut, histogram};
+pub use io::{read_grey_png, write_grey_png};
+pub use sobel::{direction, magnitude_l1, magnitude_l2, sobel_dx, sobel_dy, SOBEL_DX, SOBEL_DY};

@@ -1,0 +1,230 @@
+//! Separable Gaussian blur with OpenCV's kernels (`getGaussianKernel`) and its 8-bit
+//! fixed-point arithmetic: taps with 8 fraction bits, a 16-bit horizontal pass, a vertical
+//! pass with 16 fraction bits rounded to the nearest level.
+
+use rayon::prelude::*;
+
+use crate::convolve::{convolve_cols, convolve_rows, Border, Stencil1};
+use crate::delayed::{slices, Separate, SourceExt};
+use crate::error::Error;
+use crate::explicit::Array;
+use crate::load::{compute_with, Plain, Threads};
+use crate::shape::Dim2;
+use crate::source::Source;
+
+/// OpenCV's sigma for a kernel size when none is given: `0.3 ((ksize - 1) / 2 - 1) + 0.8`.
+pub fn sigma_for_ksize(ksize: usize) -> f64 {
+    0.3 * ((ksize as f64 - 1.0) * 0.5 - 1.0) + 0.8
+}
+
+/// The 1-D Gaussian kernel of `cv2.getGaussianKernel(ksize, sigma)`: for `sigma <= 0` and
+/// `ksize` 1, 3, 5 or 7 the fixed binomial-like tables, otherwise
+/// `exp(-x^2 / (2 sigma^2))` normalised to sum 1, with `sigma <= 0` replaced by
+/// [`sigma_for_ksize`]. `ksize` must be odd.
+pub fn gaussian_kernel(ksize: usize, sigma: f64) -> Result<Vec<f64>, Error> {
+    if ksize % 2 == 0 {
+        return Err(Error::BadParameter {
+            name: "ksize",
+            value: ksize.to_string(),
+            rule: "a Gaussian kernel size must be odd",
+        });
+    }
+    if sigma.is_nan() {
+        return Err(Error::BadParameter {
+            name: "sigma",
+            value: sigma.to_string(),
+            rule: "sigma must be a number",
+        });
+    }
+    if sigma <= 0.0 {
+        let table: Option<&[f64]> = match ksize {
+            1 => Some(&[1.0]),
+            3 => Some(&[0.25, 0.5, 0.25]),
+            5 => Some(&[0.0625, 0.25, 0.375, 0.25, 0.0625]),
+            7 => Some(&[
+                0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125,
+            ]),
+            _ => None,
+        };
+        if let Some(t) = table {
+            return Ok(t.to_vec());
+        }
+    }
+    let sigma = if sigma > 0.0 {
+        sigma
+    } else {
+        sigma_for_ksize(ksize)
+    };
+    let scale = -0.5 / (sigma * sigma);
+    let half = (ksize as f64 - 1.0) * 0.5;
+    let raw: Vec<f64> = (0..ksize)
+        .map(|i| {
+            let x = i as f64 - half;
+            (scale * x * x).exp()
+        })
+        .collect();
+    let sum: f64 = raw.iter().sum();
+    Ok(raw.into_iter().map(|t| t / sum).collect())
+}
+
+/// The kernel of [`gaussian_kernel`] as fixed-point taps with 8 fraction bits summing to
+/// exactly 256 (rounding residue put on the middle tap), as OpenCV's 8-bit path uses.
+pub fn gaussian_stencil<const N: usize>(sigma: f64) -> Result<Stencil1<i32, N>, Error> {
+    let k = gaussian_kernel(N, sigma)?;
+    let mut taps: [i32; N] = std::array::from_fn(|i| (k[i] * 256.0).round() as i32);
+    let sum: i32 = taps.iter().sum();
+    taps[N / 2] += 256 - sum;
+    Ok(Stencil1 { taps })
+}
+
+fn wide_border(b: Border<u8>) -> Border<u16> {
+    match b {
+        Border::Constant(v) => Border::Constant(u16::from(v) << 8),
+        Border::Replicate => Border::Replicate,
+        Border::Reflect => Border::Reflect,
+        Border::Reflect101 => Border::Reflect101,
+        Border::Wrap => Border::Wrap,
+    }
+}
+
+/// Gaussian blur of a grey image with an `N x N` kernel (`cv2.GaussianBlur(img, (N, N),
+/// sigma)`; `sigma <= 0` picks OpenCV's sigma for `N`), reading outside through `border`
+/// (OpenCV's default is [`Border::Reflect101`]).
+pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    sigma: f64,
+    border: Border<u8>,
+    threads: Threads,
+) -> Result<Array<u8, Dim2>, Error> {
+    let st = gaussian_stencil::<N>(sigma)?;
+    // Horizontal pass: 8 fraction bits, at most 255 * 256, kept as u16.
+    let rows = convolve_rows(a, st, border).map(|v: i32| v as u16);
+    let tmp = compute_with(&rows, Plain, threads);
+    // Vertical pass: 16 fraction bits, rounded to the nearest level.
+    let cols = convolve_cols(tmp.view(), st, wide_border(border))
+        .map(|v: i32| ((v + (1 << 15)) >> 16) as u8);
+    Ok(compute_with(&cols, Plain, threads))
+}
+
+/// Gaussian blur of an RGB image, component by component (Yarr's component-wise loads):
+/// each channel is blurred as a grey image, the channels in parallel.
+pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]> + Copy>(
+    a: A,
+    sigma: f64,
+    border: Border<u8>,
+    threads: Threads,
+) -> Result<Array<[u8; 3], Dim2>, Error> {
+    let per = Threads::Fixed(threads.count().div_ceil(3));
+    let channels = slices(a);
+    let blurred: Vec<Result<Array<u8, Dim2>, Error>> = if threads.count() > 1 {
+        channels
+            .par_iter()
+            .map(|c| gaussian_blur::<N, _>(c, sigma, border, per))
+            .collect()
+    } else {
+        channels
+            .iter()
+            .map(|c| gaussian_blur::<N, _>(c, sigma, border, per))
+            .collect()
+    };
+    let mut it = blurred.into_iter();
+    let parts = [(); 3].map(|_| it.next().expect("three channels"));
+    let [r, g, b] = parts;
+    let sep = Separate::new([r?, g?, b?])?;
+    Ok(compute_with(&sep, Plain, threads))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explicit::View;
+
+    #[test]
+    fn kernels_match_opencv() {
+        // Printed by cv2.getGaussianKernel(9, 0) in OpenCV 5.0, which returns the kernel
+        // already in 8-bit fixed point: the formula with sigma 1.7, times 256, rounded.
+        let k9 = gaussian_kernel(9, 0.0).unwrap();
+        let want = [0.015625, 0.05078125, 0.1171875, 0.19921875, 0.234375];
+        for (a, b) in k9.iter().zip(want) {
+            assert!((a - b).abs() < 2.5e-3, "{k9:?}");
+        }
+        let taps = gaussian_stencil::<9>(0.0).unwrap().taps;
+        assert_eq!(
+            taps,
+            want.map(|w| (w * 256.0) as i32)
+                .iter()
+                .chain(&[51, 30, 13, 4])
+                .copied()
+                .collect::<Vec<_>>()[..]
+        );
+        assert_eq!(
+            gaussian_kernel(5, 0.0).unwrap(),
+            vec![0.0625, 0.25, 0.375, 0.25, 0.0625]
+        );
+        assert!((sigma_for_ksize(9) - 1.7).abs() < 1e-12);
+        assert_eq!(
+            gaussian_stencil::<5>(0.0).unwrap().taps,
+            [16, 64, 96, 64, 16]
+        );
+        assert!(gaussian_kernel(4, 1.0).is_err());
+    }
+
+    /// Float model of a separable blur with reflect-101 borders.
+    fn naive_blur(data: &[u8], rows: usize, cols: usize, k: &[f64]) -> Vec<f64> {
+        let r = k.len() as isize / 2;
+        let refl = |p: isize, n: isize| {
+            crate::convolve::border_interpolate(p, n as usize, &Border::<u8>::Reflect101).unwrap()
+        };
+        let mut tmp = vec![0.0; rows * cols];
+        for y in 0..rows {
+            for x in 0..cols {
+                tmp[y * cols + x] = (0..k.len())
+                    .map(|j| {
+                        k[j] * data[y * cols + refl(x as isize + j as isize - r, cols as isize)]
+                            as f64
+                    })
+                    .sum();
+            }
+        }
+        let mut out = vec![0.0; rows * cols];
+        for y in 0..rows {
+            for x in 0..cols {
+                out[y * cols + x] = (0..k.len())
+                    .map(|i| {
+                        k[i] * tmp[refl(y as isize + i as isize - r, rows as isize) * cols + x]
+                    })
+                    .sum();
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn blur_is_within_one_level_of_a_float_model() {
+        let (rows, cols) = (41, 37);
+        let data: Vec<u8> = (0..rows * cols).map(|i| ((i * 7919) % 251) as u8).collect();
+        let a = View::new(Dim2(rows, cols), &data).unwrap();
+        let got = gaussian_blur::<5, _>(&a, 0.0, Border::Reflect101, Threads::Seq).unwrap();
+        let want = naive_blur(&data, rows, cols, &gaussian_kernel(5, 0.0).unwrap());
+        for (g, w) in got.as_slice().iter().zip(&want) {
+            assert!((*g as f64 - w).abs() <= 1.0, "{g} vs {w}");
+        }
+        let got7 = gaussian_blur::<7, _>(&a, 2.5, Border::Reflect101, Threads::Fixed(2)).unwrap();
+        let want7 = naive_blur(&data, rows, cols, &gaussian_kernel(7, 2.5).unwrap());
+        for (g, w) in got7.as_slice().iter().zip(&want7) {
+            assert!((*g as f64 - w).abs() <= 1.0, "{g} vs {w}");
+        }
+        let rgb: Vec<[u8; 3]> = data.iter().map(|&v| [v, 255 - v, v / 2]).collect();
+        let c = View::new(Dim2(rows, cols), &rgb).unwrap();
+        let blurred =
+            gaussian_blur_rgb::<5, _>(c, 0.0, Border::Reflect101, Threads::Fixed(2)).unwrap();
+        let green =
+            gaussian_blur::<5, _>(&c.map(|p| p[1]), 0.0, Border::Reflect101, Threads::Seq).unwrap();
+        assert!(blurred
+            .as_slice()
+            .iter()
+            .zip(green.as_slice())
+            .all(|(p, g)| p[1] == *g));
+        assert_eq!(blurred.as_slice()[0][0], got.as_slice()[0]);
+    }
+}
