@@ -35,6 +35,7 @@ mod error;
 pub mod ops;
 mod par;
 mod ragged;
+mod renumbering;
 mod row_partition;
 mod shape;
 mod text;
@@ -45,7 +46,10 @@ pub use build::{
     regular_ragged_shape, trivial_shape, ShapeRng,
 };
 pub use error::Error;
+pub use ops::indexing::get_transpose_reordering;
+pub use ops::values::{log_add, PadMode, PadSide, Real, Reduced, UniqueSequences};
 pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};
 pub use ragged::{Ragged, RaggedView};
+pub use renumbering::Renumbering;
 pub use row_partition::RowPartition;
 pub use shape::RaggedShape;

@@ -31,6 +31,8 @@ struct Inner {
 #[derive(Clone)]
 pub struct RowPartition {
     inner: Arc<Inner>,
+    /// The rows visible through this handle: a prefix of the stored rows (see `prefix`).
+    nrows: usize,
 }
 
 impl RowPartition {
@@ -68,6 +70,7 @@ impl RowPartition {
         }
         let row_splits: Vec<i32> = (0..=nrows).map(|r| (r * len) as i32).collect();
         let mut p = Self::from_row_splits_unchecked(row_splits);
+        p.nrows = nrows;
         Arc::get_mut(&mut p.inner)
             .expect("freshly built partition is unshared")
             .declared_uniform = Some(len);
@@ -88,6 +91,7 @@ impl RowPartition {
             let _ = cell.set(ids.into_boxed_slice());
         }
         Self {
+            nrows: row_splits.len() - 1,
             inner: Arc::new(Inner {
                 row_splits: row_splits.into_boxed_slice(),
                 row_ids: cell,
@@ -99,37 +103,48 @@ impl RowPartition {
     /// The `nrows + 1` row splits: row `i` holds elements `row_splits[i]..row_splits[i + 1]`.
     #[inline]
     pub fn row_splits(&self) -> &[i32] {
-        &self.inner.row_splits
+        &self.inner.row_splits[..=self.nrows]
     }
 
     /// The row of each element (`nvals` entries), computed on first use and cached.
     pub fn row_ids(&self) -> &[i32] {
-        self.inner.row_ids.get_or_init(|| {
-            let mut ids = vec![0i32; self.nvals()];
-            par::row_splits_to_row_ids(self.row_splits(), &mut ids);
+        let all = self.inner.row_ids.get_or_init(|| {
+            let splits = &self.inner.row_splits;
+            let mut ids = vec![0i32; *splits.last().expect("row_splits is never empty") as usize];
+            par::row_splits_to_row_ids(splits, &mut ids);
             ids.into_boxed_slice()
-        })
+        });
+        &all[..self.nvals()]
     }
 
     /// The cached `row_ids`, if they have been computed.
     pub fn row_ids_if_cached(&self) -> Option<&[i32]> {
-        self.inner.row_ids.get().map(|b| &b[..])
+        self.inner.row_ids.get().map(|b| &b[..self.nvals()])
     }
 
     /// The number of rows.
     #[inline]
     pub fn nrows(&self) -> usize {
-        self.inner.row_splits.len() - 1
+        self.nrows
     }
 
     /// The number of elements (k2's cached tot size): `row_splits.last()`.
     #[inline]
     pub fn nvals(&self) -> usize {
-        *self
-            .inner
-            .row_splits
-            .last()
-            .expect("row_splits is never empty") as usize
+        self.inner.row_splits[self.nrows] as usize
+    }
+
+    /// The first `n` rows, sharing storage (and cached `row_ids`) with `self`; panics when
+    /// `n > nrows()`.
+    #[track_caller]
+    pub fn prefix(&self, n: usize) -> RowPartition {
+        if n > self.nrows {
+            crate::error::index_out_of_bounds("prefix length", n, self.nrows + 1);
+        }
+        RowPartition {
+            inner: Arc::clone(&self.inner),
+            nrows: n,
+        }
     }
 
     /// The length of each row.
@@ -196,6 +211,11 @@ impl RowPartition {
 
     /// True when both share the same storage (a clone of one another).
     pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner) && self.nrows == other.nrows
+    }
+
+    /// True when both handles use the same storage (possibly different prefixes of it).
+    pub fn shares_storage_with(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 }
@@ -396,5 +416,17 @@ mod tests {
         assert_eq!(q.row_ids_if_cached(), Some(&[0, 1, 1][..]));
         assert!(p.ptr_eq(&q));
         assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn prefixes_share_storage() {
+        let p = RowPartition::from_row_splits(vec![0, 2, 3, 6]).unwrap();
+        let q = p.prefix(2);
+        assert_eq!(q.row_splits(), &[0, 2, 3]);
+        assert_eq!(q.row_ids(), &[0, 0, 1]);
+        assert_eq!((q.nrows(), q.nvals()), (2, 3));
+        assert!(q.shares_storage_with(&p));
+        assert_eq!(p.row_ids(), &[0, 0, 1, 2, 2, 2]);
+        assert_eq!(p.prefix(0).row_splits(), &[0]);
     }
 }

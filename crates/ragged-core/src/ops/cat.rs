@@ -1,71 +1,10 @@
 //! Concatenation: `cat` and `stack` along axis 0 or 1 with k2's merge map, and `append`.
 
+use super::gather::{gather_runs, merge_map_of, Run};
 use crate::error::{precondition, to_offset, Error};
 use crate::ragged::Ragged;
 use crate::row_partition::RowPartition;
 use crate::shape::RaggedShape;
-
-/// A run of items `begin..end` on one axis of source `src`.
-#[derive(Clone, Copy)]
-struct Run {
-    src: usize,
-    begin: usize,
-    end: usize,
-}
-
-/// Builds the layers below axis `axis` of a result whose axis-`axis` items are the runs, in
-/// order; returns those layers and the merge map of the elements.
-fn gather_runs(
-    srcs: &[&RaggedShape],
-    axis: usize,
-    mut runs: Vec<Run>,
-    want_merge_map: bool,
-) -> Result<(Vec<RowPartition>, Vec<u32>), Error> {
-    let num_layers = srcs[0].num_layers();
-    let mut layers = Vec::with_capacity(num_layers - axis);
-    for layer in axis..num_layers {
-        let mut splits =
-            Vec::with_capacity(runs.iter().map(|r| r.end - r.begin).sum::<usize>() + 1);
-        splits.push(0i32);
-        let mut total = 0usize;
-        let mut next = Vec::with_capacity(runs.len());
-        for run in &runs {
-            let s = srcs[run.src].layers()[layer].row_splits();
-            let base = s[run.begin] as usize;
-            for k in run.begin..run.end {
-                splits.push(to_offset(
-                    total + s[k + 1] as usize - base,
-                    "the number of elements of the result",
-                )?);
-            }
-            total += s[run.end] as usize - base;
-            next.push(Run {
-                src: run.src,
-                begin: base,
-                end: s[run.end] as usize,
-            });
-        }
-        layers.push(RowPartition::from_row_splits_unchecked(splits));
-        runs = next;
-    }
-    let mut merge_map = Vec::new();
-    if want_merge_map {
-        let n = srcs.len() as u64;
-        let total: usize = runs.iter().map(|r| r.end - r.begin).sum();
-        merge_map.reserve(total);
-        for run in &runs {
-            for e in run.begin..run.end {
-                let m = e as u64 * n + run.src as u64;
-                let m = u32::try_from(m).map_err(|_| Error::Overflow {
-                    what: "a merge-map entry",
-                    value: m,
-                })?;
-                merge_map.push(m);
-            }
-        }
-    }
-    Ok((layers, merge_map))
-}
 
 fn check_same_axes(srcs: &[&RaggedShape]) -> Result<(), Error> {
     if srcs.is_empty() {
@@ -132,7 +71,12 @@ impl RaggedShape {
                         end: s.dim0(),
                     })
                     .collect();
-                let (layers, mm) = gather_runs(srcs, 0, runs, want)?;
+                let (layers, ends) = gather_runs(srcs, 0, runs)?;
+                let mm = if want {
+                    merge_map_of(&ends, srcs.len())?
+                } else {
+                    Vec::new()
+                };
                 Ok((RaggedShape::from_layers_unchecked(layers), mm))
             }
             1 => {
@@ -155,7 +99,12 @@ impl RaggedShape {
                     }
                     splits.push(to_offset(total, "the size of axis 1 of the result")?);
                 }
-                let (mut layers, mm) = gather_runs(srcs, 1, runs, want)?;
+                let (mut layers, ends) = gather_runs(srcs, 1, runs)?;
+                let mm = if want {
+                    merge_map_of(&ends, srcs.len())?
+                } else {
+                    Vec::new()
+                };
                 layers.insert(0, RowPartition::from_row_splits_unchecked(splits));
                 Ok((RaggedShape::from_layers_unchecked(layers), mm))
             }
@@ -214,7 +163,12 @@ impl RaggedShape {
                         });
                     }
                 }
-                let (layers, mm) = gather_runs(srcs, 0, runs, want)?;
+                let (layers, ends) = gather_runs(srcs, 0, runs)?;
+                let mm = if want {
+                    merge_map_of(&ends, srcs.len())?
+                } else {
+                    Vec::new()
+                };
                 let mut all = vec![top];
                 all.extend(layers);
                 Ok((RaggedShape::from_layers_unchecked(all), mm))

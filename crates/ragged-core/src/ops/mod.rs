@@ -1,4 +1,8 @@
 //! Ragged operations, one file per family: reductions, concatenation, indexing, ...
 
 pub mod cat;
+mod gather;
+pub mod indexing;
 pub mod reduce;
+pub mod structure;
+pub mod values;

@@ -1,0 +1,322 @@
+//! Structural operations on `Ragged<T>`: the shape operations of `structure.rs` carried over
+//! to the values (gathering them through new2old maps), plus filters and prefixes/suffixes.
+
+use std::cmp::Ordering;
+
+use rayon::prelude::*;
+
+use crate::error::{precondition, Error};
+use crate::par::go_parallel;
+use crate::ragged::Ragged;
+use crate::renumbering::Renumbering;
+use crate::row_partition::RowPartition;
+use crate::shape::RaggedShape;
+
+/// The arrays [`Ragged::unstack`] returns, with their split maps.
+pub type Unstacked<T> = (Vec<Ragged<T>>, Vec<Vec<i32>>);
+
+/// `values[indexes]`, rayon above the threshold; indexes must be in range.
+pub(crate) fn gather_values<T: Clone + Send + Sync>(values: &[T], indexes: &[i32]) -> Vec<T> {
+    if go_parallel(indexes.len()) {
+        indexes
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| values[i as usize].clone())
+            .collect()
+    } else {
+        indexes
+            .iter()
+            .map(|&i| values[i as usize].clone())
+            .collect()
+    }
+}
+
+/// Keeps the values where `keep` is true, with the shape's last axis subset accordingly.
+fn filter_last_axis<T: Clone + Send + Sync>(src: &Ragged<T>, keep: &[bool]) -> Ragged<T> {
+    let renumbering =
+        Renumbering::from_keep(keep).unwrap_or_else(|e| precondition(format!("filter: {e}")));
+    let (shape, new2old) = src
+        .shape()
+        .subset_ragged_shape(&renumbering, src.num_axes() - 1)
+        .unwrap_or_else(|e| precondition(format!("filter: {e}")));
+    Ragged::from_parts_unchecked(shape, gather_values(src.values(), &new2old))
+}
+
+impl<T: Clone + Send + Sync> Ragged<T> {
+    /// Indexes axis `axis` with `indexes` (k2's `Index(src, axis, indexes, &value_indexes)`);
+    /// returns the result and the values' new2old map. On axis 0, `-1` gives an empty list.
+    pub fn index_axis(&self, axis: usize, indexes: &[i32]) -> Result<(Ragged<T>, Vec<i32>), Error> {
+        let (shape, new2old) = self.shape().index_axis(axis, indexes)?;
+        let values = gather_values(self.values(), &new2old);
+        Ok((Ragged::from_parts_unchecked(shape, values), new2old))
+    }
+
+    /// Indexes axis 0 with a ragged array of indexes (k2's `Index(src, indexes, remove_axis)`):
+    /// the result has the shape of `indexes` on top of the picked sub-arrays. With
+    /// `remove_axis` the axis between them is removed, appending the picked lists, e.g.
+    /// `[[10 11] [12 13]]` indexed by `[[0 1]]` gives `[[10 11 12 13]]`.
+    pub fn index_ragged(
+        &self,
+        indexes: &Ragged<i32>,
+        remove_axis: bool,
+    ) -> Result<Ragged<T>, Error> {
+        let (picked, new2old) = self.shape().index_axis(0, indexes.values())?;
+        if let Some(p) = indexes.values().iter().position(|&i| i < 0) {
+            return Err(Error::IndexOutOfRange {
+                what: "index_ragged",
+                position: p,
+                index: indexes.values()[p] as i64,
+                size: self.dim0(),
+            });
+        }
+        let shape = crate::build::compose_ragged_shapes(indexes.shape(), &picked)?;
+        let shape = if remove_axis {
+            shape.remove_axis(indexes.num_axes() - 1)?
+        } else {
+            shape
+        };
+        Ok(Ragged::from_parts_unchecked(
+            shape,
+            gather_values(self.values(), &new2old),
+        ))
+    }
+
+    /// `src[indexes]` with the shape of `indexes` (k2's `Index(Array1, Ragged<int32>)`).
+    pub fn from_index(src: &[T], indexes: &Ragged<i32>) -> Result<Ragged<T>, Error> {
+        if let Some(p) = indexes
+            .values()
+            .iter()
+            .position(|&i| i < 0 || i as usize >= src.len())
+        {
+            return Err(Error::IndexOutOfRange {
+                what: "from_index",
+                position: p,
+                index: indexes.values()[p] as i64,
+                size: src.len(),
+            });
+        }
+        Ok(Ragged::from_parts_unchecked(
+            indexes.shape().clone(),
+            gather_values(src, indexes.values()),
+        ))
+    }
+
+    /// The first `n` items of axis 0 (k2's `Prefix`); the shape is shared, the values copied.
+    #[track_caller]
+    pub fn prefix(&self, n: usize) -> Ragged<T> {
+        let shape = self.shape().prefix(n);
+        let k = shape.num_elements();
+        Ragged::from_parts_unchecked(shape, self.values()[..k].to_vec())
+    }
+
+    /// Items `begin..end` of axis `axis` and everything under them (k2's `Arange`).
+    pub fn arange(&self, axis: usize, begin: usize, end: usize) -> Result<Ragged<T>, Error> {
+        let (shape, range) = self.shape().arange(axis, begin, end)?;
+        Ok(Ragged::from_parts_unchecked(
+            shape,
+            self.values()[range].to_vec(),
+        ))
+    }
+
+    /// Keeps the items of axis `axis` that `renumbering` keeps (k2's `SubsetRagged`);
+    /// returns the result and the values' new2old map.
+    pub fn subset_ragged(
+        &self,
+        renumbering: &Renumbering,
+        axis: usize,
+    ) -> Result<(Ragged<T>, Vec<i32>), Error> {
+        let (shape, new2old) = self.shape().subset_ragged_shape(renumbering, axis)?;
+        Ok((
+            Ragged::from_parts_unchecked(shape, gather_values(self.values(), &new2old)),
+            new2old,
+        ))
+    }
+
+    /// Transposes axes 0 and 1, which must be regular (k2's `Transpose`); returns the result
+    /// and the values' new2old map.
+    pub fn transpose(&self) -> Result<(Ragged<T>, Vec<i32>), Error> {
+        let (shape, new2old) = self.shape().transpose()?;
+        Ok((
+            Ragged::from_parts_unchecked(shape, gather_values(self.values(), &new2old)),
+            new2old,
+        ))
+    }
+
+    /// Interleaves the axis-0 items of several arrays (k2's `Merge`); see [`RaggedShape::merge`].
+    pub fn merge(srcs: &[&Ragged<T>], merge_map: &[u32]) -> Result<(Ragged<T>, Vec<u32>), Error> {
+        let shapes: Vec<&RaggedShape> = srcs.iter().map(|r| r.shape()).collect();
+        let (shape, mm) = RaggedShape::merge(&shapes, merge_map)?;
+        let n = srcs.len() as u32;
+        let values = mm
+            .iter()
+            .map(|&m| srcs[(m % n) as usize].values()[(m / n) as usize].clone())
+            .collect();
+        Ok((Ragged::from_parts_unchecked(shape, values), mm))
+    }
+
+    /// Splits along `axis` (k2's `Unstack`); see [`RaggedShape::unstack`]. Returns the arrays
+    /// and their split maps (offsets of their values in `self`).
+    pub fn unstack(&self, axis: usize, pad_right: bool) -> Result<Unstacked<T>, Error> {
+        let (shapes, maps) = self.shape().unstack(axis, pad_right)?;
+        let out = shapes
+            .into_iter()
+            .zip(&maps)
+            .map(|(s, m)| Ragged::from_parts_unchecked(s, gather_values(self.values(), m)))
+            .collect();
+        Ok((out, maps))
+    }
+
+    /// Removes the values `<= cutoff`, keeping every list (k2's `RemoveValuesLeq`).
+    pub fn remove_values_leq(&self, cutoff: T) -> Ragged<T>
+    where
+        T: PartialOrd,
+    {
+        let keep: Vec<bool> = self
+            .values()
+            .iter()
+            .map(|v| {
+                !matches!(
+                    v.partial_cmp(&cutoff),
+                    Some(Ordering::Less | Ordering::Equal)
+                )
+            })
+            .collect();
+        filter_last_axis(self, &keep)
+    }
+
+    /// Removes the values equal to `target`, keeping every list (k2's `RemoveValuesEq`).
+    pub fn remove_values_eq(&self, target: T) -> Ragged<T>
+    where
+        T: PartialEq,
+    {
+        let keep: Vec<bool> = self.values().iter().map(|v| *v != target).collect();
+        filter_last_axis(self, &keep)
+    }
+
+    /// Keeps the values whose entry in the jagged boolean `mask` (same shape) is true
+    /// (TF's `tf.ragged.boolean_mask`, Awkward's `a[mask]`).
+    pub fn filter_by_mask(&self, mask: &Ragged<bool>) -> Result<Ragged<T>, Error> {
+        if mask.shape() != self.shape() {
+            return Err(Error::SizeMismatch {
+                what: "mask shape vs array shape (element count)",
+                expected: self.num_elements(),
+                got: mask.num_elements(),
+            });
+        }
+        Ok(filter_last_axis(self, mask.values()))
+    }
+
+    /// Appends one value to each last-axis sublist (k2's `AddSuffixToRagged`);
+    /// `suffix.len()` must equal the number of sublists.
+    pub fn add_suffix(&self, suffix: &[T]) -> Result<Ragged<T>, Error> {
+        self.add_one(suffix, false)
+    }
+
+    /// Prepends one value to each last-axis sublist (k2's `AddPrefixToRagged`).
+    pub fn add_prefix(&self, prefix: &[T]) -> Result<Ragged<T>, Error> {
+        self.add_one(prefix, true)
+    }
+
+    fn add_one(&self, extra: &[T], front: bool) -> Result<Ragged<T>, Error> {
+        let last = self.num_axes() - 1;
+        let splits = self.row_splits(last);
+        if extra.len() != splits.len() - 1 {
+            return Err(Error::SizeMismatch {
+                what: "one value per last-axis sublist",
+                expected: splits.len() - 1,
+                got: extra.len(),
+            });
+        }
+        let shape = self.shape().change_sublist_size(1)?;
+        let mut values = Vec::with_capacity(self.num_elements() + extra.len());
+        for (row, w) in splits.windows(2).enumerate() {
+            if front {
+                values.push(extra[row].clone());
+            }
+            values.extend_from_slice(&self.values()[w[0] as usize..w[1] as usize]);
+            if !front {
+                values.push(extra[row].clone());
+            }
+        }
+        Ok(Ragged::from_parts_unchecked(shape, values))
+    }
+}
+
+impl<T> Ragged<T> {
+    /// Removes axis `axis < num_axes() - 1` (k2's `Ragged::RemoveAxis`); values are kept as they are.
+    pub fn remove_axis(self, axis: usize) -> Result<Ragged<T>, Error> {
+        if axis + 1 >= self.num_axes() {
+            return Err(Error::AxisOutOfRange {
+                axis,
+                min: 0,
+                end: self.num_axes() - 1,
+            });
+        }
+        let (shape, values) = self.into_parts();
+        Ok(Ragged::from_parts_unchecked(
+            shape.remove_axis(axis)?,
+            values,
+        ))
+    }
+
+    /// Inserts an axis of size-1 lists at `axis <= num_axes() - 1` (k2's `Unsqueeze`).
+    pub fn unsqueeze(self, axis: usize) -> Result<Ragged<T>, Error> {
+        if axis >= self.num_axes() {
+            return Err(Error::AxisOutOfRange {
+                axis,
+                min: 0,
+                end: self.num_axes(),
+            });
+        }
+        let (shape, values) = self.into_parts();
+        Ok(Ragged::from_parts_unchecked(shape.unsqueeze(axis)?, values))
+    }
+
+    /// Removes empty lists on axis `axis < num_axes() - 1` (k2's `RemoveEmptyLists`);
+    /// values are unchanged. Returns the renumbering of that axis.
+    pub fn remove_empty_lists(self, axis: usize) -> Result<(Ragged<T>, Renumbering), Error> {
+        let (shape, renumbering) = self.shape().remove_empty_lists(axis)?;
+        let (_, values) = self.into_parts();
+        Ok((Ragged::from_parts_unchecked(shape, values), renumbering))
+    }
+
+    /// Removes axis-0 items dropped by `renumbering`, which must be empty (k2's `RenumberAxis0Simple`).
+    pub fn renumber_axis0_simple(self, renumbering: &Renumbering) -> Result<Ragged<T>, Error> {
+        let shape = self.shape().renumber_axis0_simple(renumbering)?;
+        let (_, values) = self.into_parts();
+        Ok(Ragged::from_parts_unchecked(shape, values))
+    }
+}
+
+/// The order that sorts the values of `src` by column (value) in `0..num_cols`, keeping the
+/// original order among equal values (k2's `GetTransposeReordering`): `src.values[ans]` is sorted.
+pub fn get_transpose_reordering(src: &Ragged<i32>, num_cols: usize) -> Result<Vec<i32>, Error> {
+    let mut counts = vec![0i32; num_cols + 1];
+    for (position, &v) in src.values().iter().enumerate() {
+        if v < 0 || v as usize >= num_cols {
+            return Err(Error::IndexOutOfRange {
+                what: "get_transpose_reordering column",
+                position,
+                index: v as i64,
+                size: num_cols,
+            });
+        }
+        counts[v as usize + 1] += 1;
+    }
+    for c in 1..=num_cols {
+        counts[c] += counts[c - 1];
+    }
+    let mut order = vec![0i32; src.num_elements()];
+    for (i, &v) in src.values().iter().enumerate() {
+        order[counts[v as usize] as usize] = i as i32;
+        counts[v as usize] += 1;
+    }
+    Ok(order)
+}
+
+/// A 2-axis shape from row lengths: a convenience for building ragged arrays from dense data.
+pub(crate) fn shape_from_lengths(lengths: &[i32]) -> Result<RaggedShape, Error> {
+    Ok(RaggedShape::from_layers_unchecked(vec![
+        RowPartition::from_row_lengths(lengths)?,
+    ]))
+}
