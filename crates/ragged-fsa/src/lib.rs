@@ -1,26 +1,58 @@
 //! FSAs stored as ragged arrays, in the manner of k2.
 //!
-//! (This crate is being built; see its issue.)
+//! An [`Fsa`] is a 2-axis ragged array of [`Arc`]s indexed [state][arc]; an [`FsaVec`] is a
+//! 3-axis one indexed [fsa][state][arc], with states numbered within each FSA, exactly as in
+//! k2 (seed: the Shaanxi and Taiwan universities example). Start state 0, one final state
+//! (the last) entered only by arcs labelled `-1`, scores are log-probabilities. Per-arc
+//! attributes (`aux_labels`, plain or ragged, and any named `f32`/`i32` arrays) travel with the
+//! arcs: every algorithm returns an arc map (new arc -> old arc) and carries them through it.
+//! The algorithms run on an `FsaVec` in parallel across its FSAs (rayon).
+//!
+//! Core types:
+//! - [`Arc`]: `{ src_state, dest_state, label, score }`, 16 bytes, k2's order.
+//! - [`Fsa`], [`FsaVec`], [`create_fsa_vec`]: one FSA, a vector of FSAs, stacking.
+//! - [`Attr`]: a per-arc attribute.
+//! - [`TextFormat`]: k2 and OpenFst text, with aux and ragged label columns.
+//! - [`Properties`]: k2's property bits, printed with k2's names.
+//! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64`.
+//! - [`Error`]: every fallible operation's error.
+//!
+//! ```
+//! use ragged_fsa::{create_fsa_vec, Fsa, Semiring};
+//!
+//! let shaanxi: Fsa = "0 1 1 0\n0 1 2 0\n0 1 3 0\n0 1 4 0\n1 2 5 0\n2 3 6 0\n3 4 -1 0\n4"
+//!     .parse()
+//!     .unwrap();
+//! let taiwan: Fsa = "0 1 7 0\n1 2 8 0\n2 3 -1 0\n3".parse().unwrap();
+//! let china = create_fsa_vec(&[shaanxi, taiwan]);
+//! let shape = china.arcs().shape();
+//! assert_eq!(shape.row_splits(1), &[0, 5, 9]);
+//! assert_eq!(shape.row_ids(2), &[0, 0, 0, 0, 1, 2, 3, 5, 6, 7]);
+//!
+//! let (best, arc_map) = china.shortest_path().unwrap();
+//! assert_eq!(best.get(1).labels(), vec![7, 8, -1]);
+//! assert_eq!(arc_map, [0, 4, 5, 6, 7, 8, 9]); // ties go to the first arc
+//! let tot: Vec<f64> = china.get_tot_scores(Semiring::Log).unwrap();
+//! assert!((tot[0] - 4f64.ln()).abs() < 1e-12); // four equally likely paths
+//! ```
+//!
+//! Feature flags: none. Parallelism is always on above [`PARALLEL_MIN_ARCS`] arcs.
 
-use std::fmt;
+mod arc;
+mod attr;
+mod dot;
+mod error;
+mod fsa;
+mod kernels;
+mod ops;
+mod properties;
+mod text;
+mod view;
 
-/// Errors of this crate.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Error {
-    /// A placeholder until the crate lands its real variants.
-    Invalid {
-        /// What was wrong.
-        what: String,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Invalid { what } => write!(f, "invalid input: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use arc::Arc;
+pub use attr::{Attr, Attrs, AUX_LABELS};
+pub use error::{Error, ParseProblem};
+pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
+pub use kernels::scores::{Real, Semiring};
+pub use properties::Properties;
+pub use text::TextFormat;

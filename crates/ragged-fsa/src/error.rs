@@ -1,0 +1,316 @@
+//! The crate's error type: every fallible constructor, parser and algorithm returns it.
+
+use std::fmt;
+
+/// What was wrong with one line of FSA text (see [`Error::Parse`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ParseProblem {
+    /// A field that should be a number is not one.
+    BadNumber {
+        /// The offending field.
+        token: String,
+        /// What the field should hold (`"state"`, `"label"`, `"score"`, ...).
+        field: &'static str,
+    },
+    /// A state number is negative.
+    NegativeState {
+        /// The offending value.
+        state: i64,
+    },
+    /// The line has the wrong number of fields for the chosen format.
+    WrongFieldCount {
+        /// The number of fields found.
+        found: usize,
+        /// The field counts this format accepts, in words.
+        expected: String,
+    },
+    /// A `[` without its `]`, a `]` without its `[`, or a ragged list where none belongs.
+    Brackets {
+        /// What was wrong with the brackets.
+        detail: &'static str,
+    },
+    /// An arc's destination is beyond the final state.
+    DestBeyondFinal {
+        /// The destination state.
+        dest: i32,
+        /// The final state.
+        final_state: i32,
+    },
+    /// An arc leaves the final state or a state beyond it.
+    SrcNotBeforeFinal {
+        /// The source state.
+        src: i32,
+        /// The final state.
+        final_state: i32,
+    },
+    /// An arc labelled `-1` does not enter the final state.
+    MinusOneNotFinal {
+        /// The destination of the arc.
+        dest: i32,
+        /// The final state.
+        final_state: i32,
+    },
+    /// An arc labelled `-1` in OpenFst text, where final states are written as final lines.
+    MinusOneLabel,
+    /// k2 text: arcs must be grouped by source state in non-decreasing order.
+    UnsortedSource {
+        /// The source state of this line.
+        src: i32,
+        /// The source state of the previous arc line.
+        previous: i32,
+    },
+    /// The text ends with an arc line: k2 text must end with the final-state line.
+    MissingFinalLine,
+    /// k2 text: a line after the final-state line.
+    AfterFinalLine,
+    /// OpenFst text: a state is given a final weight twice.
+    FinalTwice {
+        /// The state.
+        state: i32,
+    },
+    /// The number of states does not fit in `i32`.
+    TooManyStates,
+}
+
+impl fmt::Display for ParseProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseProblem::BadNumber { token, field } => {
+                write!(f, "cannot read {field} from {token:?}")
+            }
+            ParseProblem::NegativeState { state } => write!(f, "state {state} is negative"),
+            ParseProblem::WrongFieldCount { found, expected } => {
+                write!(f, "found {found} fields, expected {expected}")
+            }
+            ParseProblem::Brackets { detail } => write!(f, "bad ragged list: {detail}"),
+            ParseProblem::DestBeyondFinal { dest, final_state } => write!(
+                f,
+                "destination state {dest} is beyond the final state {final_state}"
+            ),
+            ParseProblem::SrcNotBeforeFinal { src, final_state } => write!(
+                f,
+                "arc leaves state {src}, but the final state {final_state} must have no leaving arcs"
+            ),
+            ParseProblem::MinusOneNotFinal { dest, final_state } => write!(
+                f,
+                "arc labelled -1 enters state {dest}, but only arcs entering the final state {final_state} may carry -1"
+            ),
+            ParseProblem::MinusOneLabel => write!(
+                f,
+                "label -1 is reserved for k2's final arcs; OpenFst text gives final states as final lines"
+            ),
+            ParseProblem::UnsortedSource { src, previous } => write!(
+                f,
+                "source state {src} follows source state {previous}; arcs must be sorted by source state"
+            ),
+            ParseProblem::MissingFinalLine => {
+                write!(f, "the text ends without the final-state line")
+            }
+            ParseProblem::AfterFinalLine => write!(f, "a line after the final-state line"),
+            ParseProblem::FinalTwice { state } => {
+                write!(f, "state {state} is given a final weight twice")
+            }
+            ParseProblem::TooManyStates => write!(f, "the number of states overflows i32"),
+        }
+    }
+}
+
+/// Errors of this crate.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// Malformed FSA text.
+    Parse {
+        /// The 1-based line number.
+        line: usize,
+        /// What was wrong.
+        problem: ParseProblem,
+    },
+    /// An arc's `src_state` differs from the state (row) it is stored under.
+    ArcSrcMismatch {
+        /// The arc index.
+        arc: usize,
+        /// The arc's `src_state`.
+        src_state: i32,
+        /// The state it is stored under.
+        row: usize,
+    },
+    /// An arc's destination is outside `0..num_states`.
+    DestOutOfRange {
+        /// The arc index.
+        arc: usize,
+        /// The destination state.
+        dest_state: i32,
+        /// The number of states.
+        num_states: usize,
+    },
+    /// The arcs do not have the number of axes the type needs (2 for `Fsa`, 3 for `FsaVec`).
+    WrongAxes {
+        /// The axes needed.
+        expected: usize,
+        /// The axes found.
+        got: usize,
+    },
+    /// A per-arc attribute whose length differs from the number of arcs.
+    AttrLength {
+        /// The attribute name.
+        name: String,
+        /// The number of arcs.
+        expected: usize,
+        /// The attribute's length.
+        got: usize,
+    },
+    /// An attribute an operation needs is missing or has the wrong kind.
+    MissingAttr {
+        /// The attribute name.
+        name: String,
+        /// What the operation needs.
+        needed: &'static str,
+    },
+    /// Two FSAs to be combined disagree on their attributes.
+    AttrMismatch {
+        /// The attribute name.
+        name: String,
+        /// The FSA index where the disagreement was found.
+        fsa: usize,
+    },
+    /// An arc goes backwards (or is a self-loop) where a top-sorted acyclic FSA is needed.
+    NotTopSortedAcyclic {
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// The arc index within that FSA.
+        arc: usize,
+        /// The arc's source state.
+        src_state: i32,
+        /// The arc's destination state.
+        dest_state: i32,
+    },
+    /// A cycle other than a self-loop, where an acyclic FSA is needed.
+    Cycle {
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// A state on the cycle.
+        state: i32,
+    },
+    /// A label sequence holds `-1`, which is reserved for final arcs.
+    ReservedLabel {
+        /// The sequence index.
+        sequence: usize,
+        /// The position in the sequence.
+        position: usize,
+    },
+    /// Two sequences that must have equal lengths do not.
+    LengthMismatch {
+        /// The sequence index.
+        sequence: usize,
+        /// The length of the labels.
+        labels: usize,
+        /// The length of the aux labels.
+        aux_labels: usize,
+    },
+    /// The FSA cannot be written in OpenFst text.
+    NotOpenFstExpressible {
+        /// The state at fault.
+        state: i32,
+        /// Why.
+        reason: &'static str,
+    },
+    /// An index out of range (for the `Result`-returning accessors).
+    IndexOutOfRange {
+        /// The index.
+        index: usize,
+        /// The size.
+        size: usize,
+    },
+    /// An error from the ragged layer underneath.
+    Ragged(ragged_core::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Parse { line, problem } => write!(f, "line {line}: {problem}"),
+            Error::ArcSrcMismatch {
+                arc,
+                src_state,
+                row,
+            } => write!(
+                f,
+                "arc {arc} has src_state {src_state} but is stored under state {row}"
+            ),
+            Error::DestOutOfRange {
+                arc,
+                dest_state,
+                num_states,
+            } => write!(
+                f,
+                "arc {arc} enters state {dest_state}, outside an FSA with {num_states} states"
+            ),
+            Error::WrongAxes { expected, got } => {
+                write!(f, "arcs with {got} axes where {expected} are needed")
+            }
+            Error::AttrLength {
+                name,
+                expected,
+                got,
+            } => write!(
+                f,
+                "attribute {name:?} has {got} values for {expected} arcs"
+            ),
+            Error::MissingAttr { name, needed } => {
+                write!(f, "attribute {name:?} is missing or not {needed}")
+            }
+            Error::AttrMismatch { name, fsa } => write!(
+                f,
+                "FSA {fsa} disagrees with FSA 0 on attribute {name:?} (missing or of another kind)"
+            ),
+            Error::NotTopSortedAcyclic {
+                fsa,
+                arc,
+                src_state,
+                dest_state,
+            } => write!(
+                f,
+                "FSA {fsa} is not top-sorted and acyclic: arc {arc} goes from state {src_state} to state {dest_state}"
+            ),
+            Error::Cycle { fsa, state } => {
+                write!(f, "FSA {fsa} has a cycle through state {state}")
+            }
+            Error::ReservedLabel { sequence, position } => write!(
+                f,
+                "label -1 at position {position} of sequence {sequence} is reserved for final arcs"
+            ),
+            Error::LengthMismatch {
+                sequence,
+                labels,
+                aux_labels,
+            } => write!(
+                f,
+                "sequence {sequence} has {labels} labels but {aux_labels} aux labels"
+            ),
+            Error::NotOpenFstExpressible { state, reason } => {
+                write!(f, "cannot write state {state} as OpenFst text: {reason}")
+            }
+            Error::IndexOutOfRange { index, size } => {
+                write!(f, "index {index} out of range for size {size}")
+            }
+            Error::Ragged(err) => write!(f, "ragged shape: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ragged_core::Error> for Error {
+    fn from(err: ragged_core::Error) -> Self {
+        Error::Ragged(err)
+    }
+}
+
+/// Panics for an index out of range; one cold place for the message.
+#[cold]
+#[track_caller]
+pub(crate) fn index_out_of_range(what: &str, index: usize, size: usize) -> ! {
+    panic!("{what} {index} out of bounds for a container with {size} {what}s")
+}

@@ -1,0 +1,595 @@
+//! `Fsa` (2 axes: [state][arc]) and `FsaVec` (3 axes: [fsa][state][arc]) over ragged-core,
+//! with their attributes, construction, text input/output and properties.
+
+use std::fmt;
+use std::str::FromStr;
+
+use ragged_core::{Ragged, RaggedShape, RowPartition};
+use rayon::prelude::*;
+
+use crate::arc::Arc;
+use crate::attr::{gather_all, ragged_from_parts, ragged_parts, Attr, Attrs, AUX_LABELS};
+use crate::error::{index_out_of_range, Error};
+use crate::properties::{self, Properties};
+use crate::text::{self, Columns, ParsedText, TextFormat};
+use crate::view::{Built, FsaView};
+
+/// Below this many arcs an `FsaVec` is processed on the calling thread; above it, across
+/// FSAs with rayon. Both paths give identical results.
+pub const PARALLEL_MIN_ARCS: usize = 4096;
+
+/// One FSA: arcs as a 2-axis ragged array [state][arc] plus per-arc attributes.
+///
+/// **Invariants:** the arcs have 2 axes; every arc's `src_state` is the state it is stored
+/// under; every `dest_state` is in `0..num_states`; every attribute covers every arc.
+/// k2's conventions (start state 0, one final state, the last, entered only by `-1` arcs) are
+/// reported by [`Fsa::properties`] rather than enforced, as in k2.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fsa {
+    arcs: Ragged<Arc>,
+    attrs: Attrs,
+}
+
+/// A vector of FSAs: arcs as a 3-axis ragged array [fsa][state][arc] (states numbered within
+/// each FSA) plus per-arc attributes over all arcs.
+///
+/// **Invariants:** as for [`Fsa`], per FSA.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FsaVec {
+    arcs: Ragged<Arc>,
+    attrs: Attrs,
+}
+
+fn check_arcs(splits: &[i32], arcs: &[Arc], arc_offset: usize) -> Result<(), Error> {
+    let num_states = splits.len() - 1;
+    let base = splits[0] as usize;
+    for state in 0..num_states {
+        for idx in splits[state] as usize..splits[state + 1] as usize {
+            let arc = arcs[idx - base];
+            if arc.src_state != state as i32 {
+                return Err(Error::ArcSrcMismatch {
+                    arc: idx - base + arc_offset,
+                    src_state: arc.src_state,
+                    row: state,
+                });
+            }
+            if arc.dest_state < 0 || arc.dest_state as usize >= num_states {
+                return Err(Error::DestOutOfRange {
+                    arc: idx - base + arc_offset,
+                    dest_state: arc.dest_state,
+                    num_states,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_attr(name: &str, attr: &Attr, num_arcs: usize) -> Result<(), Error> {
+    if attr.len() != num_arcs {
+        return Err(Error::AttrLength {
+            name: name.to_string(),
+            expected: num_arcs,
+            got: attr.len(),
+        });
+    }
+    Ok(())
+}
+
+fn shape2(splits: Vec<i32>) -> RaggedShape {
+    let layer = RowPartition::from_row_splits(splits).expect("row splits built by this crate");
+    RaggedShape::from_layers(vec![layer]).expect("one layer")
+}
+
+fn shape3(splits1: Vec<i32>, splits2: Vec<i32>) -> RaggedShape {
+    let l1 = RowPartition::from_row_splits(splits1).expect("row splits built by this crate");
+    let l2 = RowPartition::from_row_splits(splits2).expect("row splits built by this crate");
+    RaggedShape::from_layers(vec![l1, l2]).expect("layers built to match")
+}
+
+impl Fsa {
+    /// The FSA with no states (k2's empty FSA).
+    pub fn empty() -> Self {
+        Self::from_built_unchecked(Built::empty(), Attrs::new())
+    }
+
+    /// An FSA from its arcs, grouped by non-decreasing `src_state`, and its number of states.
+    pub fn from_arcs(arcs: Vec<Arc>, num_states: usize) -> Result<Self, Error> {
+        let mut splits = vec![0i32; num_states + 1];
+        let mut previous = 0;
+        for (i, arc) in arcs.iter().enumerate() {
+            if arc.src_state < previous || arc.src_state as usize >= num_states.max(1) {
+                return Err(Error::ArcSrcMismatch {
+                    arc: i,
+                    src_state: arc.src_state,
+                    row: previous as usize,
+                });
+            }
+            previous = arc.src_state;
+            splits[arc.src_state as usize + 1] += 1;
+        }
+        if num_states == 0 && !arcs.is_empty() {
+            return Err(Error::DestOutOfRange {
+                arc: 0,
+                dest_state: arcs[0].dest_state,
+                num_states: 0,
+            });
+        }
+        for i in 0..num_states {
+            splits[i + 1] += splits[i];
+        }
+        check_arcs(&splits, &arcs, 0)?;
+        Ok(Self {
+            arcs: Ragged::new(shape2(splits), arcs)?,
+            attrs: Attrs::new(),
+        })
+    }
+
+    /// An FSA from a 2-axis ragged array of arcs [state][arc].
+    pub fn from_ragged(arcs: Ragged<Arc>) -> Result<Self, Error> {
+        if arcs.num_axes() != 2 {
+            return Err(Error::WrongAxes {
+                expected: 2,
+                got: arcs.num_axes(),
+            });
+        }
+        check_arcs(arcs.shape().row_splits(1), arcs.values(), 0)?;
+        Ok(Self {
+            arcs,
+            attrs: Attrs::new(),
+        })
+    }
+
+    pub(crate) fn from_parts_unchecked(arcs: Ragged<Arc>, attrs: Attrs) -> Self {
+        Self { arcs, attrs }
+    }
+
+    pub(crate) fn from_built_unchecked(built: Built, attrs: Attrs) -> Self {
+        let arcs = Ragged::new(shape2(built.splits), built.arcs).expect("splits match arcs");
+        Self { arcs, attrs }
+    }
+
+    /// Adds or replaces a per-arc attribute (k2's `fsa.name = value`).
+    pub fn with_attr(mut self, name: &str, attr: Attr) -> Result<Self, Error> {
+        self.set_attr(name, attr)?;
+        Ok(self)
+    }
+
+    /// Adds or replaces a per-arc attribute; its length must be the number of arcs.
+    pub fn set_attr(&mut self, name: &str, attr: Attr) -> Result<(), Error> {
+        check_attr(name, &attr, self.num_arcs())?;
+        self.attrs.insert(name.to_string(), attr);
+        Ok(())
+    }
+
+    /// Removes an attribute, returning it.
+    pub fn remove_attr(&mut self, name: &str) -> Option<Attr> {
+        self.attrs.remove(name)
+    }
+
+    /// An attribute by name.
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.attrs.get(name)
+    }
+
+    /// All attributes, by name.
+    pub fn attrs(&self) -> &Attrs {
+        &self.attrs
+    }
+
+    /// The `aux_labels` attribute (plain or ragged), if any.
+    pub fn aux_labels(&self) -> Option<&Attr> {
+        self.attrs.get(AUX_LABELS)
+    }
+
+    /// The arcs as a 2-axis ragged array [state][arc].
+    pub fn arcs(&self) -> &Ragged<Arc> {
+        &self.arcs
+    }
+
+    /// The number of states (0 for the empty FSA).
+    pub fn num_states(&self) -> usize {
+        self.arcs.dim0()
+    }
+
+    /// The number of arcs.
+    pub fn num_arcs(&self) -> usize {
+        self.arcs.values().len()
+    }
+
+    /// The final state (the last), or `None` for the empty FSA.
+    pub fn final_state(&self) -> Option<usize> {
+        self.num_states().checked_sub(1)
+    }
+
+    /// The arcs leaving `state`.
+    ///
+    /// # Panics
+    /// If `state >= num_states()`.
+    pub fn state_arcs(&self, state: usize) -> &[Arc] {
+        if state >= self.num_states() {
+            index_out_of_range("state", state, self.num_states());
+        }
+        self.view().state_arcs(state)
+    }
+
+    /// The labels of all arcs.
+    pub fn labels(&self) -> Vec<i32> {
+        self.arcs.values().iter().map(|a| a.label).collect()
+    }
+
+    /// The scores of all arcs.
+    pub fn scores(&self) -> Vec<f32> {
+        self.arcs.values().iter().map(|a| a.score).collect()
+    }
+
+    pub(crate) fn view(&self) -> FsaView<'_> {
+        FsaView::new(self.arcs.shape().row_splits(1), self.arcs.values())
+    }
+
+    /// k2's properties of this FSA.
+    pub fn properties(&self) -> Properties {
+        properties::of_view(self.view())
+    }
+
+    /// Reads text in the given format (see [`TextFormat`]).
+    pub fn from_text(s: &str, format: &TextFormat) -> Result<Self, Error> {
+        let parsed = if format.openfst {
+            text::parse_openfst(s, format)?
+        } else {
+            text::parse_k2(s, format)?
+        };
+        Self::from_parsed(parsed, format)
+    }
+
+    /// Reads OpenFst text: an acceptor, or a transducer whose output labels become `aux_labels`.
+    pub fn from_openfst(s: &str, acceptor: bool) -> Result<Self, Error> {
+        let format = if acceptor {
+            TextFormat::acceptor()
+        } else {
+            TextFormat::transducer()
+        };
+        Self::from_text(s, &format.openfst())
+    }
+
+    fn from_parsed(parsed: ParsedText, format: &TextFormat) -> Result<Self, Error> {
+        let ParsedText {
+            num_states,
+            arcs,
+            aux,
+            ragged,
+        } = parsed;
+        let mut fsa = Self::from_arcs(arcs, num_states)?;
+        for (name, column) in format.aux_label_names.iter().zip(aux) {
+            fsa.set_attr(name, Attr::I32(column))?;
+        }
+        for (name, (splits, values)) in format.ragged_label_names.iter().zip(ragged) {
+            fsa.set_attr(name, Attr::Ragged(ragged_from_parts(splits, values)))?;
+        }
+        Ok(fsa)
+    }
+
+    fn columns<'a>(&'a self, format: &TextFormat) -> Result<Columns<'a>, Error> {
+        let mut aux = Vec::new();
+        for name in &format.aux_label_names {
+            match self.attrs.get(name) {
+                Some(Attr::I32(v)) => aux.push(v.as_slice()),
+                _ => {
+                    return Err(Error::MissingAttr {
+                        name: name.clone(),
+                        needed: "a plain i32 attribute",
+                    })
+                }
+            }
+        }
+        let mut ragged = Vec::new();
+        for name in &format.ragged_label_names {
+            match self.attrs.get(name) {
+                Some(Attr::Ragged(r)) => ragged.push(ragged_parts(r)),
+                _ => {
+                    return Err(Error::MissingAttr {
+                        name: name.clone(),
+                        needed: "a ragged i32 attribute",
+                    })
+                }
+            }
+        }
+        Ok(Columns { aux, ragged })
+    }
+
+    /// Writes text in the given format; reading it back with the same format gives this FSA.
+    pub fn to_text(&self, format: &TextFormat) -> Result<String, Error> {
+        let columns = self.columns(format)?;
+        if format.openfst {
+            text::write_openfst(self.view(), &columns)
+        } else {
+            Ok(text::write_k2(self.view(), &columns))
+        }
+    }
+
+    /// Writes OpenFst text (costs = negated scores; the `-1` arcs become final lines), as an
+    /// acceptor or, when it has plain `aux_labels`, as a transducer.
+    pub fn to_openfst(&self) -> Result<String, Error> {
+        self.to_text(&self.default_format().openfst())
+    }
+
+    /// k2 text with a plain `aux_labels` column when there is one.
+    fn default_format(&self) -> TextFormat {
+        match self.aux_labels() {
+            Some(Attr::I32(_)) => TextFormat::transducer(),
+            _ => TextFormat::acceptor(),
+        }
+    }
+}
+
+impl FromStr for Fsa {
+    type Err = Error;
+
+    /// Reads k2's acceptor text: lines `src dest label score`, the last line the final state.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::from_text(s, &TextFormat::acceptor())
+    }
+}
+
+impl fmt::Display for Fsa {
+    /// k2 text, with the `aux_labels` column when the FSA has plain aux labels.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_text(&self.default_format()) {
+            Ok(s) => f.write_str(&s),
+            Err(_) => Err(fmt::Error),
+        }
+    }
+}
+
+/// Stacks FSAs into an `FsaVec` (k2's `create_fsa_vec`, `Stack` on axis 0). Attributes that
+/// every FSA has, with one kind, are stacked too; the others are left out (use
+/// [`FsaVec::from_fsas`] to have that reported as an error).
+pub fn create_fsa_vec(fsas: &[Fsa]) -> FsaVec {
+    let common: Vec<String> = match fsas.first() {
+        None => Vec::new(),
+        Some(first) => first
+            .attrs
+            .keys()
+            .filter(|name| {
+                fsas.iter().all(|f| {
+                    f.attrs.get(*name).is_some_and(|a| {
+                        std::mem::discriminant(a) == std::mem::discriminant(&first.attrs[*name])
+                    })
+                })
+            })
+            .cloned()
+            .collect(),
+    };
+    stack(fsas, &common)
+}
+
+fn stack(fsas: &[Fsa], names: &[String]) -> FsaVec {
+    let mut splits1 = Vec::with_capacity(fsas.len() + 1);
+    splits1.push(0i32);
+    let total_states: usize = fsas.iter().map(|f| f.num_states()).sum();
+    let total_arcs: usize = fsas.iter().map(|f| f.num_arcs()).sum();
+    let mut splits2 = Vec::with_capacity(total_states + 1);
+    splits2.push(0i32);
+    let mut values = Vec::with_capacity(total_arcs);
+    for fsa in fsas {
+        let base = values.len() as i32;
+        splits2.extend(fsa.arcs.shape().row_splits(1)[1..].iter().map(|s| s + base));
+        values.extend_from_slice(fsa.arcs.values());
+        splits1.push(splits2.len() as i32 - 1);
+    }
+    let mut attrs = Attrs::new();
+    for name in names {
+        let parts: Vec<&Attr> = fsas.iter().map(|f| &f.attrs[name]).collect();
+        if let Some(attr) = Attr::concat(&parts) {
+            attrs.insert(name.clone(), attr);
+        }
+    }
+    FsaVec {
+        arcs: Ragged::new(shape3(splits1, splits2), values).expect("sizes built to match"),
+        attrs,
+    }
+}
+
+impl FsaVec {
+    /// Stacks FSAs; every FSA must have the same attributes, of the same kinds.
+    pub fn from_fsas(fsas: &[Fsa]) -> Result<Self, Error> {
+        if let Some(first) = fsas.first() {
+            for (i, fsa) in fsas.iter().enumerate().skip(1) {
+                for (name, attr) in first.attrs.iter().chain(fsa.attrs.iter()) {
+                    let matches = match (first.attrs.get(name), fsa.attrs.get(name)) {
+                        (Some(a), Some(b)) => {
+                            std::mem::discriminant(a) == std::mem::discriminant(b)
+                        }
+                        _ => false,
+                    };
+                    if !matches {
+                        let _ = attr;
+                        return Err(Error::AttrMismatch {
+                            name: name.clone(),
+                            fsa: i,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(create_fsa_vec(fsas))
+    }
+
+    /// An FsaVec from a 3-axis ragged array of arcs [fsa][state][arc].
+    pub fn from_ragged(arcs: Ragged<Arc>) -> Result<Self, Error> {
+        if arcs.num_axes() != 3 {
+            return Err(Error::WrongAxes {
+                expected: 3,
+                got: arcs.num_axes(),
+            });
+        }
+        let splits1 = arcs.shape().row_splits(1);
+        let splits2 = arcs.shape().row_splits(2);
+        for i in 0..arcs.dim0() {
+            let (s0, s1) = (splits1[i] as usize, splits1[i + 1] as usize);
+            let (a0, a1) = (splits2[s0] as usize, splits2[s1] as usize);
+            check_arcs(&splits2[s0..=s1], &arcs.values()[a0..a1], a0)?;
+        }
+        Ok(Self {
+            arcs,
+            attrs: Attrs::new(),
+        })
+    }
+
+    /// Assembles per-FSA outputs; `arc_offsets[i]` is the first input arc of FSA `i`, used to
+    /// turn the local arc maps into global ones.
+    pub(crate) fn from_built(
+        parts: Vec<Built>,
+        arc_offsets: &[usize],
+        attrs: &Attrs,
+    ) -> (FsaVec, Vec<i32>) {
+        let total_states: usize = parts.iter().map(|p| p.splits.len() - 1).sum();
+        let total_arcs: usize = parts.iter().map(|p| p.arcs.len()).sum();
+        let mut splits1 = Vec::with_capacity(parts.len() + 1);
+        let mut splits2 = Vec::with_capacity(total_states + 1);
+        let mut values = Vec::with_capacity(total_arcs);
+        let mut arc_map = Vec::with_capacity(total_arcs);
+        splits1.push(0i32);
+        splits2.push(0i32);
+        for (i, part) in parts.into_iter().enumerate() {
+            let base = values.len() as i32;
+            splits2.extend(part.splits[1..].iter().map(|s| s + base));
+            splits1.push(splits2.len() as i32 - 1);
+            values.extend(part.arcs);
+            let offset = arc_offsets.get(i).copied().unwrap_or(0) as i32;
+            arc_map.extend(
+                part.arc_map
+                    .iter()
+                    .map(|&m| if m < 0 { -1 } else { m + offset }),
+            );
+        }
+        let attrs = gather_all(attrs, &arc_map);
+        let arcs = Ragged::new(shape3(splits1, splits2), values).expect("sizes built to match");
+        (FsaVec { arcs, attrs }, arc_map)
+    }
+
+    /// The arcs as a 3-axis ragged array [fsa][state][arc].
+    pub fn arcs(&self) -> &Ragged<Arc> {
+        &self.arcs
+    }
+
+    /// The number of FSAs.
+    pub fn num_fsas(&self) -> usize {
+        self.arcs.dim0()
+    }
+
+    /// The total number of arcs.
+    pub fn num_arcs(&self) -> usize {
+        self.arcs.values().len()
+    }
+
+    /// The total number of states.
+    pub fn num_states(&self) -> usize {
+        self.arcs.tot_size(1)
+    }
+
+    /// An attribute by name (over all arcs).
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.attrs.get(name)
+    }
+
+    /// All attributes, by name.
+    pub fn attrs(&self) -> &Attrs {
+        &self.attrs
+    }
+
+    /// The `aux_labels` attribute, if any.
+    pub fn aux_labels(&self) -> Option<&Attr> {
+        self.attrs.get(AUX_LABELS)
+    }
+
+    /// Adds or replaces a per-arc attribute over all arcs.
+    pub fn set_attr(&mut self, name: &str, attr: Attr) -> Result<(), Error> {
+        check_attr(name, &attr, self.num_arcs())?;
+        self.attrs.insert(name.to_string(), attr);
+        Ok(())
+    }
+
+    /// The range of arc indices (idx012) of FSA `i`.
+    pub(crate) fn arc_range(&self, i: usize) -> std::ops::Range<usize> {
+        let splits1 = self.arcs.shape().row_splits(1);
+        let splits2 = self.arcs.shape().row_splits(2);
+        splits2[splits1[i] as usize] as usize..splits2[splits1[i + 1] as usize] as usize
+    }
+
+    pub(crate) fn view(&self, i: usize) -> FsaView<'_> {
+        let splits1 = self.arcs.shape().row_splits(1);
+        let splits2 = self.arcs.shape().row_splits(2);
+        let (s0, s1) = (splits1[i] as usize, splits1[i + 1] as usize);
+        let range = self.arc_range(i);
+        FsaView::new(&splits2[s0..=s1], &self.arcs.values()[range])
+    }
+
+    /// The first arc index of every FSA.
+    pub(crate) fn arc_offsets(&self) -> Vec<usize> {
+        (0..self.num_fsas())
+            .map(|i| self.arc_range(i).start)
+            .collect()
+    }
+
+    /// FSA `i` as an `Fsa` with its attributes (a copy of its arcs).
+    ///
+    /// # Panics
+    /// If `i >= num_fsas()`.
+    pub fn get(&self, i: usize) -> Fsa {
+        if i >= self.num_fsas() {
+            index_out_of_range("fsa", i, self.num_fsas());
+        }
+        let view = self.view(i);
+        let range = self.arc_range(i);
+        let built = Built {
+            splits: view.splits.iter().map(|s| s - view.splits[0]).collect(),
+            arcs: view.arcs.to_vec(),
+            arc_map: Vec::new(),
+        };
+        let attrs = self
+            .attrs
+            .iter()
+            .map(|(name, a)| (name.clone(), a.slice(range.start, range.end)))
+            .collect();
+        Fsa::from_built_unchecked(built, attrs)
+    }
+
+    /// FSA `i`, or `None` when out of range.
+    pub fn try_get(&self, i: usize) -> Option<Fsa> {
+        (i < self.num_fsas()).then(|| self.get(i))
+    }
+
+    /// All FSAs, split apart.
+    pub fn to_fsas(&self) -> Vec<Fsa> {
+        (0..self.num_fsas()).map(|i| self.get(i)).collect()
+    }
+
+    /// k2's properties of the FsaVec: those that hold for every FSA.
+    pub fn properties(&self) -> Properties {
+        self.map_views(|_, view| properties::of_view(view))
+            .into_iter()
+            .fold(Properties::ALL, |acc, p| acc & p)
+    }
+
+    /// Runs `f` on every FSA: in parallel across FSAs above [`PARALLEL_MIN_ARCS`] arcs.
+    pub(crate) fn map_views<R: Send>(&self, f: impl Fn(usize, FsaView<'_>) -> R + Sync) -> Vec<R> {
+        let parallel = self.num_fsas() > 1 && self.num_arcs() >= PARALLEL_MIN_ARCS;
+        self.map_views_with(parallel, f)
+    }
+
+    pub(crate) fn map_views_with<R: Send>(
+        &self,
+        parallel: bool,
+        f: impl Fn(usize, FsaView<'_>) -> R + Sync,
+    ) -> Vec<R> {
+        if parallel {
+            (0..self.num_fsas())
+                .into_par_iter()
+                .map(|i| f(i, self.view(i)))
+                .collect()
+        } else {
+            (0..self.num_fsas()).map(|i| f(i, self.view(i))).collect()
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Kernels that rearrange one FSA: arc sort, top sort, connect, reverse, closure, epsilon
+//! self-loops and the expansion of ragged aux labels used by `invert`.
+
+use crate::arc::Arc;
+use crate::error::Error;
+use crate::view::{Built, FsaView};
+
+/// Sorts the arcs of every state by k2's order (label as `u32`, then dest); stable.
+pub(crate) fn arc_sort(view: FsaView<'_>) -> Built {
+    let mut out = Built::copy_of(view);
+    for state in 0..view.num_states() {
+        let range = view.arc_range(state);
+        let arcs = &view.arcs[range.clone()];
+        if arcs.windows(2).all(|w| w[0].sort_key() <= w[1].sort_key()) {
+            continue;
+        }
+        let mut order: Vec<usize> = (0..arcs.len()).collect();
+        order.sort_by_key(|&i| arcs[i].sort_key());
+        for (k, &i) in order.iter().enumerate() {
+            out.arcs[range.start + k] = arcs[i];
+            out.arc_map[range.start + k] = (range.start + i) as i32;
+        }
+    }
+    out
+}
+
+/// Whether every state's arcs are in k2's order.
+pub(crate) fn is_arc_sorted(view: FsaView<'_>) -> bool {
+    (0..view.num_states()).all(|s| {
+        view.state_arcs(s)
+            .windows(2)
+            .all(|w| w[0].sort_key() <= w[1].sort_key())
+    })
+}
+
+/// Renumbers states by `new_of_old` (`-1` drops the state and the arcs entering or leaving
+/// it), keeping each kept state's arcs in their order.
+fn renumber(view: FsaView<'_>, new_of_old: &[i32], order: &[usize]) -> Built {
+    let mut arcs = Vec::new();
+    let mut arc_map = Vec::new();
+    let mut splits = Vec::with_capacity(order.len() + 1);
+    splits.push(0);
+    for &old in order {
+        let new_src = new_of_old[old];
+        for arc_idx in view.arc_range(old) {
+            let arc = view.arcs[arc_idx];
+            let new_dest = new_of_old[arc.dest_state as usize];
+            if new_dest >= 0 {
+                arcs.push(Arc::new(new_src, new_dest, arc.label, arc.score));
+                arc_map.push(arc_idx as i32);
+            }
+        }
+        splits.push(arcs.len() as i32);
+    }
+    Built {
+        splits,
+        arcs,
+        arc_map,
+    }
+}
+
+/// Topologically sorts one FSA (OpenFst's order: reverse DFS finishing order from the start
+/// state, arcs visited in their order), then moves the final state to the end. States not
+/// reachable from the start are dropped, except the final state. Self-loops are allowed;
+/// any other cycle is an error.
+pub(crate) fn top_sort(view: FsaView<'_>, fsa_idx: usize) -> Result<Built, Error> {
+    let n = view.num_states();
+    if n == 0 {
+        return Ok(Built::empty());
+    }
+    // 0 = unvisited, 1 = on the stack, 2 = finished.
+    let mut color = vec![0u8; n];
+    let mut finished: Vec<usize> = Vec::with_capacity(n);
+    let mut stack: Vec<(usize, usize)> = vec![(0, view.arc_range(0).start)];
+    color[0] = 1;
+    while let Some(&mut (state, ref mut next)) = stack.last_mut() {
+        let end = view.arc_range(state).end;
+        if *next < end {
+            let dest = view.arcs[*next].dest_state as usize;
+            *next += 1;
+            match color[dest] {
+                0 => {
+                    color[dest] = 1;
+                    stack.push((dest, view.arc_range(dest).start));
+                }
+                1 if dest != state => {
+                    return Err(Error::Cycle {
+                        fsa: fsa_idx,
+                        state: dest as i32,
+                    })
+                }
+                _ => {}
+            }
+        } else {
+            color[state] = 2;
+            finished.push(state);
+            stack.pop();
+        }
+    }
+    let final_state = n - 1;
+    let mut order: Vec<usize> = finished
+        .into_iter()
+        .rev()
+        .filter(|&s| s != final_state)
+        .collect();
+    order.push(final_state);
+    let mut new_of_old = vec![-1i32; n];
+    for (new, &old) in order.iter().enumerate() {
+        new_of_old[old] = new as i32;
+    }
+    Ok(renumber(view, &new_of_old, &order))
+}
+
+/// States reachable from the start (`forward`) or able to reach the final state.
+fn reachable(view: FsaView<'_>, forward: bool) -> Vec<bool> {
+    let n = view.num_states();
+    let mut seen = vec![false; n];
+    if n == 0 {
+        return seen;
+    }
+    if forward {
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        while let Some(s) = stack.pop() {
+            for arc in view.state_arcs(s) {
+                let d = arc.dest_state as usize;
+                if !seen[d] {
+                    seen[d] = true;
+                    stack.push(d);
+                }
+            }
+        }
+    } else {
+        // incoming lists as a CSR built by counting
+        let mut counts = vec![0usize; n + 1];
+        for arc in view.arcs {
+            counts[arc.dest_state as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let mut fill = counts.clone();
+        let mut srcs = vec![0usize; view.arcs.len()];
+        for arc in view.arcs {
+            let d = arc.dest_state as usize;
+            srcs[fill[d]] = arc.src_state as usize;
+            fill[d] += 1;
+        }
+        let mut stack = vec![n - 1];
+        seen[n - 1] = true;
+        while let Some(s) = stack.pop() {
+            for &src in &srcs[counts[s]..counts[s + 1]] {
+                if !seen[src] {
+                    seen[src] = true;
+                    stack.push(src);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// Accessibility and co-accessibility of every state.
+pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool>) {
+    (reachable(view, true), reachable(view, false))
+}
+
+/// Keeps the states that are both accessible and co-accessible, in their order. If the start
+/// state is not kept the result is the empty FSA.
+pub(crate) fn connect(view: FsaView<'_>) -> Built {
+    let n = view.num_states();
+    if n == 0 {
+        return Built::empty();
+    }
+    let (acc, coacc) = accessible_coaccessible(view);
+    if !(acc[0] && coacc[0]) {
+        return Built::empty();
+    }
+    let mut new_of_old = vec![-1i32; n];
+    let mut order = Vec::new();
+    for s in 0..n {
+        if acc[s] && coacc[s] {
+            new_of_old[s] = order.len() as i32;
+            order.push(s);
+        }
+    }
+    renumber(view, &new_of_old, &order)
+}
+
+/// Reverses one FSA. Old state `s` becomes `F - s` (so the old final state `F` is the new
+/// start and the old start is state `F`), and a new final state `F + 1` is added, entered
+/// from state `F` by a `-1` arc of score 0 (arc map `-1`). The old `-1` arcs become epsilon
+/// arcs leaving the new start. A top-sorted acyclic input gives a top-sorted acyclic output.
+pub(crate) fn reverse(view: FsaView<'_>) -> Built {
+    let n = view.num_states();
+    if n == 0 {
+        return Built::empty();
+    }
+    let f = (n - 1) as i32;
+    let mut tagged: Vec<(Arc, i32)> = view
+        .arcs
+        .iter()
+        .enumerate()
+        .map(|(i, arc)| {
+            let label = if arc.label == -1 { 0 } else { arc.label };
+            (
+                Arc::new(f - arc.dest_state, f - arc.src_state, label, arc.score),
+                i as i32,
+            )
+        })
+        .collect();
+    tagged.sort_by_key(|(arc, _)| arc.src_state);
+    tagged.push((Arc::new(f, f + 1, -1, 0.0), -1));
+    let (arcs, arc_map) = tagged.into_iter().unzip();
+    Built::from_sorted_arcs(n + 1, arcs, arc_map)
+}
+
+/// Kleene closure (k2's `Closure`): arcs entering the final state become epsilon arcs to the
+/// start state, and the start state gets a new `-1` arc to the final state (score 0, arc map
+/// `-1`), placed after its other arcs. Returns the output and the output index of that arc.
+pub(crate) fn closure(view: FsaView<'_>) -> (Built, Option<usize>) {
+    let n = view.num_states();
+    if n == 0 {
+        return (Built::empty(), None);
+    }
+    let f = (n - 1) as i32;
+    let mut arcs = Vec::with_capacity(view.arcs.len() + 1);
+    let mut arc_map = Vec::with_capacity(view.arcs.len() + 1);
+    let mut new_arc = None;
+    for state in 0..n {
+        for arc_idx in view.arc_range(state) {
+            let mut arc = view.arcs[arc_idx];
+            if arc.dest_state == f {
+                arc.dest_state = 0;
+                arc.label = 0;
+            }
+            arcs.push(arc);
+            arc_map.push(arc_idx as i32);
+        }
+        if state == 0 && n > 1 {
+            new_arc = Some(arcs.len());
+            arcs.push(Arc::new(0, f, -1, 0.0));
+            arc_map.push(-1);
+        }
+    }
+    (Built::from_sorted_arcs(n, arcs, arc_map), new_arc)
+}
+
+/// Adds an epsilon self-loop (score 0, arc map `-1`) as the first arc of every non-final state.
+pub(crate) fn add_epsilon_self_loops(view: FsaView<'_>) -> Built {
+    let n = view.num_states();
+    if n == 0 {
+        return Built::empty();
+    }
+    let mut arcs = Vec::with_capacity(view.arcs.len() + n - 1);
+    let mut arc_map = Vec::with_capacity(view.arcs.len() + n - 1);
+    for state in 0..n {
+        if state + 1 < n {
+            arcs.push(Arc::new(state as i32, state as i32, 0, 0.0));
+            arc_map.push(-1);
+        }
+        for arc_idx in view.arc_range(state) {
+            arcs.push(view.arcs[arc_idx]);
+            arc_map.push(arc_idx as i32);
+        }
+    }
+    Built::from_sorted_arcs(n, arcs, arc_map)
+}
+
+/// Removes arcs that are epsilon self-loops (label 0, source equal to destination).
+pub(crate) fn remove_epsilon_self_loops(view: FsaView<'_>) -> Built {
+    let mut arcs = Vec::with_capacity(view.arcs.len());
+    let mut arc_map = Vec::with_capacity(view.arcs.len());
+    for (i, arc) in view.arcs.iter().enumerate() {
+        if !(arc.label == 0 && arc.src_state == arc.dest_state) {
+            arcs.push(*arc);
+            arc_map.push(i as i32);
+        }
+    }
+    Built::from_sorted_arcs(view.num_states(), arcs, arc_map)
+}
+
+/// Inverts one FSA whose aux labels are ragged (k2's `Invert` with ragged aux labels, i.e.
+/// `expand_ragged_attributes` then a swap). An arc with aux list `[a1 .. aL]` becomes a
+/// chain of `max(L, 1)` arcs through `L - 1` new states numbered right after its source
+/// state: the first arc carries label `a1` (or 0 when the list is empty), the arc's score and
+/// aux label = the old label; the others carry `ak`, score 0, aux label 0 and arc map `-1`.
+/// Arcs labelled `-1` stay single arcs with label and aux label `-1`. Returns the output and
+/// its plain aux labels.
+pub(crate) fn invert_ragged(
+    view: FsaView<'_>,
+    aux_splits: &[i32],
+    aux_values: &[i32],
+) -> (Built, Vec<i32>) {
+    let n = view.num_states();
+    if n == 0 {
+        return (Built::empty(), Vec::new());
+    }
+    let aux_base = aux_splits[0];
+    let list = |arc_idx: usize| {
+        &aux_values[(aux_splits[arc_idx] - aux_base) as usize
+            ..(aux_splits[arc_idx + 1] - aux_base) as usize]
+    };
+    let extra = |arc_idx: usize| -> usize {
+        if view.arcs[arc_idx].label == -1 {
+            0
+        } else {
+            list(arc_idx).len().saturating_sub(1)
+        }
+    };
+    // new number of each old state
+    let mut new_of_old = vec![0i32; n];
+    let mut next = 0i32;
+    for (state, slot) in new_of_old.iter_mut().enumerate() {
+        *slot = next;
+        next += 1 + view.arc_range(state).map(extra).sum::<usize>() as i32;
+    }
+    let num_new_states = next as usize;
+    let mut arcs = Vec::new();
+    let mut arc_map = Vec::new();
+    let mut aux = Vec::new();
+    let mut chain_arcs: Vec<(Arc, i32, i32)> = Vec::new();
+    for state in 0..n {
+        let src = new_of_old[state];
+        let mut next_extra = src + 1;
+        chain_arcs.clear();
+        for arc_idx in view.arc_range(state) {
+            let arc = view.arcs[arc_idx];
+            let dest = new_of_old[arc.dest_state as usize];
+            let labels = list(arc_idx);
+            if arc.label == -1 {
+                arcs.push(Arc::new(src, dest, -1, arc.score));
+                arc_map.push(arc_idx as i32);
+                aux.push(-1);
+                continue;
+            }
+            if labels.len() <= 1 {
+                let label = labels.first().copied().unwrap_or(0);
+                arcs.push(Arc::new(src, dest, label, arc.score));
+                arc_map.push(arc_idx as i32);
+                aux.push(arc.label);
+                continue;
+            }
+            arcs.push(Arc::new(src, next_extra, labels[0], arc.score));
+            arc_map.push(arc_idx as i32);
+            aux.push(arc.label);
+            for (k, &label) in labels.iter().enumerate().skip(1) {
+                let from = next_extra;
+                let to = if k + 1 == labels.len() {
+                    dest
+                } else {
+                    next_extra + 1
+                };
+                chain_arcs.push((Arc::new(from, to, label, 0.0), -1, 0));
+                next_extra += 1;
+            }
+        }
+        for &(arc, map, aux_label) in &chain_arcs {
+            arcs.push(arc);
+            arc_map.push(map);
+            aux.push(aux_label);
+        }
+    }
+    (Built::from_sorted_arcs(num_new_states, arcs, arc_map), aux)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fsa(num_states: usize, arcs: &[(i32, i32, i32, f32)]) -> Built {
+        let arcs: Vec<Arc> = arcs
+            .iter()
+            .map(|&(s, d, l, w)| Arc::new(s, d, l, w))
+            .collect();
+        let n = arcs.len();
+        Built::from_sorted_arcs(num_states, arcs, (0..n as i32).collect())
+    }
+
+    fn tuples(b: &Built) -> Vec<(i32, i32, i32, f32)> {
+        b.arcs
+            .iter()
+            .map(|a| (a.src_state, a.dest_state, a.label, a.score))
+            .collect()
+    }
+
+    #[test]
+    fn arc_sort_orders_by_unsigned_label_then_dest() {
+        let input = fsa(
+            3,
+            &[
+                (0, 2, -1, 0.5),
+                (0, 1, 3, 0.1),
+                (0, 1, 0, 0.2),
+                (0, 0, 3, 0.3),
+                (1, 2, -1, 0.),
+            ],
+        );
+        let out = arc_sort(input.view());
+        assert_eq!(
+            tuples(&out),
+            vec![
+                (0, 1, 0, 0.2),
+                (0, 0, 3, 0.3),
+                (0, 1, 3, 0.1),
+                (0, 2, -1, 0.5),
+                (1, 2, -1, 0.)
+            ]
+        );
+        assert_eq!(out.arc_map, vec![2, 3, 1, 0, 4]);
+        assert!(is_arc_sorted(out.view()));
+        assert!(!is_arc_sorted(input.view()));
+    }
+
+    #[test]
+    fn top_sort_follows_reverse_dfs_finish_order() {
+        // 0 -> 2 -> 1 -> 3(final)
+        let input = fsa(4, &[(0, 2, 1, 0.), (1, 3, -1, 0.), (2, 1, 2, 0.)]);
+        let out = top_sort(input.view(), 0).unwrap();
+        assert_eq!(
+            tuples(&out),
+            vec![(0, 1, 1, 0.), (1, 2, 2, 0.), (2, 3, -1, 0.)]
+        );
+        assert_eq!(out.arc_map, vec![0, 2, 1]);
+    }
+
+    #[test]
+    fn top_sort_rejects_cycles_but_keeps_self_loops() {
+        let looped = fsa(
+            3,
+            &[(0, 0, 1, 0.), (0, 1, 2, 0.), (1, 1, 3, 0.), (1, 2, -1, 0.)],
+        );
+        let out = top_sort(looped.view(), 0).unwrap();
+        assert_eq!(out.arcs.len(), 4);
+        let cyclic = fsa(3, &[(0, 1, 1, 0.), (1, 0, 2, 0.), (1, 2, -1, 0.)]);
+        assert_eq!(
+            top_sort(cyclic.view(), 7),
+            Err(Error::Cycle { fsa: 7, state: 0 })
+        );
+    }
+
+    #[test]
+    fn connect_drops_useless_states() {
+        // state 2 is not co-accessible, state 3 not accessible
+        let input = fsa(
+            5,
+            &[(0, 1, 1, 0.), (0, 2, 2, 0.), (1, 4, -1, 0.), (3, 4, -1, 0.)],
+        );
+        let out = connect(input.view());
+        assert_eq!(tuples(&out), vec![(0, 1, 1, 0.), (1, 2, -1, 0.)]);
+        assert_eq!(out.arc_map, vec![0, 2]);
+        assert_eq!(out.splits, vec![0, 1, 2, 2]);
+        let dead = fsa(3, &[(0, 1, 1, 0.)]);
+        assert_eq!(connect(dead.view()), Built::empty());
+    }
+
+    #[test]
+    fn closure_redirects_final_arcs_to_the_start() {
+        let input = fsa(3, &[(0, 1, 1, 0.5), (1, 2, -1, 0.25)]);
+        let (out, new_arc) = closure(input.view());
+        assert_eq!(
+            tuples(&out),
+            vec![(0, 1, 1, 0.5), (0, 2, -1, 0.), (1, 0, 0, 0.25)]
+        );
+        assert_eq!(out.arc_map, vec![0, -1, 1]);
+        assert_eq!(new_arc, Some(1));
+    }
+
+    #[test]
+    fn reverse_maps_states_backwards() {
+        let input = fsa(3, &[(0, 1, 5, 0.5), (1, 2, -1, 0.25)]);
+        let out = reverse(input.view());
+        assert_eq!(
+            tuples(&out),
+            vec![(0, 1, 0, 0.25), (1, 2, 5, 0.5), (2, 3, -1, 0.)]
+        );
+        assert_eq!(out.arc_map, vec![1, 0, -1]);
+    }
+
+    #[test]
+    fn epsilon_self_loops_round_trip() {
+        let input = fsa(3, &[(0, 1, 5, 0.5), (1, 2, -1, 0.25)]);
+        let added = add_epsilon_self_loops(input.view());
+        assert_eq!(
+            tuples(&added),
+            vec![
+                (0, 0, 0, 0.),
+                (0, 1, 5, 0.5),
+                (1, 1, 0, 0.),
+                (1, 2, -1, 0.25)
+            ]
+        );
+        assert_eq!(added.arc_map, vec![-1, 0, -1, 1]);
+        let removed = remove_epsilon_self_loops(added.view());
+        assert_eq!(tuples(&removed), tuples(&input));
+        assert_eq!(removed.arc_map, vec![1, 3]);
+    }
+
+    #[test]
+    fn invert_ragged_expands_long_lists_into_chains() {
+        // 0 -1:[a b c]-> 1 -2:[]-> 2 -(-1):[-1]-> 3
+        let input = fsa(4, &[(0, 1, 1, 0.5), (1, 2, 2, 0.25), (2, 3, -1, 1.0)]);
+        let aux_splits = [0, 3, 3, 4];
+        let aux_values = [10, 11, 12, -1];
+        let (out, aux) = invert_ragged(input.view(), &aux_splits, &aux_values);
+        assert_eq!(
+            tuples(&out),
+            vec![
+                (0, 1, 10, 0.5),
+                (1, 2, 11, 0.),
+                (2, 3, 12, 0.),
+                (3, 4, 0, 0.25),
+                (4, 5, -1, 1.0)
+            ]
+        );
+        assert_eq!(aux, vec![1, 0, 0, 2, -1]);
+        assert_eq!(out.arc_map, vec![0, -1, -1, 1, 2]);
+    }
+}

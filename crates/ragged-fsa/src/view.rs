@@ -1,0 +1,98 @@
+//! A borrowed view of one FSA (its state row-splits and arcs) and the plain output every
+//! per-FSA algorithm builds; the `Fsa`/`FsaVec` wrappers turn these into ragged arrays.
+
+use std::ops::Range;
+
+use crate::arc::Arc;
+
+/// One FSA: `splits` has `num_states + 1` entries (absolute offsets, maybe not starting at
+/// 0 when the FSA lives inside an `FsaVec`), `arcs` are this FSA's arcs only.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FsaView<'a> {
+    pub(crate) splits: &'a [i32],
+    pub(crate) arcs: &'a [Arc],
+}
+
+impl<'a> FsaView<'a> {
+    pub(crate) fn new(splits: &'a [i32], arcs: &'a [Arc]) -> Self {
+        debug_assert!(!splits.is_empty());
+        Self { splits, arcs }
+    }
+
+    /// The number of states.
+    #[inline]
+    pub(crate) fn num_states(&self) -> usize {
+        self.splits.len() - 1
+    }
+
+    /// The final state (the highest-numbered), or `None` for an empty FSA.
+    #[inline]
+    pub(crate) fn final_state(&self) -> Option<usize> {
+        self.num_states().checked_sub(1)
+    }
+
+    /// The local arc indices of the arcs leaving `state`.
+    #[inline]
+    pub(crate) fn arc_range(&self, state: usize) -> Range<usize> {
+        let base = self.splits[0];
+        (self.splits[state] - base) as usize..(self.splits[state + 1] - base) as usize
+    }
+
+    /// The arcs leaving `state`.
+    #[inline]
+    pub(crate) fn state_arcs(&self, state: usize) -> &'a [Arc] {
+        &self.arcs[self.arc_range(state)]
+    }
+}
+
+/// The output of a per-FSA algorithm: local row-splits (starting at 0), arcs, and for each
+/// new arc the local index of the input arc it came from (`-1` for a new arc).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Built {
+    pub(crate) splits: Vec<i32>,
+    pub(crate) arcs: Vec<Arc>,
+    pub(crate) arc_map: Vec<i32>,
+}
+
+impl Built {
+    /// An FSA with no states.
+    pub(crate) fn empty() -> Self {
+        Self {
+            splits: vec![0],
+            arcs: Vec::new(),
+            arc_map: Vec::new(),
+        }
+    }
+
+    /// Builds the row-splits from arcs already grouped by non-decreasing `src_state`.
+    pub(crate) fn from_sorted_arcs(num_states: usize, arcs: Vec<Arc>, arc_map: Vec<i32>) -> Self {
+        let mut splits = vec![0i32; num_states + 1];
+        for arc in &arcs {
+            splits[arc.src_state as usize + 1] += 1;
+        }
+        for i in 0..num_states {
+            splits[i + 1] += splits[i];
+        }
+        debug_assert!(arcs.windows(2).all(|w| w[0].src_state <= w[1].src_state));
+        Self {
+            splits,
+            arcs,
+            arc_map,
+        }
+    }
+
+    /// A copy of the input as it is (identity arc map).
+    pub(crate) fn copy_of(view: FsaView<'_>) -> Self {
+        let base = view.splits[0];
+        Self {
+            splits: view.splits.iter().map(|&s| s - base).collect(),
+            arcs: view.arcs.to_vec(),
+            arc_map: (0..view.arcs.len() as i32).collect(),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn view(&self) -> FsaView<'_> {
+        FsaView::new(&self.splits, &self.arcs)
+    }
+}
