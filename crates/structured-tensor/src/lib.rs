@@ -1,26 +1,69 @@
-//! TensorFlow-style StructuredTensor.
+//! TensorFlow's `tf.experimental.StructuredTensor` in Rust: a multi-dimensional array of
+//! structs that share one schema, stored field-major (one array per leaf field) over ragged
+//! row partitions that every field shares. A partition is a [`ragged_core::RowPartition`]
+//! (cloning shares it, nothing is copied). JSON goes in with [`StructuredTensor::from_json`]
+//! (TensorFlow's `from_pyval` rules) and comes out with [`StructuredTensor::to_json`]
+//! (`to_pyval`); large data can skip JSON through the column [`Builder`].
 //!
-//! (This crate is being built; see its issue.)
+//! Core types:
+//! - [`StructuredTensor`]: rank, shape, `nrows`, `row_partitions`, fields; `from_fields`,
+//!   `from_json`, `to_json`, `field_value`, `merge_dims`, `partition_outer_dimension`,
+//!   `promote`, `with_updates`, `get` (multi-dimensional indexing).
+//! - [`FieldValue`]: a field's value, an [`Array`] or a nested [`StructuredTensor`].
+//! - [`Array`]: a dense or ragged array of [`Values`] (`i64`, `f64`, `bool`, `String`).
+//! - [`Spec`] / [`FieldSpec`]: the type of a struct array, comparable and printable.
+//! - [`Key`] (index keys), [`Update`] (set / transform / delete), [`FieldPath`], [`Error`].
+//!
+//! ```
+//! use structured_tensor::{Key, StructuredTensor, Update};
+//! use serde_json::json;
+//!
+//! let people = json!([
+//!     {"age": 12, "nicknames": ["Josaphine"], "shoes": {"sizes": [8.0, 7.5, 7.5]}},
+//!     {"age": 82, "nicknames": ["Bob", "Bobby"], "shoes": {"sizes": [11.0, 11.5, 12.0]}},
+//!     {"age": 42, "nicknames": ["Elmo"], "shoes": {"sizes": [9.0, 9.5, 10.0]}},
+//! ]);
+//! let st = StructuredTensor::from_json(&people)?;
+//! assert_eq!(st.shape(), vec![Some(3)]);
+//! assert_eq!(st.get(&[Key::Index(0), Key::field("age")])?.to_json(), json!(12));
+//!
+//! // Shoe sizes US -> EU, as in TensorFlow's `with_updates` example.
+//! let eu = st.with_updates(vec![(
+//!     ["shoes", "sizes"],
+//!     Update::transform(|v| {
+//!         let sizes = v.as_array().expect("sizes is an array");
+//!         Ok(sizes.map_f64(|us| (us * 2.54 + 17.0).round())?.into())
+//!     }),
+//! )])?;
+//! assert_eq!(
+//!     eu.field_value(["shoes", "sizes"])?.to_json(),
+//!     json!([[37.0, 36.0, 36.0], [45.0, 46.0, 47.0], [40.0, 41.0, 42.0]])
+//! );
+//! assert_eq!(StructuredTensor::from_json(&people)?.to_json(), people);
+//! # Ok::<(), structured_tensor::Error>(())
+//! ```
+//!
+//! Feature flags: none. Large `to_json` calls build their field columns in parallel with
+//! rayon (a sequential path below a size threshold gives the same result).
 
-use std::fmt;
+mod array;
+mod builder;
+mod error;
+mod index;
+mod json_in;
+mod json_out;
+mod ops;
+mod partition;
+mod spec;
+mod structured;
+mod values;
 
-/// Errors of this crate.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Error {
-    /// A placeholder until the crate lands its real variants.
-    Invalid {
-        /// What was wrong.
-        what: String,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Invalid { what } => write!(f, "invalid input: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use array::Array;
+pub use builder::Builder;
+pub use error::{is_valid_field_name, Error, FieldPath};
+pub use index::Key;
+pub use ops::{FieldFn, Update};
+pub use partition::RowPartition;
+pub use spec::{FieldSpec, Spec};
+pub use structured::{FieldValue, StructuredTensor};
+pub use values::{DType, Scalar, Values};

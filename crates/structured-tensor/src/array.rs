@@ -1,0 +1,621 @@
+//! `Array`: a dense or ragged array of `i64`/`f64`/`bool`/`String` (TensorFlow's `Tensor`
+//! and `RaggedTensor`), stored as flat values under a stack of row partitions.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::{Error, ShapeDisplay};
+use crate::partition::{self, RowPartition};
+use crate::values::{DType, Scalar, Values};
+
+/// A leaf field value: rank `r >= 0`, `nrows` rows (rank >= 1), `r - 1` row partitions
+/// (uniform ones are TensorFlow's dense dimensions, the others ragged) and flat values.
+///
+/// **Invariant:** rank 0 holds exactly one value and no partitions; rank 1 holds `nrows`
+/// values; rank `r >= 2` has `partitions[0].nrows() == nrows`, each partition's `nvals`
+/// equals the next one's `nrows`, and the last `nvals` equals the number of values.
+#[derive(Clone)]
+pub struct Array {
+    rank: usize,
+    nrows: usize,
+    partitions: Vec<RowPartition>,
+    values: Arc<Values>,
+}
+
+impl Array {
+    /// A rank-0 array holding one value.
+    pub fn scalar(value: Scalar) -> Array {
+        let values = match value {
+            Scalar::I64(v) => Values::I64(vec![v]),
+            Scalar::F64(v) => Values::F64(vec![v]),
+            Scalar::Bool(v) => Values::Bool(vec![v]),
+            Scalar::Str(v) => Values::Str(vec![v]),
+        };
+        Array {
+            rank: 0,
+            nrows: 1,
+            partitions: Vec::new(),
+            values: Arc::new(values),
+        }
+    }
+
+    /// A rank-1 (dense) array of the given values.
+    pub fn from_values(values: Values) -> Array {
+        Array {
+            rank: 1,
+            nrows: values.len(),
+            partitions: Vec::new(),
+            values: Arc::new(values),
+        }
+    }
+
+    /// A rank-2 ragged array: row `i` holds `values[splits[i]..splits[i + 1]]`.
+    pub fn from_row_splits(values: Values, row_splits: Vec<i32>) -> Result<Array, Error> {
+        let p = partition::from_splits(row_splits)?;
+        Array::from_partitions(p.nrows(), vec![p], values)
+    }
+
+    /// A rank-2 ragged array from row lengths.
+    pub fn from_row_lengths(values: Values, row_lengths: &[usize]) -> Result<Array, Error> {
+        let p = partition::from_lengths(row_lengths.iter().copied())?;
+        Array::from_partitions(p.nrows(), vec![p], values)
+    }
+
+    /// A dense array of the given shape (row-major values); uniform partitions.
+    pub fn dense(shape: &[usize], values: Values) -> Result<Array, Error> {
+        if shape.is_empty() {
+            if values.len() != 1 {
+                return Err(Error::ValuesLength {
+                    expected: 1,
+                    got: values.len(),
+                });
+            }
+            return Ok(Array {
+                rank: 0,
+                nrows: 1,
+                partitions: Vec::new(),
+                values: Arc::new(values),
+            });
+        }
+        let mut partitions = Vec::with_capacity(shape.len() - 1);
+        let mut rows = shape[0];
+        for &len in &shape[1..] {
+            partitions.push(partition::uniform(len, rows)?);
+            rows = rows
+                .checked_mul(len)
+                .ok_or_else(|| Error::InvalidPartition {
+                    what: format!("shape {shape:?} overflows"),
+                })?;
+        }
+        Array::from_partitions(shape[0], partitions, values)
+    }
+
+    /// An array of rank `partitions.len() + 1` with `nrows` rows, checking that the
+    /// partitions chain and that the number of values matches.
+    pub fn from_partitions(
+        nrows: usize,
+        partitions: Vec<RowPartition>,
+        values: Values,
+    ) -> Result<Array, Error> {
+        let mut rows = nrows;
+        for p in &partitions {
+            if p.nrows() != rows {
+                return Err(Error::PartitionMismatch {
+                    nvals: rows,
+                    nrows: p.nrows(),
+                });
+            }
+            rows = p.nvals();
+        }
+        if values.len() != rows {
+            return Err(Error::ValuesLength {
+                expected: rows,
+                got: values.len(),
+            });
+        }
+        Ok(Array {
+            rank: partitions.len() + 1,
+            nrows,
+            partitions,
+            values: Arc::new(values),
+        })
+    }
+
+    /// Internal constructor; the caller guarantees the invariant.
+    pub(crate) fn from_parts_unchecked(
+        rank: usize,
+        nrows: usize,
+        partitions: Vec<RowPartition>,
+        values: Arc<Values>,
+    ) -> Array {
+        debug_assert_eq!(rank, if rank == 0 { 0 } else { partitions.len() + 1 });
+        Array {
+            rank,
+            nrows,
+            partitions,
+            values,
+        }
+    }
+
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Size of the outer dimension (`None` at rank 0).
+    pub fn nrows(&self) -> Option<usize> {
+        (self.rank > 0).then_some(self.nrows)
+    }
+
+    /// The element dtype.
+    pub fn dtype(&self) -> DType {
+        self.values.dtype()
+    }
+
+    /// The flat values (every element, in row-major order).
+    pub fn values(&self) -> &Values {
+        &self.values
+    }
+
+    /// The `rank - 1` row partitions, outermost first.
+    pub fn row_partitions(&self) -> &[RowPartition] {
+        &self.partitions
+    }
+
+    /// The static shape: `[nrows, d1, ...]` where a ragged dimension is `None`.
+    pub fn shape(&self) -> Vec<Option<usize>> {
+        if self.rank == 0 {
+            return Vec::new();
+        }
+        let mut shape = Vec::with_capacity(self.rank);
+        shape.push(Some(self.nrows));
+        shape.extend(self.partitions.iter().map(|p| p.uniform_row_length()));
+        shape
+    }
+
+    /// True when every dimension is uniform (TensorFlow would hold it as a `Tensor`).
+    pub fn is_dense(&self) -> bool {
+        self.partitions
+            .iter()
+            .all(|p| p.uniform_row_length().is_some())
+    }
+
+    /// The same shape with new flat values (same count; the dtype may change).
+    pub fn with_values(&self, values: Values) -> Result<Array, Error> {
+        if values.len() != self.values.len() {
+            return Err(Error::ValuesLength {
+                expected: self.values.len(),
+                got: values.len(),
+            });
+        }
+        Ok(Array {
+            rank: self.rank,
+            nrows: self.nrows,
+            partitions: self.partitions.clone(),
+            values: Arc::new(values),
+        })
+    }
+
+    /// Applies `f` to every `f64` element (an `int64` array is converted to `f64` first).
+    pub fn map_f64(&self, f: impl Fn(f64) -> f64) -> Result<Array, Error> {
+        let mapped = match &*self.values {
+            Values::F64(v) => v.iter().map(|&x| f(x)).collect(),
+            Values::I64(v) => v.iter().map(|&x| f(x as f64)).collect(),
+            other => {
+                return Err(Error::DTypeMismatch {
+                    expected: DType::F64,
+                    got: other.dtype(),
+                })
+            }
+        };
+        self.with_values(Values::F64(mapped))
+    }
+
+    /// Applies `f` to every `i64` element.
+    pub fn map_i64(&self, f: impl Fn(i64) -> i64) -> Result<Array, Error> {
+        match &*self.values {
+            Values::I64(v) => self.with_values(Values::I64(v.iter().map(|&x| f(x)).collect())),
+            other => Err(Error::DTypeMismatch {
+                expected: DType::I64,
+                got: other.dtype(),
+            }),
+        }
+    }
+
+    /// The array as nested JSON lists (a bare value at rank 0).
+    pub fn to_json(&self) -> serde_json::Value {
+        if self.rank == 0 {
+            return self.values.json_at(0);
+        }
+        let mut level: Vec<serde_json::Value> = (0..self.values.len())
+            .map(|i| self.values.json_at(i))
+            .collect();
+        for p in self.partitions.iter().rev() {
+            level = nest_json(level, p);
+        }
+        serde_json::Value::Array(level)
+    }
+
+    /// The elements at depth `depth` (`0 < depth <= rank`) as JSON, one per position of
+    /// the first `depth` dimensions, in row-major order.
+    pub(crate) fn elements_json(&self, depth: usize) -> Vec<serde_json::Value> {
+        debug_assert!(depth >= 1 && depth <= self.rank);
+        let mut level: Vec<serde_json::Value> = (0..self.values.len())
+            .map(|i| self.values.json_at(i))
+            .collect();
+        for p in self.partitions[depth - 1..].iter().rev() {
+            level = nest_json(level, p);
+        }
+        level
+    }
+
+    /// Replaces the first `drop` partitions by `prefix` and the row count by `nrows` (the
+    /// caller guarantees they describe the same values).
+    pub(crate) fn replace_prefix(
+        &self,
+        drop: usize,
+        prefix: &[RowPartition],
+        nrows: usize,
+    ) -> Array {
+        debug_assert!(self.rank >= 1 && drop < self.rank);
+        let mut partitions = Vec::with_capacity(prefix.len() + self.partitions.len() - drop);
+        partitions.extend_from_slice(prefix);
+        partitions.extend_from_slice(&self.partitions[drop..]);
+        Array {
+            rank: partitions.len() + 1,
+            nrows,
+            partitions,
+            values: Arc::clone(&self.values),
+        }
+    }
+
+    /// Merges dimensions `outer..=inner` (non-negative, `outer <= inner < rank`).
+    pub(crate) fn merge_dims_unchecked(&self, outer: usize, inner: usize) -> Result<Array, Error> {
+        if outer == inner {
+            return Ok(self.clone());
+        }
+        let (nrows, partitions) = merge_partitions(self.nrows, &self.partitions, outer, inner)?;
+        Ok(Array {
+            rank: partitions.len() + 1,
+            nrows,
+            partitions,
+            values: Arc::clone(&self.values),
+        })
+    }
+
+    /// Merges dimensions `outer_axis..=inner_axis` into one (negative axes count from the end).
+    pub fn merge_dims(&self, outer_axis: isize, inner_axis: isize) -> Result<Array, Error> {
+        let outer = positive_axis(outer_axis, self.rank, "outer_axis")?;
+        let inner = positive_axis(inner_axis, self.rank, "inner_axis")?;
+        if outer > inner {
+            return Err(Error::AxisOrder { outer, inner });
+        }
+        self.merge_dims_unchecked(outer, inner)
+    }
+
+    /// The rows in the given ranges of the outer dimension (same rank).
+    pub(crate) fn gather_ranges(&self, ranges: &[(usize, usize)]) -> Result<Array, Error> {
+        debug_assert!(self.rank >= 1);
+        let Gathered {
+            nrows,
+            partitions,
+            value_ranges,
+        } = gather_partitions(ranges, &self.partitions)?;
+        let total: usize = value_ranges.iter().map(|(a, b)| b - a).sum();
+        let mut values = Values::with_capacity(self.dtype(), total);
+        for &(a, b) in &value_ranges {
+            values.extend_from(&self.values, a, b);
+        }
+        Ok(Array {
+            rank: self.rank,
+            nrows,
+            partitions,
+            values: Arc::new(values),
+        })
+    }
+
+    /// Row `i` of the outer dimension (rank - 1).
+    pub(crate) fn row(&self, i: usize) -> Result<Array, Error> {
+        debug_assert!(self.rank >= 1 && i < self.nrows);
+        let one = self.gather_ranges(&[(i, i + 1)])?;
+        Ok(one.drop_outer())
+    }
+
+    /// A single-row array without its outer dimension.
+    fn drop_outer(self) -> Array {
+        debug_assert_eq!(self.nrows, 1);
+        if self.rank == 1 {
+            return Array {
+                rank: 0,
+                nrows: 1,
+                partitions: Vec::new(),
+                values: self.values,
+            };
+        }
+        let nrows = self.partitions[0].nvals();
+        Array {
+            rank: self.rank - 1,
+            nrows,
+            partitions: self.partitions[1..].to_vec(),
+            values: self.values,
+        }
+    }
+
+    /// Stacks arrays of equal rank `q` into one of rank `q + 1`; `outer_uniform` says
+    /// whether the dimension they came from was uniform.
+    pub(crate) fn stack(
+        parts: &[Array],
+        rank: usize,
+        dtype: DType,
+        outer_uniform: bool,
+    ) -> Result<Array, Error> {
+        let n = parts.len();
+        if rank == 0 {
+            let mut values = Values::with_capacity(dtype, n);
+            for p in parts {
+                values.extend_promoting(&p.values, 0, 1);
+            }
+            return Ok(Array::from_values(values));
+        }
+        let mut partitions = Vec::with_capacity(rank);
+        let lens: Vec<usize> = parts.iter().map(|p| p.nrows).collect();
+        let same_len = lens.windows(2).all(|w| w[0] == w[1]);
+        let first_len = lens.first().copied().unwrap_or(0);
+        let uniform0 = (outer_uniform && same_len).then_some(first_len);
+        partitions.push(partition::from_splits_maybe_uniform(
+            splits_from_lengths(lens.iter().copied())?,
+            uniform0,
+        )?);
+        for level in 0..rank - 1 {
+            let mut splits = Vec::with_capacity(
+                1 + parts
+                    .iter()
+                    .map(|p| p.partitions[level].nrows())
+                    .sum::<usize>(),
+            );
+            splits.push(0i32);
+            let mut base = 0usize;
+            let mut uniform = parts
+                .first()
+                .and_then(|p| p.partitions[level].uniform_row_length());
+            for p in parts {
+                let ps = &p.partitions[level];
+                if ps.uniform_row_length() != uniform {
+                    uniform = None;
+                }
+                for &s in &ps.row_splits()[1..] {
+                    splits.push(partition::offset(base + s as usize)?);
+                }
+                base += ps.nvals();
+            }
+            partitions.push(partition::from_splits_maybe_uniform(splits, uniform)?);
+        }
+        let total: usize = parts.iter().map(|p| p.values.len()).sum();
+        let mut values = Values::with_capacity(dtype, total);
+        for p in parts {
+            values.extend_promoting(&p.values, 0, p.values.len());
+        }
+        Ok(Array {
+            rank: rank + 1,
+            nrows: n,
+            partitions,
+            values: Arc::new(values),
+        })
+    }
+}
+
+/// Splits (`i32`, starting at 0) from lengths.
+pub(crate) fn splits_from_lengths<I: IntoIterator<Item = usize>>(
+    lens: I,
+) -> Result<Vec<i32>, Error> {
+    let iter = lens.into_iter();
+    let mut splits = Vec::with_capacity(iter.size_hint().0 + 1);
+    splits.push(0i32);
+    let mut total = 0usize;
+    for len in iter {
+        total += len;
+        splits.push(partition::offset(total)?);
+    }
+    Ok(splits)
+}
+
+/// Groups `values` into JSON lists by the rows of `p`.
+pub(crate) fn nest_json(
+    values: Vec<serde_json::Value>,
+    p: &RowPartition,
+) -> Vec<serde_json::Value> {
+    let mut out = Vec::with_capacity(p.nrows());
+    let mut it = values.into_iter();
+    for len in partition::lengths(p) {
+        out.push(serde_json::Value::Array(it.by_ref().take(len).collect()));
+    }
+    out
+}
+
+/// Normalises a possibly negative axis against `rank`.
+pub(crate) fn positive_axis(axis: isize, rank: usize, name: &'static str) -> Result<usize, Error> {
+    let r = rank as isize;
+    if axis >= r || axis < -r {
+        return Err(Error::AxisOutOfRange { name, axis, rank });
+    }
+    Ok(if axis < 0 {
+        (axis + r) as usize
+    } else {
+        axis as usize
+    })
+}
+
+/// Merges dimensions `outer..=inner` (`outer < inner`) of a shape given as `nrows` and
+/// partitions; returns the new `nrows` and partitions.
+pub(crate) fn merge_partitions(
+    nrows: usize,
+    partitions: &[RowPartition],
+    outer: usize,
+    inner: usize,
+) -> Result<(usize, Vec<RowPartition>), Error> {
+    debug_assert!(outer < inner && inner <= partitions.len());
+    if outer == 0 {
+        let new_nrows = partitions[inner - 1].nvals();
+        return Ok((new_nrows, partitions[inner..].to_vec()));
+    }
+    let mut merged: Vec<i32> = partitions[outer - 1].row_splits().to_vec();
+    let mut uniform = partitions[outer - 1].uniform_row_length();
+    for p in &partitions[outer..inner] {
+        let s = p.row_splits();
+        for m in merged.iter_mut() {
+            *m = s[*m as usize];
+        }
+        uniform = match (uniform, p.uniform_row_length()) {
+            (Some(a), Some(b)) => Some(a * b),
+            _ => None,
+        };
+    }
+    let mut out = Vec::with_capacity(partitions.len() - (inner - outer));
+    out.extend_from_slice(&partitions[..outer - 1]);
+    out.push(partition::from_splits_maybe_uniform(merged, uniform)?);
+    out.extend_from_slice(&partitions[inner..]);
+    Ok((nrows, out))
+}
+
+/// The result of [`gather_partitions`].
+pub(crate) struct Gathered {
+    /// Rows selected.
+    pub nrows: usize,
+    /// The new partitions.
+    pub partitions: Vec<RowPartition>,
+    /// Ranges of flat values to copy, in order.
+    pub value_ranges: Vec<(usize, usize)>,
+}
+
+/// Selects row ranges of the outer dimension through a stack of partitions: the new
+/// row count, the new partitions and the ranges of flat values to copy.
+pub(crate) fn gather_partitions(
+    ranges: &[(usize, usize)],
+    partitions: &[RowPartition],
+) -> Result<Gathered, Error> {
+    let nrows = ranges.iter().map(|(a, b)| b - a).sum();
+    let mut current: Vec<(usize, usize)> = ranges.to_vec();
+    let mut out = Vec::with_capacity(partitions.len());
+    for p in partitions {
+        let s = p.row_splits();
+        let mut splits = Vec::with_capacity(1 + current.iter().map(|(a, b)| b - a).sum::<usize>());
+        splits.push(0i32);
+        let mut total = 0usize;
+        let mut next = Vec::with_capacity(current.len());
+        for &(a, b) in &current {
+            for r in a..b {
+                total += (s[r + 1] - s[r]) as usize;
+                splits.push(partition::offset(total)?);
+            }
+            next.push((s[a] as usize, s[b] as usize));
+        }
+        out.push(partition::from_splits_maybe_uniform(
+            splits,
+            p.uniform_row_length(),
+        )?);
+        current = next;
+    }
+    Ok(Gathered {
+        nrows,
+        partitions: out,
+        value_ranges: current,
+    })
+}
+
+impl PartialEq for Array {
+    /// Equal when rank, dtype, rows at every level and values agree (whether a dimension
+    /// is stored as uniform or ragged is not compared).
+    fn eq(&self, other: &Array) -> bool {
+        self.rank == other.rank
+            && self.nrows == other.nrows
+            && self
+                .partitions
+                .iter()
+                .zip(&other.partitions)
+                .all(|(a, b)| partition::same_rows(a, b))
+            && *self.values == *other.values
+    }
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl fmt::Display for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.is_dense() {
+            "Tensor"
+        } else {
+            "RaggedTensor"
+        };
+        write!(
+            f,
+            "{kind}({}, shape={}, dtype={})",
+            self.to_json(),
+            ShapeDisplay(&self.shape()),
+            self.dtype()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ragged_array_to_json() {
+        let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3]), &[2, 0, 1]).unwrap();
+        assert_eq!(a.to_json(), json!([[1, 2], [], [3]]));
+        assert_eq!(a.shape(), vec![Some(3), None]);
+        assert!(!a.is_dense());
+    }
+
+    #[test]
+    fn dense_array_shape_and_json() {
+        let a = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4])).unwrap();
+        assert_eq!(a.to_json(), json!([[1, 2], [3, 4]]));
+        assert_eq!(a.shape(), vec![Some(2), Some(2)]);
+        assert!(a.is_dense());
+        assert!(Array::dense(&[2, 3], Values::I64(vec![1])).is_err());
+    }
+
+    #[test]
+    fn merge_dims_of_dense_matches_reshape() {
+        let a = Array::dense(&[2, 2, 2], Values::I64(vec![1, 11, 2, 12, 3, 13, 4, 14])).unwrap();
+        let m = a.merge_dims(1, 2).unwrap();
+        assert_eq!(m.to_json(), json!([[1, 11, 2, 12], [3, 13, 4, 14]]));
+        assert_eq!(m.shape(), vec![Some(2), Some(4)]);
+        let m0 = a.merge_dims(0, -1).unwrap();
+        assert_eq!(m0.to_json(), json!([1, 11, 2, 12, 3, 13, 4, 14]));
+        assert_eq!(a.merge_dims(2, 2).unwrap(), a);
+        assert_eq!(
+            a.merge_dims(2, 1).unwrap_err(),
+            Error::AxisOrder { outer: 2, inner: 1 }
+        );
+        assert!(matches!(
+            a.merge_dims(3, 3).unwrap_err(),
+            Error::AxisOutOfRange { axis: 3, .. }
+        ));
+    }
+
+    #[test]
+    fn rows_and_gathers() {
+        let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3, 4]), &[2, 0, 2]).unwrap();
+        assert_eq!(a.row(0).unwrap().to_json(), json!([1, 2]));
+        assert_eq!(a.row(1).unwrap().to_json(), json!([]));
+        let g = a.gather_ranges(&[(2, 3), (0, 1)]).unwrap();
+        assert_eq!(g.to_json(), json!([[3, 4], [1, 2]]));
+    }
+
+    #[test]
+    fn map_f64_keeps_shape() {
+        let a = Array::from_row_lengths(Values::F64(vec![8.0, 7.5]), &[1, 1]).unwrap();
+        let b = a.map_f64(|x| x * 2.0).unwrap();
+        assert_eq!(b.to_json(), json!([[16.0], [15.0]]));
+        let s = Array::from_values(Values::Str(vec!["a".into()]));
+        assert!(s.map_f64(|x| x).is_err());
+    }
+}

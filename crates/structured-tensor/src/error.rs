@@ -1,0 +1,649 @@
+//! The crate's error type, the field-path type used in messages, and the panic helper.
+
+use std::fmt;
+
+use crate::values::DType;
+
+/// A path of field names (TensorFlow's tuple of strings), printed like a Python tuple:
+/// `()`, `('a',)`, `('a', 'b')`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FieldPath(pub Vec<String>);
+
+impl FieldPath {
+    /// The empty path (the root struct).
+    pub fn root() -> FieldPath {
+        FieldPath(Vec::new())
+    }
+
+    /// This path extended by one name.
+    pub fn child(&self, name: &str) -> FieldPath {
+        let mut names = self.0.clone();
+        names.push(name.to_string());
+        FieldPath(names)
+    }
+
+    /// The names of the path.
+    pub fn names(&self) -> &[String] {
+        &self.0
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for the root path.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, name) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "'{name}'")?;
+        }
+        if self.0.len() == 1 {
+            f.write_str(",")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl From<&str> for FieldPath {
+    fn from(name: &str) -> FieldPath {
+        FieldPath(vec![name.to_string()])
+    }
+}
+
+impl From<String> for FieldPath {
+    fn from(name: String) -> FieldPath {
+        FieldPath(vec![name])
+    }
+}
+
+impl From<&[&str]> for FieldPath {
+    fn from(names: &[&str]) -> FieldPath {
+        FieldPath(names.iter().map(|s| s.to_string()).collect())
+    }
+}
+
+impl<const N: usize> From<[&str; N]> for FieldPath {
+    fn from(names: [&str; N]) -> FieldPath {
+        FieldPath(names.iter().map(|s| s.to_string()).collect())
+    }
+}
+
+impl From<Vec<&str>> for FieldPath {
+    fn from(names: Vec<&str>) -> FieldPath {
+        FieldPath(names.into_iter().map(str::to_string).collect())
+    }
+}
+
+impl From<Vec<String>> for FieldPath {
+    fn from(names: Vec<String>) -> FieldPath {
+        FieldPath(names)
+    }
+}
+
+impl From<&FieldPath> for FieldPath {
+    fn from(path: &FieldPath) -> FieldPath {
+        path.clone()
+    }
+}
+
+/// A shape printed like TensorFlow's `TensorShape`: `()`, `(5,)`, `(2, None)`.
+pub(crate) struct ShapeDisplay<'a>(pub &'a [Option<usize>]);
+
+impl fmt::Display for ShapeDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match d {
+                Some(n) => write!(f, "{n}")?,
+                None => f.write_str("None")?,
+            }
+        }
+        if self.0.len() == 1 {
+            f.write_str(",")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Errors of this crate. Messages follow TensorFlow's in substance and name the offending
+/// value and its position (a field path, an axis, an index).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A field name that does not match `^[a-zA-Z][a-zA-Z0-9_]*$`.
+    InvalidFieldName {
+        /// The rejected name.
+        name: String,
+        /// Path of the struct that holds it.
+        path: FieldPath,
+    },
+    /// A value under `path` could not be converted (TensorFlow's `Error parsing path`).
+    ParsePath {
+        /// Path of the field whose values failed.
+        path: FieldPath,
+        /// What went wrong.
+        source: Box<Error>,
+    },
+    /// Two elements of one array have types that do not combine (int and float do).
+    MixedTypes {
+        /// The dtype seen first.
+        first: DType,
+        /// The dtype it clashes with.
+        second: DType,
+    },
+    /// A JSON `null`, which has no tensor dtype.
+    NullValue,
+    /// An integer outside the `int64` range.
+    IntegerOutOfRange {
+        /// The integer as written.
+        value: String,
+    },
+    /// Scalars at different list depths inside one value.
+    ScalarDepthMismatch {
+        /// Depth of the first scalar.
+        first: usize,
+        /// Depth of a scalar that disagrees.
+        second: usize,
+    },
+    /// Empty lists nested deeper than the scalars of the same value.
+    EmptyListTooDeep {
+        /// Depth of the scalars.
+        scalar_depth: usize,
+        /// Depth of the deepest empty list.
+        empty_depth: usize,
+    },
+    /// Dictionaries found at two different list depths.
+    InconsistentDictDepth {
+        /// Path of the value.
+        path: FieldPath,
+        /// One depth at which dictionaries were found.
+        first: usize,
+        /// Another depth.
+        second: usize,
+    },
+    /// A non-dictionary where the depth of the dictionaries says one must be.
+    ExpectedDict {
+        /// Path of the value.
+        path: FieldPath,
+        /// List depth of the offending element.
+        depth: usize,
+        /// What was found instead (`a number`, `a list`, ...).
+        found: &'static str,
+    },
+    /// A key present in one struct of a list but missing in a sibling.
+    MissingKey {
+        /// Path of the list of structs.
+        path: FieldPath,
+        /// The missing key.
+        key: String,
+    },
+    /// `from_json` of something that is neither an object nor a nested list of objects.
+    NotAStruct {
+        /// What was found (`a number`, `a list of numbers`, ...).
+        found: &'static str,
+    },
+    /// A field path that does not exist.
+    FieldNotFound {
+        /// The path asked for.
+        path: FieldPath,
+    },
+    /// A field whose outer shape disagrees with the struct's shape.
+    IncompatibleFieldShape {
+        /// Field name.
+        field: String,
+        /// The field's outer shape (its first `rank` dimensions).
+        field_shape: Vec<Option<usize>>,
+        /// The struct's shape.
+        shape: Vec<Option<usize>>,
+    },
+    /// `row_partitions` given for a rank below 2.
+    RowPartitionsBelowRank2,
+    /// `row_partitions` of the wrong length.
+    RowPartitionsLength {
+        /// `rank - 1`.
+        expected: usize,
+        /// The number given.
+        got: usize,
+    },
+    /// `nrows` given for a rank-0 struct.
+    NrowsAtRank0,
+    /// Rank 1, no fields and no `nrows`.
+    NrowsRequired,
+    /// Rank > 1, no fields and no `row_partitions` (and the shape is not fully known).
+    RowPartitionsRequired,
+    /// Fields (or `nrows`) disagree on the number of rows.
+    IncompatibleNrows {
+        /// The number of rows expected.
+        expected: usize,
+        /// The number found.
+        got: usize,
+        /// The field that disagrees, if any.
+        field: Option<String>,
+    },
+    /// A field whose row partition at `axis` differs from the struct's.
+    IncompatibleRowSplits {
+        /// The field that disagrees.
+        field: String,
+        /// The axis whose partition differs (1-based, as `row_splits(axis)`).
+        axis: usize,
+    },
+    /// A static dimension that disagrees with the row lengths found.
+    IncompatibleDim {
+        /// The axis.
+        axis: usize,
+        /// The static size asked for.
+        expected: usize,
+    },
+    /// An axis outside `-rank..rank`.
+    AxisOutOfRange {
+        /// The argument's name (`outer_axis`, `inner_axis`).
+        name: &'static str,
+        /// The axis given.
+        axis: isize,
+        /// The rank.
+        rank: usize,
+    },
+    /// `merge_dims` with `outer_axis > inner_axis`.
+    AxisOrder {
+        /// The outer axis (after normalisation).
+        outer: usize,
+        /// The inner axis (after normalisation).
+        inner: usize,
+    },
+    /// An operation that needs rank >= 1 on a rank-0 struct.
+    RankTooLow {
+        /// The struct's shape.
+        shape: Vec<Option<usize>>,
+    },
+    /// A row partition whose `nvals` differs from the number of rows it partitions.
+    PartitionMismatch {
+        /// The partition's `nvals`.
+        nvals: usize,
+        /// The rows to partition.
+        nrows: usize,
+    },
+    /// `promote` with a path shorter than two names.
+    PromotePathTooShort {
+        /// The path given.
+        path: FieldPath,
+    },
+    /// `with_updates` with an empty name.
+    UpdateEmptyName {
+        /// The full path of the update.
+        path: FieldPath,
+    },
+    /// `with_updates` that updates a field and one of its descendants.
+    UpdateParentAndChild {
+        /// The parent path.
+        parent: FieldPath,
+        /// The child path.
+        child: FieldPath,
+    },
+    /// `with_updates` below a field that does not exist.
+    UpdateMissingParent {
+        /// The full path of the update.
+        path: FieldPath,
+        /// The missing parent.
+        parent: FieldPath,
+    },
+    /// `with_updates` below a field that is not a struct.
+    UpdateParentNotStruct {
+        /// The full path of the update.
+        path: FieldPath,
+        /// The parent that is an array.
+        parent: FieldPath,
+    },
+    /// A transforming update of a field that does not exist.
+    UpdateTransformMissing {
+        /// The full path.
+        path: FieldPath,
+    },
+    /// Deleting a field that does not exist.
+    UpdateDeleteMissing {
+        /// The full path.
+        path: FieldPath,
+    },
+    /// `with_updates` produced a field that does not fit the struct.
+    UpdateFailed {
+        /// Path of the struct being rebuilt (empty for the root).
+        path: FieldPath,
+        /// Why.
+        source: Box<Error>,
+    },
+    /// At rank 0, an index key that is neither a field name nor a full slice.
+    ScalarKey {
+        /// The key, printed.
+        key: String,
+    },
+    /// At rank `rank`, the key after `rank` positional keys is not a field name.
+    KeyNotFieldName {
+        /// The key, printed.
+        key: String,
+        /// Its position in the key list.
+        position: usize,
+    },
+    /// An index key that is not supported (`...`, `newaxis`, a name where a position goes).
+    UnsupportedKey {
+        /// The key, printed.
+        key: String,
+    },
+    /// More positional keys than an array has dimensions.
+    TooManyIndices {
+        /// The array's rank.
+        rank: usize,
+        /// Keys given.
+        got: usize,
+    },
+    /// An integer index outside a dimension.
+    IndexOutOfRange {
+        /// The index given.
+        index: isize,
+        /// The dimension's size.
+        size: usize,
+        /// The axis.
+        axis: usize,
+    },
+    /// A slice with step 0.
+    ZeroSliceStep,
+    /// A row partition or offsets that are invalid or overflow `i32`.
+    InvalidPartition {
+        /// What was wrong.
+        what: String,
+    },
+    /// Flat values whose count does not match the partitions.
+    ValuesLength {
+        /// The count the partitions require.
+        expected: usize,
+        /// The count given.
+        got: usize,
+    },
+    /// A value of the wrong dtype.
+    DTypeMismatch {
+        /// The dtype required.
+        expected: DType,
+        /// The dtype found.
+        got: DType,
+    },
+    /// A field value of the wrong kind (array where a struct is needed, or the reverse).
+    NotAnArray {
+        /// Path of the value.
+        path: FieldPath,
+    },
+    /// An error of the ragged layer (an invalid or overflowing partition).
+    Ragged(ragged_core::Error),
+    /// `from_fields_and_rank` with no fields.
+    NoFields,
+    /// JSON text that does not parse.
+    Json {
+        /// The parser's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidFieldName { name, path } => write!(
+                f,
+                "Field name '{name}' is not currently allowed (in the struct at path {path}); \
+                 names must match ^[a-zA-Z][a-zA-Z0-9_]*$"
+            ),
+            Error::ParsePath { path, source } => write!(f, "Error parsing path {path}: {source}"),
+            Error::MixedTypes { first, second } => write!(
+                f,
+                "values of incompatible types {first} and {second} in one array"
+            ),
+            Error::NullValue => f.write_str("null values are not supported"),
+            Error::IntegerOutOfRange { value } => {
+                write!(f, "integer {value} does not fit in int64")
+            }
+            Error::ScalarDepthMismatch { first, second } => write!(
+                f,
+                "all scalar values must have the same nesting depth (found depths {first} and {second})"
+            ),
+            Error::EmptyListTooDeep {
+                scalar_depth,
+                empty_depth,
+            } => write!(
+                f,
+                "empty list nesting ({empty_depth}) is greater than scalar value nesting ({scalar_depth})"
+            ),
+            Error::InconsistentDictDepth {
+                path,
+                first,
+                second,
+            } => write!(
+                f,
+                "Inconsistent depth of dictionaries at path {path}: found at list depths {first} and {second}"
+            ),
+            Error::ExpectedDict { path, depth, found } => write!(
+                f,
+                "Expected dict or nested list/tuple of dict at path {path}: found {found} at list depth {depth}"
+            ),
+            Error::MissingKey { path, key } => write!(
+                f,
+                "key '{key}' is missing from a struct at path {path} but present in a sibling struct"
+            ),
+            Error::NotAStruct { found } => write!(
+                f,
+                "a StructuredTensor is built from an object or a nested list of objects, found {found}"
+            ),
+            Error::FieldNotFound { path } => write!(f, "Field path {path} not found"),
+            Error::IncompatibleFieldShape {
+                field,
+                field_shape,
+                shape,
+            } => write!(
+                f,
+                "Field {field} has shape {}, which is incompatible with the shape that was \
+                 specified or inferred from other fields: {}",
+                ShapeDisplay(field_shape),
+                ShapeDisplay(shape)
+            ),
+            Error::RowPartitionsBelowRank2 => {
+                f.write_str("row_partitions must be None or [] if shape.rank<2")
+            }
+            Error::RowPartitionsLength { expected, got } => write!(
+                f,
+                "len(row_partitions) must be shape.rank-1 (expected {expected}, got {got})"
+            ),
+            Error::NrowsAtRank0 => f.write_str("nrows must be None if shape.rank==0"),
+            Error::NrowsRequired => {
+                f.write_str("nrows must be specified if rank==1 and `fields` is empty.")
+            }
+            Error::RowPartitionsRequired => {
+                f.write_str("row_partitions must be specified if rank>1 and `fields` is empty.")
+            }
+            Error::IncompatibleNrows {
+                expected,
+                got,
+                field,
+            } => match field {
+                Some(name) => write!(
+                    f,
+                    "fields have incompatible nrows: field {name} has {got} rows, expected {expected}"
+                ),
+                None => write!(f, "fields have incompatible nrows: {got} rows, expected {expected}"),
+            },
+            Error::IncompatibleRowSplits { field, axis } => write!(
+                f,
+                "field {field} has incompatible row_splits at axis {axis}"
+            ),
+            Error::IncompatibleDim { axis, expected } => write!(
+                f,
+                "dimension {axis} is not uniform with size {expected} as the shape requires"
+            ),
+            Error::AxisOutOfRange { name, axis, rank } => write!(
+                f,
+                "{name}={axis} out of bounds: expected {}<={name}<{rank} (rank(self)={rank})",
+                -(*rank as isize)
+            ),
+            Error::AxisOrder { outer, inner } => write!(
+                f,
+                "Expected outer_axis ({outer}) to be less than or equal to inner_axis ({inner})"
+            ),
+            Error::RankTooLow { shape } => {
+                write!(f, "Shape {} must have rank at least 1", ShapeDisplay(shape))
+            }
+            Error::PartitionMismatch { nvals, nrows } => write!(
+                f,
+                "row_partition has nvals={nvals} but the value it partitions has {nrows} rows"
+            ),
+            Error::PromotePathTooShort { path } => write!(
+                f,
+                "source_path must have length at least two, got {path}"
+            ),
+            Error::UpdateEmptyName { path } => write!(
+                f,
+                "`StructuredTensor.with_updates` does not allow empty names {path}."
+            ),
+            Error::UpdateParentAndChild { parent, child } => write!(
+                f,
+                "`StructuredTensor.with_updates` does not allow both parent and child nodes to be \
+                 updated: parent={parent}, child={child}. If needed you can update child nodes in \
+                 the parent update value."
+            ),
+            Error::UpdateMissingParent { path, parent } => write!(
+                f,
+                "`StructuredTensor.with_updates` cannot create new sub-field {path} if parent \
+                 field {parent} is not set."
+            ),
+            Error::UpdateParentNotStruct { path, parent } => write!(
+                f,
+                "`StructuredTensor.with_updates` cannot create new sub-field {path} if parent \
+                 structure {parent} is not a `StructuredTensor` that can contain sub-structures \
+                 -- it is an array."
+            ),
+            Error::UpdateTransformMissing { path } => write!(
+                f,
+                "`StructuredTensor.with_updates` cannot update the field {path} because a \
+                 transforming function was given, but that field does not already exist."
+            ),
+            Error::UpdateDeleteMissing { path } => write!(
+                f,
+                "`StructuredTensor.with_updates` cannot delete field {path} because it is not present."
+            ),
+            Error::UpdateFailed { path, source } => {
+                if path.is_empty() {
+                    write!(f, "`StructuredTensor.with_updates` failed: {source}")
+                } else {
+                    write!(f, "`StructuredTensor.with_updates` failed for field {path}: {source}")
+                }
+            }
+            Error::ScalarKey { key } => write!(
+                f,
+                "Key for indexing a StructuredTensor must be a string or a full slice (':'), got {key}"
+            ),
+            Error::KeyNotFieldName { key, position } => write!(
+                f,
+                "Key for indexing a StructuredTensor must be a string, got {key} at position {position}"
+            ),
+            Error::UnsupportedKey { key } => write!(f, "Slicing not supported for {key}"),
+            Error::TooManyIndices { rank, got } => write!(
+                f,
+                "too many indices: {got} positional keys for an array of rank {rank}"
+            ),
+            Error::IndexOutOfRange { index, size, axis } => write!(
+                f,
+                "index {index} out of bounds for axis {axis} with size {size}"
+            ),
+            Error::ZeroSliceStep => f.write_str("slice step cannot be zero"),
+            Error::InvalidPartition { what } => write!(f, "invalid row partition: {what}"),
+            Error::ValuesLength { expected, got } => write!(
+                f,
+                "the partitions need {expected} flat values, got {got}"
+            ),
+            Error::DTypeMismatch { expected, got } => {
+                write!(f, "expected dtype {expected}, got {got}")
+            }
+            Error::NotAnArray { path } => {
+                write!(f, "the value at path {path} is a StructuredTensor, not an array")
+            }
+            Error::Ragged(e) => write!(f, "{e}"),
+            Error::NoFields => f.write_str("Must provide at least one field"),
+            Error::Json { message } => write!(f, "invalid JSON text: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::ParsePath { source, .. } | Error::UpdateFailed { source, .. } => Some(&**source),
+            Error::Ragged(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ragged_core::Error> for Error {
+    fn from(e: ragged_core::Error) -> Error {
+        Error::Ragged(e)
+    }
+}
+
+/// Panics for an out-of-range index with the index and the size in the message.
+#[cold]
+#[track_caller]
+pub(crate) fn index_panic(what: &str, index: usize, size: usize) -> ! {
+    panic!("{what} {index} out of bounds for a value with {size} elements")
+}
+
+/// True when `name` is a valid field name: `^[a-zA-Z][a-zA-Z0-9_]*$`.
+pub fn is_valid_field_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check_name(name: &str, ok: bool) {
+        assert_eq!(is_valid_field_name(name), ok, "{name:?}");
+    }
+
+    #[test]
+    fn field_name_rule() {
+        check_name("a", true);
+        check_name("Foo", true);
+        check_name("f3_1", true);
+        check_name("a_b_9", true);
+        check_name("", false);
+        check_name("_", false);
+        check_name("_a", false);
+        check_name("1a", false);
+        check_name("a-b", false);
+        check_name("a b", false);
+        check_name("é", false);
+        check_name("aé", false);
+    }
+
+    #[test]
+    fn paths_print_like_python_tuples() {
+        assert_eq!(FieldPath::root().to_string(), "()");
+        assert_eq!(FieldPath::from("a").to_string(), "('a',)");
+        assert_eq!(FieldPath::from(["a", "b"]).to_string(), "('a', 'b')");
+        assert_eq!(ShapeDisplay(&[]).to_string(), "()");
+        assert_eq!(ShapeDisplay(&[Some(5)]).to_string(), "(5,)");
+        assert_eq!(ShapeDisplay(&[Some(2), None]).to_string(), "(2, None)");
+    }
+}
