@@ -1,26 +1,59 @@
-//! Kaldi-style dense matrices on OpenBLAS.
+//! Kaldi's dense matrix library (`Vector`, `Matrix`, `SubVector`, `SubMatrix`, `SpMatrix`,
+//! `TpMatrix`) in Rust, on OpenBLAS (CBLAS) and LAPACK, with views that the borrow checker
+//! keeps safe. Every method carries its Kaldi name in snake case (`AddMatVec` ->
+//! [`VectorBase::add_mat_vec`], `ApplySoftMax` -> [`VectorBase::apply_softmax`]) and
+//! Kaldi's semantics; matrices are row-major with Kaldi's stride rules, and the padding
+//! between `cols` and `stride` is never read.
 //!
-//! (This crate is being built; see its issue.)
+//! Core types:
+//! - [`Real`]: the element type, `f32` or `f64`.
+//! - [`Vector`] (owned) and [`VectorBase`] (the operations; `&VectorBase` is a shared view
+//!   [`VectorView`], `&mut VectorBase` a mutable one [`VectorViewMut`]).
+//! - [`Matrix`] (owned, row-major), [`MatrixView`] / [`MatrixViewMut`] (any rectangular
+//!   window), all dereferencing to [`MatrixBase`], where the operations live.
+//! - [`Trans`]: Kaldi's `kNoTrans` / `kTrans` flag; [`ResizeType`], [`StrideType`].
+//! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
+//! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
+//!
+//! ```
+//! use dense_matrix::{Matrix, Trans, Vector};
+//!
+//! let m = Matrix::from_rows(&[[1.0f64, 2.0], [3.0, 4.0]]);
+//! let x = Vector::from_vec(vec![1.0, 1.0]);
+//! let mut y = Vector::new(2);
+//! y.add_mat_vec(1.0, &m, Trans::NoTrans, &x, 0.0); // y = M x
+//! assert_eq!(y.data(), &[3.0, 7.0]);
+//!
+//! // a view of the second column, then Kaldi's ApplySoftMax on a row
+//! assert_eq!(m.col_range(1, 1).sum(), 6.0);
+//! let mut row = m.row(0).to_vector();
+//! let log_norm = row.apply_softmax();
+//! assert!((log_norm - (1f64.exp() + 2f64.exp()).ln()).abs() < 1e-12);
+//!
+//! let svd = m.svd().unwrap();
+//! assert!(svd.s[0] >= svd.s[1]);
+//! ```
+//!
+//! Feature flags: none. The crate links the system OpenBLAS (`libopenblas`, which holds
+//! both the CBLAS and the LAPACK symbols); set `OPENBLAS_LIB_DIR` to link one elsewhere.
+//! See `docs/dense-matrix.md` for the Kaldi -> Rust mapping table.
 
-use std::fmt;
+mod blas;
+mod decomp;
+mod error;
+mod interop;
+mod kernels;
+mod matrix;
+mod matrix_ops;
+mod packed;
+mod real;
+mod vector;
 
-/// Errors of this crate.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Error {
-    /// A placeholder until the crate lands its real variants.
-    Invalid {
-        /// What was wrong.
-        what: String,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Invalid { what } => write!(f, "invalid input: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
+pub use decomp::{Eig, Svd, SymEig};
+pub use error::{Error, Position};
+pub use kernels::PAR_MIN_LEN;
+pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
+pub use packed::{SpCopyType, SpMatrix, TpMatrix};
+pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
+pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};

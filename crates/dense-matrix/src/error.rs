@@ -1,0 +1,231 @@
+//! The crate's error type and the panic helpers for broken preconditions.
+
+use std::fmt;
+
+/// Where in a vector or matrix an offending element sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// Element `i` of a vector.
+    Vector(usize),
+    /// Element `(row, col)` of a matrix.
+    Matrix(usize, usize),
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Position::Vector(i) => write!(f, "element {i}"),
+            Position::Matrix(r, c) => write!(f, "element ({r}, {c})"),
+        }
+    }
+}
+
+/// Errors of this crate.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A matrix with zero rows or zero columns but not both (Kaldi forbids `0 x n`).
+    EmptyDimension {
+        /// Rows asked for.
+        rows: usize,
+        /// Columns asked for.
+        cols: usize,
+    },
+    /// A row stride smaller than the number of columns.
+    StrideTooSmall {
+        /// The stride given.
+        stride: usize,
+        /// The number of columns.
+        cols: usize,
+    },
+    /// A buffer too short for the view asked of it.
+    BufferTooShort {
+        /// Elements the view needs.
+        needed: usize,
+        /// Elements the buffer has.
+        len: usize,
+    },
+    /// An `ndarray` view that is not row-major with unit column stride.
+    NotRowMajor {
+        /// Its row stride.
+        row_stride: isize,
+        /// Its column stride.
+        col_stride: isize,
+    },
+    /// A LAPACK routine reported failure (`info != 0`).
+    Lapack {
+        /// The routine, e.g. `"dgetrf"`.
+        routine: &'static str,
+        /// Its `info` output.
+        info: i32,
+        /// What that `info` means for this call.
+        meaning: &'static str,
+    },
+    /// The logarithm of a negative number was asked for.
+    LogOfNegative {
+        /// Where the element is.
+        position: Position,
+        /// Its value.
+        value: f64,
+    },
+    /// A negative number raised to a non-integer power.
+    PowerOfNegative {
+        /// Where the element is.
+        position: Position,
+        /// Its value.
+        value: f64,
+        /// The power.
+        power: f64,
+    },
+    /// `power` met an eigenvalue with no real power: a negative real one, or zero with a
+    /// negative power.
+    EigenvaluePower {
+        /// Index of the eigenvalue.
+        index: usize,
+        /// Its value.
+        value: f64,
+        /// The power asked for.
+        power: f64,
+    },
+    /// `sym_pos_semi_def_eig`: the reconstruction from non-negative eigenvalues is too far
+    /// from the input, so it was not symmetric positive semi-definite.
+    NotPositiveSemiDefinite {
+        /// Frobenius norm of the reconstruction error.
+        diff_norm: f64,
+        /// Frobenius norm of the input.
+        norm: f64,
+        /// The relative tolerance.
+        tolerance: f64,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::EmptyDimension { rows, cols } => write!(
+                f,
+                "a {rows} x {cols} matrix is not allowed: a matrix is either empty (0 x 0) \
+                 or has rows and columns"
+            ),
+            Error::StrideTooSmall { stride, cols } => {
+                write!(f, "row stride {stride} is smaller than the {cols} columns")
+            }
+            Error::BufferTooShort { needed, len } => {
+                write!(
+                    f,
+                    "the view needs {needed} elements but the buffer has {len}"
+                )
+            }
+            Error::NotRowMajor {
+                row_stride,
+                col_stride,
+            } => write!(
+                f,
+                "strides ({row_stride}, {col_stride}) are not row-major with unit column stride"
+            ),
+            Error::Lapack {
+                routine,
+                info,
+                meaning,
+            } => write!(f, "LAPACK {routine} failed with info = {info}: {meaning}"),
+            Error::LogOfNegative { position, value } => {
+                write!(f, "cannot take the log of {value} at {position}")
+            }
+            Error::PowerOfNegative {
+                position,
+                value,
+                power,
+            } => write!(f, "cannot raise {value} at {position} to the power {power}"),
+            Error::EigenvaluePower {
+                index,
+                value,
+                power,
+            } => write!(f, "eigenvalue {index} = {value} has no real power {power}"),
+            Error::NotPositiveSemiDefinite {
+                diff_norm,
+                norm,
+                tolerance,
+            } => write!(
+                f,
+                "not symmetric positive semi-definite: reconstruction error {diff_norm} exceeds \
+                 {tolerance} x the norm {norm}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Panics because two operands' shapes disagree; names the operation and both shapes.
+#[cold]
+#[track_caller]
+pub(crate) fn shape_mismatch(op: &str, a: (usize, usize), b: (usize, usize)) -> ! {
+    panic!(
+        "{op}: shape {} x {} does not match shape {} x {}",
+        a.0, a.1, b.0, b.1
+    )
+}
+
+/// Panics because two vector lengths (or a length and a dimension) disagree.
+#[cold]
+#[track_caller]
+pub(crate) fn dim_mismatch(op: &str, what_a: &str, a: usize, what_b: &str, b: usize) -> ! {
+    panic!("{op}: {what_a} {a} does not match {what_b} {b}")
+}
+
+/// Panics because an index is out of range.
+#[cold]
+#[track_caller]
+pub(crate) fn out_of_bounds(what: &str, index: usize, size: usize, container: &str) -> ! {
+    panic!("{what} {index} out of bounds for {container} with {size} {what}s")
+}
+
+/// Panics with a broken precondition that is neither a shape nor an index.
+#[cold]
+#[track_caller]
+pub(crate) fn precondition(msg: &str) -> ! {
+    panic!("{msg}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(e: Error, want: &str) {
+        assert_eq!(e.to_string(), want);
+    }
+
+    #[test]
+    fn messages_name_the_value_and_position() {
+        check(
+            Error::EmptyDimension { rows: 0, cols: 3 },
+            "a 0 x 3 matrix is not allowed: a matrix is either empty (0 x 0) or has rows and columns",
+        );
+        check(
+            Error::Lapack {
+                routine: "dgetrf",
+                info: 2,
+                meaning: "U(2,2) is exactly zero: the matrix is singular",
+            },
+            "LAPACK dgetrf failed with info = 2: U(2,2) is exactly zero: the matrix is singular",
+        );
+        check(
+            Error::LogOfNegative {
+                position: Position::Matrix(1, 2),
+                value: -0.5,
+            },
+            "cannot take the log of -0.5 at element (1, 2)",
+        );
+        check(
+            Error::StrideTooSmall { stride: 2, cols: 3 },
+            "row stride 2 is smaller than the 3 columns",
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "add_mat: shape 2 x 3 does not match shape 3 x 2")]
+    fn shape_mismatch_names_both_shapes() {
+        shape_mismatch("add_mat", (2, 3), (3, 2));
+    }
+}
