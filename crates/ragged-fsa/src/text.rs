@@ -431,7 +431,10 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             };
             start.get_or_insert(state);
             max_state = max_state.max(state);
-            finals.push((state, cost, line));
+            // OpenFst's zero weight (cost infinity) means "not final"; the state still exists
+            if cost != f32::INFINITY {
+                finals.push((state, cost, line));
+            }
             continue;
         }
         let arc = parse_arc_line(&tokens, format, line)?;
@@ -572,6 +575,14 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
             reason: "the final state has leaving arcs",
         });
     }
+    // states no arc line mentions are written as non-final (cost Infinity) so they survive
+    let mut mentioned = vec![false; final_state as usize + 1];
+    for arc in view.arcs {
+        if arc.label != -1 {
+            mentioned[arc.src_state as usize] = true;
+            mentioned[arc.dest_state as usize] = true;
+        }
+    }
     for state in 0..final_state as usize {
         let mut final_line = None;
         for arc_idx in view.arc_range(state) {
@@ -613,6 +624,9 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
             }
             Some(_) => {
                 let _ = writeln!(out, "{state}");
+            }
+            None if !mentioned[state] => {
+                let _ = writeln!(out, "{state} Infinity");
             }
             None => {}
         }
@@ -760,6 +774,20 @@ mod tests {
                 (6, 8, -1, 9.2),
                 (7, 8, -1, 0.0)
             ]
+        );
+    }
+
+    #[test]
+    fn openfst_infinite_final_cost_means_not_final() {
+        let p = parse_openfst(
+            "0 1 5\n1 Infinity\n2 inf\n0 0.5\n",
+            &TextFormat::acceptor().openfst(),
+        )
+        .unwrap();
+        assert_eq!(p.num_states, 4);
+        assert_eq!(
+            p.arcs,
+            vec![Arc::new(0, 1, 5, 0.0), Arc::new(0, 3, -1, -0.5)]
         );
     }
 
