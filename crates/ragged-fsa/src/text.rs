@@ -583,7 +583,7 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
             mentioned[arc.dest_state as usize] = true;
         }
     }
-    for state in 0..final_state as usize {
+    for (state, &is_mentioned) in mentioned.iter().enumerate().take(final_state as usize) {
         let mut final_line = None;
         for arc_idx in view.arc_range(state) {
             let arc = view.arcs[arc_idx];
@@ -625,7 +625,7 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
             Some(_) => {
                 let _ = writeln!(out, "{state}");
             }
-            None if !mentioned[state] => {
+            None if !is_mentioned => {
                 let _ = writeln!(out, "{state} Infinity");
             }
             None => {}
