@@ -398,8 +398,8 @@ impl fmt::Display for Error {
         match self {
             Error::InvalidFieldName { name, path } => write!(
                 f,
-                "Field name '{name}' is not currently allowed (in the struct at path {path}); \
-                 names must match ^[a-zA-Z][a-zA-Z0-9_]*$"
+                "Field name '{name}' is not currently allowed. Names must match \
+                 ^[a-zA-Z][a-zA-Z0-9_]*$ (struct at path {path})"
             ),
             Error::ParsePath { path, source } => write!(f, "Error parsing path {path}: {source}"),
             Error::MixedTypes { first, second } => write!(
