@@ -51,5 +51,5 @@ pub use ops::values::{log_add, PadMode, PadSide, Real, Reduced, UniqueSequences}
 pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};
 pub use ragged::{Ragged, RaggedView};
 pub use renumbering::Renumbering;
-pub use row_partition::RowPartition;
+pub use row_partition::{row_ids_to_row_splits, row_splits_to_row_ids, RowPartition};
 pub use shape::RaggedShape;

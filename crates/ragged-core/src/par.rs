@@ -44,31 +44,59 @@ pub(crate) fn go_parallel(n: usize) -> bool {
     n >= parallel_threshold() && n > 0
 }
 
+/// Fills `out`, which holds the row ids of elements `base..base + out.len()`, for rows
+/// starting at `first_row`. Short rows are written sixteen at a time (then eight): a store that runs past a
+/// row's end is overwritten by the rows after it, and the buffer's tail is written exactly.
+#[inline]
+fn fill_row_ids_from(row_splits: &[i32], first_row: usize, base: usize, out: &mut [i32]) {
+    let len = out.len();
+    let mut row = first_row;
+    loop {
+        let b = (row_splits[row] as usize).max(base) - base;
+        if b >= len {
+            break;
+        }
+        let e = (row_splits[row + 1] as usize - base).min(len);
+        let id8 = [row as i32; 8];
+        if e + 8 <= len && b + 16 <= len {
+            // Rows of up to 16 elements (the common case) take no data-dependent branch.
+            out[b..b + 8].copy_from_slice(&id8);
+            out[b + 8..b + 16].copy_from_slice(&id8);
+            let mut k = b + 16;
+            while k < e {
+                out[k..k + 8].copy_from_slice(&id8);
+                k += 8;
+            }
+        } else {
+            let id = row as i32;
+            out[b..e].fill(id);
+        }
+        row += 1;
+        if row + 1 >= row_splits.len() {
+            break;
+        }
+    }
+}
+
 /// Fills `row_ids` (of length `row_splits.last()`) from valid `row_splits`.
 pub(crate) fn row_splits_to_row_ids(row_splits: &[i32], row_ids: &mut [i32]) {
     let nrows = row_splits.len() - 1;
     debug_assert_eq!(row_ids.len(), row_splits[nrows] as usize);
+    if row_ids.is_empty() {
+        return;
+    }
     if !go_parallel(row_ids.len() + nrows) {
-        for (row, w) in row_splits.windows(2).enumerate() {
-            row_ids[w[0] as usize..w[1] as usize].fill(row as i32);
-        }
+        fill_row_ids_from(row_splits, 0, 0, row_ids);
         return;
     }
     row_ids
-        .par_chunks_mut(CHUNK)
+        .par_chunks_mut(CHUNK * 4)
         .enumerate()
         .for_each(|(chunk_idx, out)| {
-            let begin = chunk_idx * CHUNK;
-            let end = begin + out.len();
+            let begin = chunk_idx * CHUNK * 4;
             // The last row whose start is <= begin: the row holding element `begin`.
-            let mut row = row_splits.partition_point(|&s| s as usize <= begin) - 1;
-            let mut pos = begin;
-            while pos < end {
-                let row_end = (row_splits[row + 1] as usize).min(end);
-                out[pos - begin..row_end - begin].fill(row as i32);
-                pos = row_end;
-                row += 1;
-            }
+            let row = row_splits.partition_point(|&s| s as usize <= begin) - 1;
+            fill_row_ids_from(row_splits, row, begin, out);
         });
 }
 

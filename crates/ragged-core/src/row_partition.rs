@@ -117,6 +117,20 @@ impl RowPartition {
         &all[..self.nvals()]
     }
 
+    /// Writes the row ids into `out` (`nvals()` entries) without caching them; for callers
+    /// that own the output buffer (k2's `RowSplitsToRowIds` on a valid partition).
+    #[track_caller]
+    pub fn write_row_ids(&self, out: &mut [i32]) {
+        if out.len() != self.nvals() {
+            crate::error::precondition(format!(
+                "write_row_ids: output has {} entries, the partition {} elements",
+                out.len(),
+                self.nvals()
+            ));
+        }
+        par::row_splits_to_row_ids(self.row_splits(), out);
+    }
+
     /// The cached `row_ids`, if they have been computed.
     pub fn row_ids_if_cached(&self) -> Option<&[i32]> {
         self.inner.row_ids.get().map(|b| &b[..self.nvals()])
@@ -234,6 +248,46 @@ impl fmt::Debug for RowPartition {
             .field("row_splits", &self.row_splits())
             .finish()
     }
+}
+
+/// Fills `row_ids` from `row_splits` (k2's `RowSplitsToRowIds`); `row_ids.len()` must be
+/// `row_splits.last()`. Runs on rayon above the parallel threshold.
+///
+/// ```
+/// let mut ids = [0; 5];
+/// ragged_core::row_splits_to_row_ids(&[0, 2, 2, 5], &mut ids).unwrap();
+/// assert_eq!(ids, [0, 0, 2, 2, 2]);
+/// ```
+pub fn row_splits_to_row_ids(row_splits: &[i32], row_ids: &mut [i32]) -> Result<(), Error> {
+    check_row_splits(row_splits)?;
+    let nvals = *row_splits.last().expect("checked non-empty") as usize;
+    if row_ids.len() != nvals {
+        return Err(Error::SizeMismatch {
+            what: "row_ids length vs row_splits.last()",
+            expected: nvals,
+            got: row_ids.len(),
+        });
+    }
+    par::row_splits_to_row_ids(row_splits, row_ids);
+    Ok(())
+}
+
+/// Fills `row_splits` (`nrows + 1` entries) from `row_ids` (k2's `RowIdsToRowSplits`);
+/// the ids must be non-decreasing and below `nrows`.
+///
+/// ```
+/// let mut splits = [0; 4];
+/// ragged_core::row_ids_to_row_splits(&[0, 0, 2, 2, 2], &mut splits).unwrap();
+/// assert_eq!(splits, [0, 2, 2, 5]);
+/// ```
+pub fn row_ids_to_row_splits(row_ids: &[i32], row_splits: &mut [i32]) -> Result<(), Error> {
+    if row_splits.is_empty() {
+        return Err(Error::EmptyRowSplits);
+    }
+    to_offset(row_ids.len(), "the number of elements")?;
+    check_row_ids(row_ids, row_splits.len() - 1)?;
+    par::row_ids_to_row_splits(row_ids, row_splits);
+    Ok(())
 }
 
 /// Checks that `row_splits` is non-empty, starts at 0 and never decreases.
