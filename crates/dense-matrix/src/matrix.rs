@@ -642,8 +642,9 @@ impl<R: Real> Matrix<R> {
         if rows == cols {
             for r in 0..rows {
                 for c in 0..r {
-                    let (a, b) = (r * self.header.stride + c, c * self.header.stride + r);
-                    self.data.swap(a, b);
+                    let (a, b) = (self[(r, c)], self[(c, r)]);
+                    self[(r, c)] = b;
+                    self[(c, r)] = a;
                 }
             }
         } else {
