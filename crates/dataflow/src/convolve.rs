@@ -7,9 +7,76 @@
 
 use std::ops::{Add, Mul, Sub};
 
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
 use crate::error::index_out_of_bounds;
 use crate::shape::{Block, Clipped, Dim2, Margin, Shape};
-use crate::source::Source;
+use crate::source::{fill_span_by_elements, Source, CHUNK};
+
+/// The widest stencil (minus one) whose spans are evaluated row-vectorised; wider ones are
+/// evaluated element by element.
+const HALO: usize = 64;
+
+/// Reads `len <= CHUNK + HALO` elements of flattened row `row` from column `c0`, as `K`.
+///
+/// # Safety
+/// The span must lie inside `a`'s extent.
+#[inline(always)]
+unsafe fn read_k<A: Source, K: Tap + From<A::Elem>>(
+    a: &A,
+    extent: A::Shape,
+    ncols: usize,
+    row: usize,
+    c0: usize,
+    len: usize,
+    kbuf: &mut [K; CHUNK + HALO],
+) {
+    let mut tmp = [MaybeUninit::<A::Elem>::uninit(); CHUNK + HALO];
+    // SAFETY: the caller keeps the span inside the extent; tmp holds CHUNK + HALO elements.
+    unsafe { a.fill_span(extent, ncols, row, c0..c0 + len, tmp.as_mut_ptr().cast()) };
+    for (k, v) in kbuf[..len].iter_mut().zip(&tmp[..len]) {
+        // SAFETY: fill_span initialised tmp[..len].
+        *k = K::from(unsafe { v.assume_init() });
+    }
+}
+
+/// `acc[x] += tap * src[x]` for a whole chunk, with the same tap rules (and so the same
+/// results) as [`accumulate`], decided once per chunk instead of once per element.
+#[inline(always)]
+fn accumulate_row<K: Tap>(acc: &mut [K], tap: K, src: &[K]) {
+    if tap == K::ZERO {
+    } else if tap == K::ONE {
+        acc.iter_mut().zip(src).for_each(|(a, &v)| *a = *a + v);
+    } else if tap == K::MINUS_ONE {
+        acc.iter_mut().zip(src).for_each(|(a, &v)| *a = *a - v);
+    } else {
+        acc.iter_mut()
+            .zip(src)
+            .for_each(|(a, &v)| *a = *a + tap * v);
+    }
+}
+
+/// Writes `acc[..n]` to `out`.
+///
+/// # Safety
+/// `out` must be writable for `n` elements.
+#[inline(always)]
+unsafe fn store<K: Copy>(acc: &[K], out: *mut K) {
+    for (k, &v) in acc.iter().enumerate() {
+        // SAFETY: the caller's contract.
+        unsafe { out.add(k).write(v) };
+    }
+}
+
+/// The part of `cols` whose stencil reads stay inside `0..ncols` for radius `r`.
+fn centre_cols(cols: &Range<usize>, ncols: usize, r: usize) -> Range<usize> {
+    let lo = r.min(ncols);
+    let hi = ncols.saturating_sub(r).max(lo);
+    let c_lo = cols.start.max(lo).min(cols.end);
+    let c_hi = cols.end.min(hi).max(c_lo);
+    c_lo..c_hi
+}
 
 /// The numeric type of stencil taps and sums.
 pub trait Tap:
@@ -277,6 +344,46 @@ where
         }
         acc
     }
+    #[inline]
+    unsafe fn fill_span(
+        &self,
+        extent: A::Shape,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut K,
+    ) {
+        let r = N / 2;
+        let centre = centre_cols(&cols, ncols, r);
+        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // writable; centre chunks read `c - r .. c + n + r`, inside the row.
+        unsafe {
+            if N > HALO + 1 || centre.is_empty() {
+                return fill_span_by_elements(self, extent, ncols, row, cols, out);
+            }
+            fill_span_by_elements(self, extent, ncols, row, cols.start..centre.start, out);
+            fill_span_by_elements(
+                self,
+                extent,
+                ncols,
+                row,
+                centre.end..cols.end,
+                out.add(centre.end - cols.start),
+            );
+            let mut kbuf = [K::ZERO; CHUNK + HALO];
+            let mut c = centre.start;
+            while c < centre.end {
+                let n = CHUNK.min(centre.end - c);
+                read_k(&self.a, extent, ncols, row, c - r, n + 2 * r, &mut kbuf);
+                let mut acc = [K::ZERO; CHUNK];
+                for (j, &tap) in self.stencil.taps.iter().enumerate() {
+                    accumulate_row(&mut acc[..n], tap, &kbuf[j..j + n]);
+                }
+                store(&acc[..n], out.add(c - cols.start));
+                c += n;
+            }
+        }
+    }
 }
 
 impl<A, K, const N: usize> Source for ConvolvedCols<A, K, N>
@@ -322,6 +429,40 @@ where
             }
         }
         acc
+    }
+    #[inline]
+    unsafe fn fill_span(
+        &self,
+        extent: Dim2,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut K,
+    ) {
+        let r = N / 2;
+        let Dim2(rows, _) = extent;
+        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // writable; centre rows read rows `row - r ..= row + r`, inside the array.
+        unsafe {
+            if N > HALO + 1 || row < r || row + r >= rows {
+                return fill_span_by_elements(self, extent, ncols, row, cols, out);
+            }
+            let mut kbuf = [K::ZERO; CHUNK + HALO];
+            let mut c = cols.start;
+            while c < cols.end {
+                let n = CHUNK.min(cols.end - c);
+                let mut acc = [K::ZERO; CHUNK];
+                for (i, &tap) in self.stencil.taps.iter().enumerate() {
+                    if tap == K::ZERO {
+                        continue;
+                    }
+                    read_k(&self.a, extent, ncols, row + i - r, c, n, &mut kbuf);
+                    accumulate_row(&mut acc[..n], tap, &kbuf[..n]);
+                }
+                store(&acc[..n], out.add(c - cols.start));
+                c += n;
+            }
+        }
     }
 }
 
@@ -376,6 +517,60 @@ where
             }
         }
         acc
+    }
+    #[inline]
+    unsafe fn fill_span(
+        &self,
+        extent: Dim2,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut K,
+    ) {
+        let (ry, rx) = (H / 2, W / 2);
+        let Dim2(rows, _) = extent;
+        let centre = centre_cols(&cols, ncols, rx);
+        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // writable; centre chunks read inside the array.
+        unsafe {
+            if W > HALO + 1 || row < ry || row + ry >= rows || centre.is_empty() {
+                return fill_span_by_elements(self, extent, ncols, row, cols, out);
+            }
+            fill_span_by_elements(self, extent, ncols, row, cols.start..centre.start, out);
+            fill_span_by_elements(
+                self,
+                extent,
+                ncols,
+                row,
+                centre.end..cols.end,
+                out.add(centre.end - cols.start),
+            );
+            let mut kbuf = [K::ZERO; CHUNK + HALO];
+            let mut c = centre.start;
+            while c < centre.end {
+                let n = CHUNK.min(centre.end - c);
+                let mut acc = [K::ZERO; CHUNK];
+                for (i, taps) in self.stencil.taps.iter().enumerate() {
+                    if taps.iter().all(|&t| t == K::ZERO) {
+                        continue;
+                    }
+                    read_k(
+                        &self.a,
+                        extent,
+                        ncols,
+                        row + i - ry,
+                        c - rx,
+                        n + 2 * rx,
+                        &mut kbuf,
+                    );
+                    for (j, &tap) in taps.iter().enumerate() {
+                        accumulate_row(&mut acc[..n], tap, &kbuf[j..j + n]);
+                    }
+                }
+                store(&acc[..n], out.add(c - cols.start));
+                c += n;
+            }
+        }
     }
 }
 
@@ -530,6 +725,50 @@ mod tests {
             prop_assert_eq!(rows_got.as_slice(), &naive_conv2(&data, rows, cols, &[row.taps], &mode)[..]);
             let cols_got = compute_with(&convolve_cols(a, col, mode), Plain, Threads::Seq);
             prop_assert_eq!(cols_got.as_slice(), &naive_conv2(&data, rows, cols, &[[1], [2], [1]], &mode)[..]);
+        }
+    }
+
+    /// Loads through contiguous memory take the row-vectorised span path; loads into a
+    /// delayed target evaluate element by element. Both must agree bit for bit.
+    #[test]
+    fn span_path_equals_element_path() {
+        use crate::delayed::SourceExt;
+        use crate::load::{delayed_target, load, Unrolled};
+        let (rows, cols) = (9, 613);
+        let data: Vec<f32> = (0..rows * cols)
+            .map(|i| ((i * 37) % 101) as f32 * 0.37)
+            .collect();
+        let a = View::new(Dim2(rows, cols), &data).unwrap();
+        let st2 = Stencil2::new([
+            [0.1f32, -1.0, 0.0, 0.3, 1.0],
+            [0.0; 5],
+            [2.5, 0.5, 1.0, -0.25, 0.125],
+        ]);
+        let st1 = Stencil1::new([0.2f32, 0.3, -1.0, 0.7, 1.0, 0.1, 0.05]);
+        fn by_elements<S: Source<Shape = Dim2, Elem = f32>>(s: &S) -> Vec<u32> {
+            let Dim2(rows, cols) = s.extent();
+            let out: Vec<std::sync::atomic::AtomicU32> =
+                (0..rows * cols).map(|_| Default::default()).collect();
+            let mut t = delayed_target(s.extent(), |Dim2(y, x), v: f32| {
+                out[y * cols + x].store(v.to_bits(), std::sync::atomic::Ordering::Relaxed)
+            });
+            load(s, &mut t, Unrolled::<3>, Threads::Fixed(2));
+            out.into_iter().map(|v| v.into_inner()).collect()
+        }
+        fn by_spans<S: Source<Shape = Dim2, Elem = f32>>(s: &S) -> Vec<u32> {
+            compute_with(s, Plain, Threads::Fixed(3))
+                .as_slice()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect()
+        }
+        for border in [Border::Reflect101, Border::Constant(3.0), Border::Wrap] {
+            let c2 = convolve2(a, st2, border);
+            assert_eq!(by_spans(&c2), by_elements(&c2));
+            let cr = convolve_rows(a, st1, border).map(|v| v * 2.0);
+            assert_eq!(by_spans(&cr), by_elements(&cr));
+            let cc = convolve_cols(a, st1, border);
+            assert_eq!(by_spans(&cc), by_elements(&cc));
         }
     }
 

@@ -4,7 +4,9 @@
 
 use crate::error::{index_out_of_bounds, Error};
 use crate::shape::{Dim1, Dim2, Dim3, Shape};
-use crate::source::Source;
+use std::ops::Range;
+
+use crate::source::{fill_span_by_elements, map_span, zip_span, Source};
 
 /// A delayed array: an extent and a function from index to element.
 #[derive(Clone, Copy, Debug)]
@@ -272,6 +274,24 @@ impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Elem) -> U + Sync> Source for Ma
         // SAFETY: forwarded contract.
         (self.f)(unsafe { self.a.linear_index_unchecked(i) })
     }
+    #[inline(always)]
+    unsafe fn fill_span(
+        &self,
+        extent: A::Shape,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut U,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            if A::LINEAR {
+                fill_span_by_elements(self, extent, ncols, row, cols, out)
+            } else {
+                map_span(&self.a, extent, ncols, row, cols, out, &self.f)
+            }
+        }
+    }
 }
 
 impl<A, B, U, F> Source for ZipWith<A, B, F>
@@ -309,6 +329,24 @@ where
                 self.a.linear_index_unchecked(i),
                 self.b.linear_index_unchecked(i),
             )
+        }
+    }
+    #[inline(always)]
+    unsafe fn fill_span(
+        &self,
+        extent: A::Shape,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut U,
+    ) {
+        // SAFETY: forwarded contract; both operands share the extent.
+        unsafe {
+            if Self::LINEAR {
+                fill_span_by_elements(self, extent, ncols, row, cols, out)
+            } else {
+                zip_span(&self.a, &self.b, extent, ncols, row, cols, out, &self.f)
+            }
         }
     }
 }

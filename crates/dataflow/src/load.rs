@@ -329,14 +329,11 @@ pub fn compute_with<A: Source, F: Fill>(
     let extent = a.extent();
     let mut data: Vec<A::Elem> = Vec::with_capacity(extent.size());
     {
-        let spare = &mut data.spare_capacity_mut()[..extent.size()];
-        // SAFETY: MaybeUninit<T> and T share layout; every position is written by the
-        // load below before `set_len`, and T is Copy (no drop obligations).
-        let slice =
-            unsafe { &mut *(spare as *mut [std::mem::MaybeUninit<A::Elem>] as *mut [A::Elem]) };
         let rects = block_rects(extent, Block::whole(extent));
         let work = schedule_bands(&rects, threads);
-        let w = crate::source::SliceWriter::new(slice);
+        // SAFETY: the capacity holds `extent.size()` elements, written (never read) by the
+        // load below before `set_len`; T is Copy, so nothing needs dropping.
+        let w = unsafe { crate::source::SliceWriter::from_raw(data.as_mut_ptr(), extent.size()) };
         if work.len() <= 1 {
             for (rows, cols) in work {
                 // SAFETY: the one rectangle covers the whole extent.

@@ -1,6 +1,8 @@
 //! The `Source` and `Target` traits (Yarr's `USource`/`UTarget`): reading and writing by
 //! shape index or by linear index, and the writers that parallel loads share between threads.
 
+use std::ops::Range;
+
 use crate::shape::Shape;
 
 /// An array that can be read: explicit storage, a foreign view, or a delayed function.
@@ -66,6 +68,119 @@ pub trait Source: Sync {
             unsafe { self.index_unchecked(extent.index_at_row_col(row, col)) }
         }
     }
+
+    /// Writes the elements of flattened row `row`, columns `cols`, to `out[0..cols.len()]`.
+    ///
+    /// Sources that can evaluate a whole span faster than element by element (stencils,
+    /// chains over them) override this; loads call it for every row span they fill.
+    ///
+    /// # Safety
+    /// The span must lie inside the extent (`extent == self.extent()`, `ncols` its
+    /// flattened width) and `out` must be valid for `cols.len()` writes.
+    #[inline(always)]
+    unsafe fn fill_span(
+        &self,
+        extent: Self::Shape,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut Self::Elem,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe { fill_span_by_elements(self, extent, ncols, row, cols, out) }
+    }
+}
+
+/// The element-by-element span fill every source can use.
+///
+/// # Safety
+/// As [`Source::fill_span`].
+#[inline(always)]
+pub unsafe fn fill_span_by_elements<A: Source + ?Sized>(
+    a: &A,
+    extent: A::Shape,
+    ncols: usize,
+    row: usize,
+    cols: Range<usize>,
+    out: *mut A::Elem,
+) {
+    let start = cols.start;
+    for col in cols {
+        // SAFETY: the caller keeps the span inside the extent and `out` writable.
+        unsafe {
+            out.add(col - start)
+                .write(a.row_col_unchecked(extent, ncols, row, col))
+        }
+    }
+}
+
+/// Fills a span of `out` with `f` over the spans of `a` and `b`, chunk by chunk.
+///
+/// # Safety
+/// As [`Source::fill_span`] for the common extent of `a` and `b`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn zip_span<A: Source + ?Sized, B: Source<Shape = A::Shape> + ?Sized, U>(
+    a: &A,
+    b: &B,
+    extent: A::Shape,
+    ncols: usize,
+    row: usize,
+    cols: Range<usize>,
+    out: *mut U,
+    f: impl Fn(A::Elem, B::Elem) -> U,
+) {
+    let mut buf_a = [std::mem::MaybeUninit::<A::Elem>::uninit(); CHUNK];
+    let mut buf_b = [std::mem::MaybeUninit::<B::Elem>::uninit(); CHUNK];
+    let mut c = cols.start;
+    while c < cols.end {
+        let n = CHUNK.min(cols.end - c);
+        // SAFETY: the chunk lies inside the span; the buffers hold CHUNK elements.
+        unsafe {
+            a.fill_span(extent, ncols, row, c..c + n, buf_a.as_mut_ptr().cast());
+            b.fill_span(extent, ncols, row, c..c + n, buf_b.as_mut_ptr().cast());
+        }
+        for k in 0..n {
+            // SAFETY: fill_span initialised both buffers up to n.
+            unsafe {
+                let v = f(buf_a[k].assume_init(), buf_b[k].assume_init());
+                out.add(c - cols.start + k).write(v);
+            }
+        }
+        c += n;
+    }
+}
+
+/// Elements per chunk when a span is evaluated through a stack buffer.
+pub(crate) const CHUNK: usize = 256;
+
+/// Fills a span of `out` with `f` applied to the span of `a`, chunk by chunk through a
+/// stack buffer, so a non-linear source (a stencil) still fills whole spans at a time.
+///
+/// # Safety
+/// As [`Source::fill_span`] for `a`'s extent.
+#[inline(always)]
+pub(crate) unsafe fn map_span<A: Source + ?Sized, U>(
+    a: &A,
+    extent: A::Shape,
+    ncols: usize,
+    row: usize,
+    cols: Range<usize>,
+    out: *mut U,
+    f: impl Fn(A::Elem) -> U,
+) {
+    let mut buf = [std::mem::MaybeUninit::<A::Elem>::uninit(); CHUNK];
+    let mut c = cols.start;
+    while c < cols.end {
+        let n = CHUNK.min(cols.end - c);
+        // SAFETY: the chunk lies inside the span; `buf` holds CHUNK elements.
+        unsafe { a.fill_span(extent, ncols, row, c..c + n, buf.as_mut_ptr().cast()) };
+        for (k, v) in buf[..n].iter().enumerate() {
+            // SAFETY: fill_span initialised buf[..n]; out is writable for the span.
+            unsafe { out.add(c - cols.start + k).write(f(v.assume_init())) };
+        }
+        c += n;
+    }
 }
 
 impl<A: Source + ?Sized> Source for &A {
@@ -94,6 +209,18 @@ impl<A: Source + ?Sized> Source for &A {
         // SAFETY: forwarded contract.
         unsafe { (**self).linear_index_unchecked(i) }
     }
+    #[inline(always)]
+    unsafe fn fill_span(
+        &self,
+        extent: Self::Shape,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+        out: *mut Self::Elem,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe { (**self).fill_span(extent, ncols, row, cols, out) }
+    }
 }
 
 /// Writes shared by the threads of a parallel load; each thread writes a disjoint band.
@@ -106,6 +233,17 @@ pub unsafe trait Writer<T>: Sync {
     /// # Safety
     /// `i` must be inside the target and no other call may write `i` concurrently.
     unsafe fn write(&self, i: usize, row: usize, col: usize, v: T);
+
+    /// A pointer to `len` contiguous positions from linear position `i`, when the target
+    /// is contiguous memory; `None` makes loads write element by element.
+    ///
+    /// # Safety
+    /// `i..i + len` must be inside the target and owned by the calling thread.
+    #[inline(always)]
+    unsafe fn span_ptr(&self, i: usize, len: usize) -> Option<*mut T> {
+        let _ = (i, len);
+        None
+    }
 }
 
 /// An array that can be written: explicit storage, a mutable foreign view, or a delayed
@@ -163,6 +301,18 @@ pub struct SliceWriter<'w, T> {
 }
 
 impl<'w, T> SliceWriter<'w, T> {
+    /// A writer over `len` elements from `ptr`, which may be uninitialised.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for `len` writes, exclusively, for `'w`.
+    pub(crate) unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
+        SliceWriter {
+            ptr,
+            len,
+            _borrow: std::marker::PhantomData,
+        }
+    }
+
     /// A writer over `slice`, which stays mutably borrowed while the writer lives.
     pub fn new(slice: &'w mut [T]) -> Self {
         SliceWriter {
@@ -187,5 +337,16 @@ unsafe impl<T: Send + Copy> Writer<T> for SliceWriter<'_, T> {
         debug_assert!(i < self.len, "write at {i} beyond {}", self.len);
         // SAFETY: see the trait contract.
         unsafe { self.ptr.add(i).write(v) }
+    }
+    #[inline(always)]
+    unsafe fn span_ptr(&self, i: usize, len: usize) -> Option<*mut T> {
+        debug_assert!(
+            i + len <= self.len,
+            "span {i}..{} beyond {}",
+            i + len,
+            self.len
+        );
+        // SAFETY: see the trait contract.
+        Some(unsafe { self.ptr.add(i) })
     }
 }

@@ -17,13 +17,13 @@ pub fn rgb_to_grey([r, g, b]: [u8; 3]) -> u8 {
 
 /// The grey image of an RGB source, delayed.
 #[allow(clippy::type_complexity)]
-pub fn grey<A: Source<Elem = [u8; 3]>>(rgb: A) -> Map<A, fn([u8; 3]) -> u8> {
-    rgb.map(rgb_to_grey as fn([u8; 3]) -> u8)
+pub fn grey<A: Source<Elem = [u8; 3]>>(rgb: A) -> Map<A, impl Fn([u8; 3]) -> u8 + Copy + Sync> {
+    rgb.map(rgb_to_grey)
 }
 
 /// Alias of [`grey`] for readers who look for a noun.
 #[allow(clippy::type_complexity)]
-pub fn grey_of<A: Source<Elem = [u8; 3]>>(rgb: A) -> Map<A, fn([u8; 3]) -> u8> {
+pub fn grey_of<A: Source<Elem = [u8; 3]>>(rgb: A) -> Map<A, impl Fn([u8; 3]) -> u8 + Copy + Sync> {
     grey(rgb)
 }
 

@@ -21,8 +21,8 @@ fn narrow(v: i32) -> i16 {
 pub fn sobel_dx<A: Source<Shape = Dim2, Elem = u8>>(
     a: A,
     border: Border<u8>,
-) -> Map<Convolved2<A, i32, 3, 3>, fn(i32) -> i16> {
-    convolve2(a, SOBEL_DX, border).map(narrow as fn(i32) -> i16)
+) -> Map<Convolved2<A, i32, 3, 3>, impl Fn(i32) -> i16 + Copy + Sync> {
+    convolve2(a, SOBEL_DX, border).map(narrow)
 }
 
 /// The vertical derivative, delayed, as `i16`.
@@ -30,13 +30,16 @@ pub fn sobel_dx<A: Source<Shape = Dim2, Elem = u8>>(
 pub fn sobel_dy<A: Source<Shape = Dim2, Elem = u8>>(
     a: A,
     border: Border<u8>,
-) -> Map<Convolved2<A, i32, 3, 3>, fn(i32) -> i16> {
-    convolve2(a, SOBEL_DY, border).map(narrow as fn(i32) -> i16)
+) -> Map<Convolved2<A, i32, 3, 3>, impl Fn(i32) -> i16 + Copy + Sync> {
+    convolve2(a, SOBEL_DY, border).map(narrow)
 }
 
 /// `|dx| + |dy|`, delayed.
 #[allow(clippy::type_complexity)]
-pub fn magnitude_l1<X, Y>(dx: X, dy: Y) -> Result<ZipWith<X, Y, fn(i16, i16) -> i32>, Error>
+pub fn magnitude_l1<X, Y>(
+    dx: X,
+    dy: Y,
+) -> Result<ZipWith<X, Y, impl Fn(i16, i16) -> i32 + Copy + Sync>, Error>
 where
     X: Source<Elem = i16>,
     Y: Source<Elem = i16, Shape = X::Shape>,
@@ -49,7 +52,10 @@ where
 
 /// `sqrt(dx^2 + dy^2)` in `f32`, delayed (`cv2.magnitude`).
 #[allow(clippy::type_complexity)]
-pub fn magnitude_l2<X, Y>(dx: X, dy: Y) -> Result<ZipWith<X, Y, fn(i16, i16) -> f32>, Error>
+pub fn magnitude_l2<X, Y>(
+    dx: X,
+    dy: Y,
+) -> Result<ZipWith<X, Y, impl Fn(i16, i16) -> f32 + Copy + Sync>, Error>
 where
     X: Source<Elem = i16>,
     Y: Source<Elem = i16, Shape = X::Shape>,
@@ -62,7 +68,10 @@ where
 
 /// The gradient direction `atan2(dy, dx)` in radians, in `(-pi, pi]`, delayed.
 #[allow(clippy::type_complexity)]
-pub fn direction<X, Y>(dx: X, dy: Y) -> Result<ZipWith<X, Y, fn(i16, i16) -> f32>, Error>
+pub fn direction<X, Y>(
+    dx: X,
+    dy: Y,
+) -> Result<ZipWith<X, Y, impl Fn(i16, i16) -> f32 + Copy + Sync>, Error>
 where
     X: Source<Elem = i16>,
     Y: Source<Elem = i16, Shape = X::Shape>,

@@ -1,0 +1,146 @@
+//! Benchmarks of dataflow: the image pipeline at 2560 x 1600 on 1 and 2 threads, and a
+//! fused chain of maps against the hand-written loop.
+//!
+//! Input (the same in `benches/peers/dataflow.py`): an RGB image of `H x W` pixels from
+//! `SplitMix64::new(6)`, one output per pixel in row-major order; with
+//! `base = 40 + 120 * ((x / 64 + y / 64) % 2) + ((x + 2 y) % 256) / 4`, channel `c` is
+//! `base + ((r >> 8c) & 15)`. Grey is our (OpenCV-exact) conversion of it.
+
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use dataflow::image::{
+    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, sobel_dx, sobel_dy, Canny, Norm,
+};
+use dataflow::{compute_with, Array, Border, Dim2, Plain, SourceExt, Threads, View};
+
+fn input() -> Array<[u8; 3], Dim2> {
+    let (w, h) = (benches::size(2560, 4), benches::size(1600, 4));
+    let mut rng = benches::SplitMix64::new(6);
+    let mut px = Vec::with_capacity(w * h);
+    for y in 0..h {
+        for x in 0..w {
+            let r = rng.next_u64();
+            let base = 40 + 120 * ((x / 64 + y / 64) % 2) + ((x + 2 * y) % 256) / 4;
+            px.push([0, 1, 2].map(|c| (base + ((r >> (8 * c)) & 15) as usize) as u8));
+        }
+    }
+    Array::from_vec(Dim2(h, w), px).expect("extent matches")
+}
+
+fn pool(n: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("thread pool")
+}
+
+fn bench(c: &mut Criterion) {
+    let rgb = input();
+    let grey_img = compute_with(&grey(rgb.view()), Plain, Threads::Seq);
+    let mut g = c.benchmark_group("dataflow");
+    g.sample_size(10);
+
+    let rgb_bytes: Vec<u8> = rgb.as_slice().iter().flatten().copied().collect();
+    g.bench_function("peer_memcpy__grey_t1", |b| {
+        let mut dst = vec![0u8; rgb_bytes.len()];
+        b.iter(|| {
+            dst.copy_from_slice(black_box(&rgb_bytes));
+            black_box(&dst);
+        })
+    });
+
+    for (t, name) in [(1usize, "t1"), (2, "t2")] {
+        let p = pool(t);
+        let threads = if t == 1 {
+            Threads::Seq
+        } else {
+            Threads::Fixed(t)
+        };
+        g.bench_function(format!("grey_{name}"), |b| {
+            b.iter(|| p.install(|| compute_with(&grey(black_box(rgb.view())), Plain, threads)))
+        });
+        g.bench_function(format!("hist_{name}"), |b| {
+            b.iter(|| p.install(|| histogram(black_box(&grey_img), threads)))
+        });
+        g.bench_function(format!("blur5_grey_{name}"), |b| {
+            b.iter(|| {
+                p.install(|| {
+                    gaussian_blur::<5, _>(black_box(&grey_img), 0.0, Border::Reflect101, threads)
+                })
+            })
+        });
+        g.bench_function(format!("blur5_rgb_{name}"), |b| {
+            b.iter(|| {
+                p.install(|| {
+                    gaussian_blur_rgb::<5, _>(
+                        black_box(rgb.view()),
+                        0.0,
+                        Border::Reflect101,
+                        threads,
+                    )
+                })
+            })
+        });
+        g.bench_function(format!("sobel_{name}"), |b| {
+            b.iter(|| {
+                p.install(|| {
+                    let dx = compute_with(
+                        &sobel_dx(black_box(&grey_img), Border::Reflect101),
+                        Plain,
+                        threads,
+                    );
+                    let dy = compute_with(
+                        &sobel_dy(black_box(&grey_img), Border::Reflect101),
+                        Plain,
+                        threads,
+                    );
+                    (dx, dy)
+                })
+            })
+        });
+        let params = Canny {
+            low: 50.0,
+            high: 150.0,
+            norm: Norm::L1,
+            threads,
+        };
+        g.bench_function(format!("canny_{name}"), |b| {
+            b.iter(|| p.install(|| canny(black_box(&grey_img), &params)))
+        });
+    }
+
+    // A fused chain of maps and a zip, loaded once, against the same arithmetic by hand.
+    let a: Vec<f32> = grey_img.as_slice().iter().map(|&v| v as f32).collect();
+    let bb: Vec<f32> = a.iter().rev().copied().collect();
+    let extent = grey_img.extent();
+    g.bench_function("fused_chain", |b| {
+        b.iter(|| {
+            let va = View::new(extent, black_box(&a[..])).expect("extent");
+            let vb = View::new(extent, black_box(&bb[..])).expect("extent");
+            let chain = va
+                .map(|v| v * (1.0 / 255.0))
+                .zip_with(vb, |x, y| x * 0.7 + y * (0.3 / 255.0))
+                .expect("same extent")
+                .map(|v| v * v + 0.5);
+            compute_with(&chain, Plain, Threads::Seq)
+        })
+    });
+    g.bench_function("peer_hand_loop__fused_chain", |b| {
+        b.iter(|| {
+            let (xa, xb) = (black_box(&a[..]), black_box(&bb[..]));
+            let mut out = vec![0f32; xa.len()];
+            for ((o, &x), &y) in out.iter_mut().zip(xa).zip(xb) {
+                let v = (x * (1.0 / 255.0)) * 0.7 + y * (0.3 / 255.0);
+                *o = v * v + 0.5;
+            }
+            out
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
