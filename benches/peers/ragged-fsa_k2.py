@@ -1,0 +1,79 @@
+"""ragged-fsa's peer: k2 itself (1.23.2, CPU) on the FSAs of crates/ragged-fsa/benches.
+
+Same generator as the Rust side (see `ragged-fsa.py` and the bench file). The FsaVec is built
+once from arc tensors; each timed call starts from an FsaVec whose cached properties, state
+batches and entering arcs have been dropped (`_invalidate_cache_`), so k2 does the whole
+work each time. One torch thread (k2's CPU algorithms are serial).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import *  # noqa: E402,F403
+
+CRATE = "ragged-fsa"
+PEER = "k2"
+
+
+def random_fsa_arcs(i, n):
+    import numpy as np
+
+    seed = 4 * (1000 + i)
+    counts = (splitmix64_array(seed, n - 1) % np.uint64(11)).astype(np.int64)
+    total = int(counts.sum())
+    src = np.repeat(np.arange(n - 1, dtype=np.int64), counts)
+    span = np.minimum(n - 1 - src, 20).astype(np.uint64)
+    dest = src + 1 + (splitmix64_array(seed + 1, total) % span).astype(np.int64)
+    label = 1 + (splitmix64_array(seed + 2, total) % np.uint64(100)).astype(np.int64)
+    label[dest == n - 1] = -1
+    unit = (splitmix64_array(seed + 3, total) >> np.uint64(11)).astype(np.float64) * (
+        1.0 / (1 << 53)
+    )
+    score = (-5.0 * unit).astype(np.float32)
+    return src, dest, label, score
+
+
+def main():
+    try:
+        import k2
+        import torch
+    except Exception as e:  # noqa: BLE001
+        skip(CRATE, PEER, f"import k2 failed: {e}")
+        return
+    torch.set_num_threads(1)
+    version = getattr(k2, "__version__", "")
+    num_fsas = size(1000, 50)
+    fsas = []
+    for i in range(num_fsas):
+        src, dest, label, score = random_fsa_arcs(i, 1000)
+        arcs = torch.stack(
+            [
+                torch.from_numpy(src.astype("int32")),
+                torch.from_numpy(dest.astype("int32")),
+                torch.from_numpy(label.astype("int32")),
+                torch.from_numpy(score).view(torch.int32),
+            ],
+            dim=1,
+        ).contiguous()
+        fsas.append(k2.Fsa(arcs))
+    fsa_vec = k2.create_fsa_vec(fsas)
+
+    def fresh():
+        fsa_vec._invalidate_cache_()
+        return fsa_vec
+
+    repeats = 3 if QUICK else 5
+    report(CRATE, "arc_sort_t1", PEER, time_it(lambda: k2.arc_sort(fresh()), repeats), version)
+    report(CRATE, "connect_t1", PEER, time_it(lambda: k2.connect(fresh()), repeats), version)
+    report(CRATE, "top_sort_t1", PEER, time_it(lambda: k2.top_sort(fresh()), repeats), version)
+    report(CRATE, "shortest_path_t1", PEER,
+           time_it(lambda: k2.shortest_path(fresh(), use_double_scores=True), repeats), version)
+    report(CRATE, "get_tot_scores_t1", PEER,
+           time_it(lambda: fresh().get_tot_scores(use_double_scores=True, log_semiring=True),
+                   repeats),
+           version)
+
+
+if __name__ == "__main__":
+    main()
