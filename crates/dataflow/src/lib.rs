@@ -20,8 +20,8 @@
 //!   [`Threads`]; [`walk`], [`mutate`], [`walk_p`];
 //! - [`convolve2`], [`convolve_rows`], [`convolve_cols`] with [`Stencil1`], [`Stencil2`]
 //!   and [`Border`];
-//! - the [`image`](crate::image) pipeline: [`image::grey`], [`image::histogram`],
-//!   [`image::gaussian_blur`], [`image::sobel`], [`image::canny`].
+//! - the [`image`] pipeline: [`image::grey`], [`image::histogram`],
+//!   [`image::gaussian_blur`], [`image::sobel_dx`], [`image::canny`].
 //!
 //! ```
 //! use dataflow::{compute_with, from_fn, walk_p, Dim2, Plain, SourceExt, Threads};
