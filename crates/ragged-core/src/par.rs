@@ -133,30 +133,79 @@ pub(crate) fn row_ids_to_row_splits(row_ids: &[i32], row_splits: &mut [i32]) {
 
 /// Exclusive prefix sum of non-negative `lengths` into a `row_splits` vector of
 /// `lengths.len() + 1` entries; an error when a length is negative or the total overflows.
+///
+/// The parallel path makes two passes (chunk totals with the sign check, then the scan), so
+/// that it meets the worker threads only twice.
 pub(crate) fn exclusive_sum_lengths(lengths: &[i32]) -> Result<Vec<i32>, Error> {
-    if let Some(row) = if go_parallel(lengths.len()) {
-        lengths.par_iter().position_first(|&l| l < 0)
-    } else {
-        lengths.iter().position(|&l| l < 0)
-    } {
-        return Err(Error::NegativeRowLength {
-            row,
-            length: lengths[row],
-        });
-    }
-    let total: i64 = if go_parallel(lengths.len()) {
-        lengths.par_iter().map(|&l| l as i64).sum()
-    } else {
-        lengths.iter().map(|&l| l as i64).sum()
+    let negative = |row: usize| Error::NegativeRowLength {
+        row,
+        length: lengths[row],
     };
-    if total > i32::MAX as i64 {
-        return Err(Error::Overflow {
-            what: "the total of the row lengths",
-            value: total as u64,
-        });
-    }
+    let overflow = |total: i64| Error::Overflow {
+        what: "the total of the row lengths",
+        value: total as u64,
+    };
     let mut splits = vec![0i32; lengths.len() + 1];
-    exclusive_sum_into(lengths, &mut splits);
+    if !go_parallel(lengths.len()) {
+        let mut acc = 0i64;
+        for (row, (&l, out)) in lengths.iter().zip(&mut splits[1..]).enumerate() {
+            if l < 0 {
+                return Err(negative(row));
+            }
+            acc += l as i64;
+            if acc > i32::MAX as i64 {
+                return Err(overflow(
+                    acc + lengths[row + 1..]
+                        .iter()
+                        .map(|&l| l.max(0) as i64)
+                        .sum::<i64>(),
+                ));
+            }
+            *out = acc as i32;
+        }
+        return Ok(splits);
+    }
+    // Pass 1: per-chunk totals, or the first negative length of the chunk.
+    let totals: Vec<Result<i64, usize>> = lengths
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut t = 0i64;
+            for (k, &l) in chunk.iter().enumerate() {
+                if l < 0 {
+                    return Err(c * CHUNK + k);
+                }
+                t += l as i64;
+            }
+            Ok(t)
+        })
+        .collect();
+    let mut offsets = Vec::with_capacity(totals.len());
+    let mut acc = 0i64;
+    for t in &totals {
+        match t {
+            Err(row) => return Err(negative(*row)),
+            Ok(t) => {
+                offsets.push(acc as i32);
+                acc += t;
+            }
+        }
+    }
+    if acc > i32::MAX as i64 {
+        return Err(overflow(acc));
+    }
+    // Pass 2: scan each chunk from its offset.
+    splits[1..]
+        .par_chunks_mut(CHUNK)
+        .zip(lengths.par_chunks(CHUNK))
+        .zip(offsets.par_iter())
+        .for_each(|((o, i), &start)| {
+            let mut acc = start;
+            for (slot, &x) in o.iter_mut().zip(i) {
+                acc += x;
+                *slot = acc;
+            }
+        });
     Ok(splits)
 }
 
@@ -227,13 +276,29 @@ mod tests {
 
     #[test]
     fn negative_and_overflowing_lengths_are_errors() {
-        assert_eq!(
-            exclusive_sum_lengths(&[1, -2]),
-            Err(Error::NegativeRowLength { row: 1, length: -2 })
-        );
-        assert!(matches!(
-            exclusive_sum_lengths(&[i32::MAX, 1]),
-            Err(Error::Overflow { .. })
-        ));
+        for threshold in [0, usize::MAX] {
+            with_parallel_threshold(threshold, || {
+                assert_eq!(
+                    exclusive_sum_lengths(&[1, -2]),
+                    Err(Error::NegativeRowLength { row: 1, length: -2 })
+                );
+                assert!(matches!(
+                    exclusive_sum_lengths(&[i32::MAX, 1]),
+                    Err(Error::Overflow {
+                        value: 2_147_483_648,
+                        ..
+                    })
+                ));
+                let mut long = vec![1; 40_000];
+                long[33_333] = -5;
+                assert_eq!(
+                    exclusive_sum_lengths(&long),
+                    Err(Error::NegativeRowLength {
+                        row: 33_333,
+                        length: -5
+                    })
+                );
+            });
+        }
     }
 }

@@ -675,34 +675,42 @@ impl RaggedShape {
     }
 }
 
-/// The elements of a 2-axis shape picked row by row; rayon above the threshold.
+/// The elements of a 2-axis shape picked row by row; rayon over blocks of rows above the
+/// threshold (each block owns a contiguous part of the output).
 fn gather_elements_2axis(top: &[i32], indexes: &[i32], new_splits: &[i32]) -> Vec<i32> {
+    const BLOCK: usize = 2048;
     let total = new_splits[indexes.len()] as usize;
     let mut out = vec![0i32; total];
-    let fill = |(row, out_row): (usize, &mut [i32])| {
-        let i = indexes[row];
-        if i >= 0 {
-            let b = top[i as usize];
-            for (k, slot) in out_row.iter_mut().enumerate() {
-                *slot = b + k as i32;
+    let fill = |(block, out_block): (usize, &mut [i32])| {
+        let r0 = block * BLOCK;
+        let r1 = (r0 + BLOCK).min(indexes.len());
+        let base = new_splits[r0] as usize;
+        for row in r0..r1 {
+            let i = indexes[row];
+            if i >= 0 {
+                let b = top[i as usize];
+                let (o0, o1) = (
+                    new_splits[row] as usize - base,
+                    new_splits[row + 1] as usize - base,
+                );
+                for (k, slot) in out_block[o0..o1].iter_mut().enumerate() {
+                    *slot = b + k as i32;
+                }
             }
         }
     };
-    let mut pieces: Vec<&mut [i32]> = Vec::with_capacity(indexes.len());
+    let mut blocks: Vec<&mut [i32]> = Vec::with_capacity(indexes.len() / BLOCK + 1);
     let mut rest = &mut out[..];
-    for w in new_splits.windows(2) {
-        let (head, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
-        pieces.push(head);
+    for r0 in (0..indexes.len()).step_by(BLOCK) {
+        let r1 = (r0 + BLOCK).min(indexes.len());
+        let (head, tail) = rest.split_at_mut((new_splits[r1] - new_splits[r0]) as usize);
+        blocks.push(head);
         rest = tail;
     }
     if go_parallel(total + indexes.len()) {
-        pieces
-            .into_par_iter()
-            .enumerate()
-            .with_min_len(1024)
-            .for_each(fill);
+        blocks.into_par_iter().enumerate().for_each(fill);
     } else {
-        pieces.into_iter().enumerate().for_each(fill);
+        blocks.into_iter().enumerate().for_each(fill);
     }
     out
 }
