@@ -1,12 +1,13 @@
 //! Graphviz output in the style of k2's `to_dot`/`draw`: states as circles (the final one
 //! double-circled), arcs labelled `label/score` or `label:aux/score`.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::attr::{Attr, AUX_LABELS};
 use crate::fsa::Fsa;
 
-fn label_text(label: i32, aux: Option<String>, score: f32) -> String {
+fn label_text(label: String, aux: Option<String>, score: f32) -> String {
     match aux {
         Some(aux) => format!("{label}:{aux}/{score}"),
         None => format!("{label}/{score}"),
@@ -19,6 +20,18 @@ impl Fsa {
     /// `label:aux_label/score` for a transducer; ragged aux labels as `a b c`, `<eps>` when
     /// empty).
     pub fn to_dot(&self, title: &str) -> String {
+        self.to_dot_with_symbols(title, &HashMap::new())
+    }
+
+    /// [`Fsa::to_dot`] with labels and aux labels shown through a symbol table (k2's
+    /// `symbols`/`aux_symbols`); labels missing from the table are shown as numbers.
+    pub fn to_dot_with_symbols(&self, title: &str, symbols: &HashMap<i32, String>) -> String {
+        let name = |label: i32| {
+            symbols
+                .get(&label)
+                .map(|s| s.replace('"', "\\\""))
+                .unwrap_or_else(|| label.to_string())
+        };
         let mut out = String::new();
         let _ = writeln!(out, "digraph FSA {{");
         let _ = writeln!(out, "  rankdir = LR;");
@@ -42,17 +55,14 @@ impl Fsa {
         let aux = self.attr(AUX_LABELS);
         for (i, arc) in self.arcs().values().iter().enumerate() {
             let aux_text = match aux {
-                Some(Attr::I32(v)) => Some(v[i].to_string()),
+                Some(Attr::I32(v)) => Some(name(v[i])),
                 Some(Attr::Ragged(r)) => {
                     let splits = r.shape().row_splits(1);
                     let list = &r.values()[splits[i] as usize..splits[i + 1] as usize];
                     Some(if list.is_empty() {
                         "<eps>".to_string()
                     } else {
-                        list.iter()
-                            .map(|v| v.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" ")
+                        list.iter().map(|&v| name(v)).collect::<Vec<_>>().join(" ")
                     })
                 }
                 _ => None,
@@ -62,7 +72,7 @@ impl Fsa {
                 "  {} -> {} [label = \"{}\", fontsize = 14];",
                 arc.src_state,
                 arc.dest_state,
-                label_text(arc.label, aux_text, arc.score)
+                label_text(name(arc.label), aux_text, arc.score)
             );
         }
         out.push_str("}\n");
@@ -84,5 +94,9 @@ mod tests {
         assert!(dot.contains("  0 -> 1 [label = \"10/0.1\", fontsize = 14];"));
         assert!(dot.contains("  1 -> 2 [label = \"-1/0.5\", fontsize = 14];"));
         assert!(dot.ends_with("}\n"));
+        let symbols = std::collections::HashMap::from([(10, "a\"b".to_string())]);
+        let named = fsa.to_dot_with_symbols("t", &symbols);
+        assert!(named.contains("  0 -> 1 [label = \"a\\\"b/0.1\", fontsize = 14];"));
+        assert!(named.contains("  0 -> 2 [label = \"20/0.2\""));
     }
 }

@@ -555,6 +555,17 @@ impl FsaVec {
         Fsa::from_built_unchecked(built, attrs)
     }
 
+    /// The arcs of FSA `i` as a zero-copy view [state][arc] into this FsaVec.
+    ///
+    /// # Panics
+    /// If `i >= num_fsas()`.
+    pub fn arcs_of(&self, i: usize) -> ragged_core::RaggedView<'_, Arc> {
+        if i >= self.num_fsas() {
+            index_out_of_range("fsa", i, self.num_fsas());
+        }
+        self.arcs.index(0, i)
+    }
+
     /// FSA `i`, or `None` when out of range.
     pub fn try_get(&self, i: usize) -> Option<Fsa> {
         (i < self.num_fsas()).then(|| self.get(i))
