@@ -1,2 +1,83 @@
-//! Benchmarks of structured-tensor (filled in below).
-fn main() {}
+//! Criterion benches of structured-tensor, joined with the Python peers (TensorFlow's
+//! `StructuredTensor`, Awkward Array) of `benches/peers/structured-tensor.py` by workload name.
+//!
+//! Input (SplitMix64 seed 7, identical in the peers; 100,000 records, 1,000 in quick runs):
+//! for each record, in this order: `age = below(100)`; `k = below(4)` nicknames, each
+//! `"n{below(1000)}"`; `m = below(4)` shoe sizes, each `5.0 + below(20) * 0.5`. A record is
+//! `{"age": age, "nicknames": [...], "shoes": {"sizes": [...]}}`. Households for the rank-2
+//! workloads: from seed 8, lengths `below(4)` until the records are used up (the last one
+//! clipped).
+//! - `from_json`: the already-parsed JSON value -> StructuredTensor.
+//! - `from_json_text`: JSON text -> StructuredTensor (`peer_serde_json__from_json_text`
+//!   only parses the text into a `serde_json::Value`).
+//! - `to_json`: StructuredTensor -> JSON value.
+//! - `merge_dims`: the households (rank 2) merged back to rank 1, `merge_dims(0, 1)`.
+//! - `promote`: `promote(("shoes", "sizes"), "shoe_sizes")` on the rank-1 records.
+
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use serde_json::{json, Value};
+use structured_tensor::{RowPartition, StructuredTensor};
+
+fn records(n: usize) -> Value {
+    let mut rng = benches::SplitMix64::new(7);
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let age = rng.below(100);
+        let k = rng.below(4);
+        let nicknames: Vec<String> = (0..k).map(|_| format!("n{}", rng.below(1000))).collect();
+        let m = rng.below(4);
+        let sizes: Vec<f64> = (0..m).map(|_| 5.0 + rng.below(20) as f64 * 0.5).collect();
+        out.push(json!({"age": age, "nicknames": nicknames, "shoes": {"sizes": sizes}}));
+    }
+    Value::Array(out)
+}
+
+fn households(n: usize) -> RowPartition {
+    let mut rng = benches::SplitMix64::new(8);
+    let mut lengths = Vec::new();
+    let mut used = 0usize;
+    while used < n {
+        let len = (rng.below(4) as usize).min(n - used);
+        lengths.push(len as i32);
+        used += len;
+    }
+    RowPartition::from_row_lengths(&lengths).unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("structured-tensor");
+    let n = benches::size(100_000, 100);
+    let value = records(n);
+    let text = serde_json::to_string(&value).unwrap();
+
+    g.bench_function("from_json", |b| {
+        b.iter(|| StructuredTensor::from_json(black_box(&value)).unwrap())
+    });
+    g.bench_function("from_json_text", |b| {
+        b.iter(|| StructuredTensor::from_json_str(black_box(&text)).unwrap())
+    });
+    g.bench_function("peer_serde_json__from_json_text", |b| {
+        b.iter(|| serde_json::from_str::<Value>(black_box(&text)).unwrap())
+    });
+
+    let st = StructuredTensor::from_json(&value).unwrap();
+    g.bench_function("to_json", |b| b.iter(|| black_box(&st).to_json()));
+
+    let grouped = st.partition_outer_dimension(&households(n)).unwrap();
+    g.bench_function("merge_dims", |b| {
+        b.iter(|| black_box(&grouped).merge_dims(0, 1).unwrap())
+    });
+    g.bench_function("promote", |b| {
+        b.iter(|| {
+            black_box(&st)
+                .promote(["shoes", "sizes"], "shoe_sizes")
+                .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

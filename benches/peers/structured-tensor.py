@@ -1,0 +1,97 @@
+"""Peers of the structured-tensor benches: TensorFlow's StructuredTensor and Awkward Array.
+
+Same input as crates/structured-tensor/benches/structured-tensor.rs, from the shared
+SplitMix64 (seed 7; 100,000 records, 1,000 in quick runs): per record, in this order,
+age = below(100); k = below(4) nicknames, each "n{below(1000)}"; m = below(4) shoe sizes,
+each 5.0 + below(20) * 0.5. Households (seed 8): lengths below(4) until the records are
+used up, the last one clipped.
+- from_json: Python lists already built -> StructuredTensor.from_pyval / ak.from_iter.
+- from_json_text: JSON text -> ak.from_json.
+- to_json: to_pyval / ak.to_list.
+- merge_dims: households (rank 2) -> merge_dims(0, 1) / ak.flatten(axis=1).
+- promote: promote(("shoes", "sizes"), "shoe_sizes") / ak.with_field(arr.shoes.sizes).
+Only the operation is timed (no start-up, no file I/O).
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import *  # noqa: E402,F401,F403
+
+CRATE = "structured-tensor"
+
+
+def records(n):
+    rng = SplitMix64(7)
+    out = []
+    for _ in range(n):
+        age = rng.below(100)
+        k = rng.below(4)
+        nicknames = ["n%d" % rng.below(1000) for _ in range(k)]
+        m = rng.below(4)
+        sizes = [5.0 + rng.below(20) * 0.5 for _ in range(m)]
+        out.append({"age": age, "nicknames": nicknames, "shoes": {"sizes": sizes}})
+    return out
+
+
+def household_lengths(n):
+    rng = SplitMix64(8)
+    lengths = []
+    used = 0
+    while used < n:
+        length = min(rng.below(4), n - used)
+        lengths.append(length)
+        used += length
+    return lengths
+
+
+def bench_tensorflow(recs, lengths):
+    try:
+        import tensorflow as tf
+        from tensorflow.python.ops.ragged.row_partition import RowPartition
+    except Exception as e:  # noqa: BLE001 - any import failure means the peer is absent
+        skip(CRATE, "tensorflow", str(e))
+        return
+    st_cls = tf.experimental.StructuredTensor
+    version = tf.__version__
+    # from_pyval is slow on 100 k records: fewer repeats.
+    report(CRATE, "from_json", "tensorflow", time_it(lambda: st_cls.from_pyval(recs), repeats=3), version)
+    st = st_cls.from_pyval(recs)
+    report(CRATE, "to_json", "tensorflow", time_it(lambda: st.to_pyval(), repeats=3), version)
+    grouped = st.partition_outer_dimension(
+        RowPartition.from_row_lengths(tf.constant(lengths, dtype=tf.int64)))
+    report(CRATE, "merge_dims", "tensorflow", time_it(lambda: grouped.merge_dims(0, 1)), version)
+    report(CRATE, "promote", "tensorflow",
+           time_it(lambda: st.promote(("shoes", "sizes"), "shoe_sizes")), version)
+
+
+def bench_awkward(recs, text, lengths):
+    try:
+        import awkward as ak
+    except Exception as e:  # noqa: BLE001
+        skip(CRATE, "awkward", str(e))
+        return
+    version = ak.__version__
+    report(CRATE, "from_json", "awkward", time_it(lambda: ak.from_iter(recs)), version)
+    report(CRATE, "from_json_text", "awkward", time_it(lambda: ak.from_json(text)), version)
+    arr = ak.from_iter(recs)
+    report(CRATE, "to_json", "awkward", time_it(lambda: ak.to_list(arr)), version)
+    grouped = ak.unflatten(arr, lengths)
+    report(CRATE, "merge_dims", "awkward", time_it(lambda: ak.flatten(grouped, axis=1)), version)
+    report(CRATE, "promote", "awkward",
+           time_it(lambda: ak.with_field(arr, arr.shoes.sizes, "shoe_sizes")), version)
+
+
+def main():
+    n = size(100_000, 100)
+    recs = records(n)
+    text = json.dumps(recs)
+    lengths = household_lengths(n)
+    bench_awkward(recs, text, lengths)
+    bench_tensorflow(recs, lengths)
+
+
+if __name__ == "__main__":
+    main()
