@@ -49,6 +49,11 @@ mod properties;
 mod text;
 mod view;
 
+/// The guide (`docs/ragged-fsa.md`): the k2 -> Rust table, conventions, text formats and
+/// the exact behaviour of each algorithm. Its examples run as doc tests.
+#[doc = include_str!("../../../docs/ragged-fsa.md")]
+pub mod guide {}
+
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use error::{Error, ParseProblem};

@@ -584,16 +584,35 @@ proptest! {
             arcs += f.num_arcs();
             fsas.push(f);
         }
+        let fsas: Vec<Fsa> = fsas.into_iter().map(tagged).collect();
         let v = create_fsa_vec(&fsas);
-        let (sorted, _) = v.arc_sort();
-        let (connected, _) = v.connect();
-        let (best, _) = v.shortest_path().unwrap();
+        let (sorted, sorted_map) = v.arc_sort();
+        let (connected, connected_map) = v.connect();
+        let (best, best_map) = v.shortest_path().unwrap();
+        let (reversed, reversed_map) = v.reverse();
         let tot: Vec<f32> = v.get_tot_scores(Semiring::Log).unwrap();
+        let mut offset = 0;
+        let mut position = [0usize; 4];
         for (i, fsa) in fsas.iter().enumerate() {
-            prop_assert_eq!(sorted.get(i), fsa.arc_sort().0);
-            prop_assert_eq!(connected.get(i), fsa.connect().0);
-            prop_assert_eq!(best.get(i), fsa.shortest_path().unwrap().0);
+            // results and attributes per FSA, and the global arc maps = local maps + offset
+            let outputs = [
+                (sorted.get(i), fsa.arc_sort(), &sorted_map),
+                (connected.get(i), fsa.connect(), &connected_map),
+                (best.get(i), fsa.shortest_path().unwrap(), &best_map),
+                (reversed.get(i), fsa.reverse(), &reversed_map),
+            ];
+            for (k, (got, (want, local_map), global_map)) in outputs.into_iter().enumerate() {
+                prop_assert_eq!(&got, &want);
+                let n = local_map.len();
+                let shifted: Vec<i32> = local_map
+                    .iter()
+                    .map(|&m| if m < 0 { -1 } else { m + offset as i32 })
+                    .collect();
+                prop_assert_eq!(&global_map[position[k]..position[k] + n], &shifted[..]);
+                position[k] += n;
+            }
             prop_assert_eq!(tot[i], fsa.get_tot_score::<f32>(Semiring::Log).unwrap());
+            offset += fsa.num_arcs();
         }
     }
 }
