@@ -11,7 +11,15 @@
 //! - [`RaggedShape`]: the layers of a ragged shape, cheap to clone.
 //! - [`Ragged<T>`]: a shape and its values.
 //! - [`RaggedView`]: a zero-copy sub-array, as returned by [`Ragged::index`].
+//! - [`Renumbering`]: a keep mask with its `old2new`/`new2old` maps, for subsetting.
 //! - [`Error`]: every fallible operation's error.
+//!
+//! Highlights: shape building ([`ragged_shape2`], [`compose_ragged_shapes`], ...), structure
+//! ([`Ragged::cat`], [`Ragged::stack`], [`Ragged::index_axis`], [`RaggedShape::remove_axis`],
+//! [`Ragged::subset_ragged`], [`Ragged::transpose`], [`Ragged::unstack`], ...), values
+//! ([`Ragged::sum_per_sublist`], [`Ragged::normalize_per_sublist`], [`Ragged::sort_sublists`],
+//! [`Ragged::unique_sequences`], [`Ragged::reduce_axis`], [`Ragged::pad`], ...). The guide
+//! `docs/ragged-core.md` maps every k2 name to ours and lists where we differ.
 //!
 //! ```
 //! use ragged_core::{Ragged, RaggedShape};
