@@ -216,13 +216,6 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
-    /// An index out of range (for the `Result`-returning accessors).
-    IndexOutOfRange {
-        /// The index.
-        index: usize,
-        /// The size.
-        size: usize,
-    },
     /// An error from the ragged layer underneath.
     Ragged(ragged_core::Error),
 }
@@ -291,9 +284,6 @@ impl fmt::Display for Error {
             ),
             Error::NotOpenFstExpressible { state, reason } => {
                 write!(f, "cannot write state {state} as OpenFst text: {reason}")
-            }
-            Error::IndexOutOfRange { index, size } => {
-                write!(f, "index {index} out of range for size {size}")
             }
             Error::Ragged(err) => write!(f, "ragged shape: {err}"),
         }

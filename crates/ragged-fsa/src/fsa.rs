@@ -395,7 +395,7 @@ impl FsaVec {
     pub fn from_fsas(fsas: &[Fsa]) -> Result<Self, Error> {
         if let Some(first) = fsas.first() {
             for (i, fsa) in fsas.iter().enumerate().skip(1) {
-                for (name, attr) in first.attrs.iter().chain(fsa.attrs.iter()) {
+                for name in first.attrs.keys().chain(fsa.attrs.keys()) {
                     let matches = match (first.attrs.get(name), fsa.attrs.get(name)) {
                         (Some(a), Some(b)) => {
                             std::mem::discriminant(a) == std::mem::discriminant(b)
@@ -403,7 +403,6 @@ impl FsaVec {
                         _ => false,
                     };
                     if !matches {
-                        let _ = attr;
                         return Err(Error::AttrMismatch {
                             name: name.clone(),
                             fsa: i,
@@ -602,5 +601,121 @@ impl FsaVec {
         } else {
             (0..self.num_fsas()).map(|i| f(i, self.view(i))).collect()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linear(labels: &[i32]) -> Fsa {
+        let mut arcs: Vec<Arc> = labels
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| Arc::new(i as i32, i as i32 + 1, l, 0.5))
+            .collect();
+        let n = labels.len() as i32;
+        arcs.push(Arc::new(n, n + 1, -1, 0.0));
+        Fsa::from_arcs(arcs, labels.len() + 2).unwrap()
+    }
+
+    #[test]
+    fn constructors_check_the_structure() {
+        assert_eq!(
+            Fsa::from_arcs(vec![Arc::new(1, 2, 1, 0.), Arc::new(0, 2, -1, 0.)], 3),
+            Err(Error::ArcSrcMismatch {
+                arc: 1,
+                src_state: 0,
+                row: 1
+            })
+        );
+        assert_eq!(
+            Fsa::from_arcs(vec![Arc::new(0, 3, 1, 0.)], 3),
+            Err(Error::DestOutOfRange {
+                arc: 0,
+                dest_state: 3,
+                num_states: 3
+            })
+        );
+        let three_axes = ragged_core::Ragged::from_nested3(vec![vec![vec![Arc::default()]]]);
+        assert_eq!(
+            Fsa::from_ragged(three_axes.unwrap()),
+            Err(Error::WrongAxes {
+                expected: 2,
+                got: 3
+            })
+        );
+        let mut fsa = linear(&[1, 2]);
+        assert_eq!(
+            fsa.set_attr("x", Attr::F32(vec![1.0])),
+            Err(Error::AttrLength {
+                name: "x".into(),
+                expected: 3,
+                got: 1
+            })
+        );
+        assert_eq!(
+            fsa.set_attr("x", Attr::F32(vec![1.0]))
+                .unwrap_err()
+                .to_string(),
+            "attribute \"x\" has 1 values for 3 arcs"
+        );
+    }
+
+    #[test]
+    fn fsa_vec_from_ragged_checks_every_fsa() {
+        let good = ragged_core::Ragged::from_nested3(vec![
+            vec![vec![Arc::new(0, 1, -1, 0.)], vec![]],
+            vec![vec![Arc::new(0, 1, -1, 0.)], vec![]],
+        ])
+        .unwrap();
+        assert_eq!(FsaVec::from_ragged(good).unwrap().num_fsas(), 2);
+        let bad = ragged_core::Ragged::from_nested3(vec![
+            vec![vec![Arc::new(0, 1, -1, 0.)], vec![]],
+            vec![vec![Arc::new(0, 2, -1, 0.)], vec![]],
+        ])
+        .unwrap();
+        assert_eq!(
+            FsaVec::from_ragged(bad),
+            Err(Error::DestOutOfRange {
+                arc: 1,
+                dest_state: 2,
+                num_states: 2
+            })
+        );
+    }
+
+    #[test]
+    fn stacking_keeps_common_attributes_and_from_fsas_insists() {
+        let a = linear(&[1])
+            .with_attr("w", Attr::F32(vec![1.0, 2.0]))
+            .unwrap()
+            .with_attr("only_a", Attr::I32(vec![0, 0]))
+            .unwrap();
+        let b = linear(&[2, 3])
+            .with_attr("w", Attr::F32(vec![3.0, 4.0, 5.0]))
+            .unwrap();
+        let v = create_fsa_vec(&[a.clone(), b.clone()]);
+        assert_eq!(v.attr("w"), Some(&Attr::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0])));
+        assert!(v.attr("only_a").is_none());
+        assert_eq!(v.get(1), b);
+        assert_eq!(
+            FsaVec::from_fsas(&[a, b]),
+            Err(Error::AttrMismatch {
+                name: "only_a".into(),
+                fsa: 1
+            })
+        );
+    }
+
+    #[test]
+    fn arcs_of_is_a_view_of_the_same_arcs() {
+        let v = create_fsa_vec(&[linear(&[1]), linear(&[2, 3])]);
+        let view = v.arcs_of(1);
+        assert_eq!(view.dim0(), 4);
+        assert_eq!(view.values(), v.get(1).arcs().values());
+        assert_eq!(view.value_offset(), 2);
+        assert_eq!(v.num_states(), 7);
+        assert!(create_fsa_vec(&[]).num_fsas() == 0);
     }
 }

@@ -8,17 +8,23 @@ use crate::view::{Built, FsaView};
 /// Sorts the arcs of every state by k2's order (label as `u32`, then dest); stable.
 pub(crate) fn arc_sort(view: FsaView<'_>) -> Built {
     let mut out = Built::copy_of(view);
+    let mut keyed: Vec<(u32, i32, u32)> = Vec::new();
     for state in 0..view.num_states() {
         let range = view.arc_range(state);
         let arcs = &view.arcs[range.clone()];
         if arcs.windows(2).all(|w| w[0].sort_key() <= w[1].sort_key()) {
             continue;
         }
-        let mut order: Vec<usize> = (0..arcs.len()).collect();
-        order.sort_by_key(|&i| arcs[i].sort_key());
-        for (k, &i) in order.iter().enumerate() {
-            out.arcs[range.start + k] = arcs[i];
-            out.arc_map[range.start + k] = (range.start + i) as i32;
+        // the arc index as the last key makes the unstable sort stable
+        keyed.clear();
+        keyed.extend(arcs.iter().enumerate().map(|(i, a)| {
+            let (label, dest) = a.sort_key();
+            (label, dest, i as u32)
+        }));
+        keyed.sort_unstable();
+        for (k, &(_, _, i)) in keyed.iter().enumerate() {
+            out.arcs[range.start + k] = arcs[i as usize];
+            out.arc_map[range.start + k] = (range.start + i as usize) as i32;
         }
     }
     out
