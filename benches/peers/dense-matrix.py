@@ -1,0 +1,129 @@
+"""Peers of the dense-matrix benches: numpy (and scipy, torch where installed).
+
+Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared SplitMix64
+(`u = next_f64()`, row-major):
+- add_mat_vec: M 4096 x 4096 f32 (seed 1, 2u - 1), x 4096 (seed 2, 2u - 1); y = M x.
+- add_mat_mat: A, B 1024 x 1024 f64 (seeds 3, 4, 2u - 1); C = A B.
+- apply_softmax_per_row: 4096 x 4096 f32 (seed 5, 10u - 5); softmax of each row
+  (numpy by hand, scipy.special.softmax, torch.softmax on the CPU).
+- svd: 512 x 512 f64 (seed 6, 2u - 1); thin SVD with U and Vt (gesdd in both).
+- invert: 1024 x 1024 f64 (seed 7, 2u - 1, plus 1024 on the diagonal); numpy.linalg.inv
+  and scipy.linalg.inv (getrf + getri, as ours).
+- apply_exp: 16 M f32 (seed 8, 20u - 10); np.exp into a preallocated output.
+Every version string states the BLAS thread count, as the Rust side prints it.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import *  # noqa: E402,F401,F403
+
+CRATE = "dense-matrix"
+
+
+def uniform(np, seed, n, scale, offset):
+    u = (splitmix64_array(seed, n) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+    return scale * u + offset
+
+
+def blas_threads():
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return counts[0]
+    except ImportError:
+        pass
+    return int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1))
+
+
+def main():
+    try:
+        import numpy as np
+    except ImportError as e:
+        skip(CRATE, "numpy", str(e))
+        return
+    threads = blas_threads()
+    npv = f"{np.__version__} (BLAS threads {threads})"
+    try:
+        import scipy
+        import scipy.linalg
+        import scipy.special
+    except ImportError as e:
+        scipy = None
+        skip(CRATE, "scipy", str(e))
+    try:
+        import torch
+    except ImportError as e:
+        torch = None
+        skip(CRATE, "torch", str(e))
+
+    # svd and invert
+    n = size(512, 4)
+    a = uniform(np, 6, n * n, 2.0, -1.0).reshape(n, n)
+    t = time_it(lambda: np.linalg.svd(a, full_matrices=False))
+    report(CRATE, "svd", "numpy", t, npv)
+
+    n = size(1024, 4)
+    a = uniform(np, 7, n * n, 2.0, -1.0).reshape(n, n) + n * np.eye(n)
+    t = time_it(lambda: np.linalg.inv(a))
+    report(CRATE, "invert", "numpy", t, npv)
+    if scipy is not None:
+        t = time_it(lambda: scipy.linalg.inv(a))
+        report(CRATE, "invert", "scipy", t, f"{scipy.__version__} (BLAS threads {threads})")
+
+    # gemv
+    n = size(4096, 8)
+    m = uniform(np, 1, n * n, 2.0, -1.0).astype(np.float32).reshape(n, n)
+    x = uniform(np, 2, n, 2.0, -1.0).astype(np.float32)
+    y = np.empty(n, dtype=np.float32)
+    t = time_it(lambda: np.dot(m, x, out=y))
+    report(CRATE, "add_mat_vec", "numpy", t, npv)
+    del m
+
+    # gemm
+    n = size(1024, 4)
+    a = uniform(np, 3, n * n, 2.0, -1.0).reshape(n, n)
+    b = uniform(np, 4, n * n, 2.0, -1.0).reshape(n, n)
+    c = np.empty((n, n))
+    t = time_it(lambda: np.matmul(a, b, out=c))
+    report(CRATE, "add_mat_mat", "numpy", t, npv)
+
+    # softmax per row
+    n = size(4096, 8)
+    s = uniform(np, 5, n * n, 10.0, -5.0).astype(np.float32).reshape(n, n)
+
+    def np_softmax():
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        e /= e.sum(axis=1, keepdims=True)
+        return e
+
+    t = time_it(np_softmax)
+    report(CRATE, "apply_softmax_per_row", "numpy", t, npv)
+    if scipy is not None:
+        t = time_it(lambda: scipy.special.softmax(s, axis=1))
+        report(CRATE, "apply_softmax_per_row", "scipy", t, scipy.__version__)
+    if torch is not None:
+        ts = torch.from_numpy(s)
+        t = time_it(lambda: torch.softmax(ts, dim=1))
+        report(
+            CRATE,
+            "apply_softmax_per_row",
+            "torch",
+            t,
+            f"{torch.__version__} (threads {torch.get_num_threads()})",
+        )
+    del s
+
+    # exp
+    n = size(16 << 20, 16)
+    v = uniform(np, 8, n, 20.0, -10.0).astype(np.float32)
+    out = np.empty_like(v)
+    t = time_it(lambda: np.exp(v, out=out))
+    report(CRATE, "apply_exp", "numpy", t, npv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+//! Benchmarks of dense-matrix against numpy / scipy / torch (`benches/peers/dense-matrix.py`).
+//!
+//! Inputs (the same in the peer script): values `u = next_f64()` from
+//! `benches::SplitMix64::new(seed)` in row-major order, mapped per workload:
+//! - `add_mat_vec`: `M` 4096 x 4096 f32 (seed 1, `2u - 1`), `x` 4096 (seed 2, `2u - 1`);
+//!   `y = M x`. Throughput counted as the bytes of `M`.
+//! - `add_mat_mat`: `A`, `B` 1024 x 1024 f64 (seeds 3, 4, `2u - 1`); `C = A B`.
+//!   Throughput counted as `2 n^3` flops (criterion's "elements" are flops).
+//! - `apply_softmax_per_row`: 4096 x 4096 f32 (seed 5, `10u - 5`), softmax of each row.
+//! - `svd`: 512 x 512 f64 (seed 6, `2u - 1`), thin SVD with U and Vt.
+//! - `invert`: 1024 x 1024 f64 (seed 7, `2u - 1`, plus 1024 on the diagonal).
+//! - `apply_exp`: 16 M f32 (seed 8, `20u - 10`), in place; throughput = bytes read + written.
+//! - `peer_stdexp__apply_exp`: the same with a plain `f32::exp` loop (the in-Rust baseline).
+//!
+//! In-place workloads time only the operation (a fresh copy of the input is made outside
+//! the timed region). OpenBLAS and rayon use all cores (2 on the reference machine); the
+//! thread count is printed at start.
+
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use dense_matrix::{blas_num_threads, Matrix, Real, Trans, Vector};
+
+fn values(seed: u64, n: usize, scale: f64, offset: f64) -> Vec<f64> {
+    let mut rng = benches::SplitMix64::new(seed);
+    (0..n).map(|_| scale * rng.next_f64() + offset).collect()
+}
+
+fn matrix<R: Real>(seed: u64, rows: usize, cols: usize, scale: f64, offset: f64) -> Matrix<R> {
+    let v: Vec<R> = values(seed, rows * cols, scale, offset)
+        .into_iter()
+        .map(R::from_f64)
+        .collect();
+    let mut m = Matrix::new(rows, cols);
+    m.copy_rows_from_vec(&Vector::from_vec(v));
+    m
+}
+
+fn bench(c: &mut Criterion) {
+    eprintln!(
+        "dense-matrix benches: OpenBLAS threads = {}, rayon threads = {}",
+        blas_num_threads(),
+        rayon::current_num_threads()
+    );
+    let mut g = c.benchmark_group("dense-matrix");
+    g.sample_size(10);
+
+    // decompositions first: criterion keeps a group's throughput setting, and these have none
+    let n = benches::size(512, 4);
+    let a = matrix::<f64>(6, n, n, 2.0, -1.0);
+    g.bench_function("svd", |b| {
+        b.iter(|| black_box(black_box(&a).svd().expect("svd")))
+    });
+
+    let n = benches::size(1024, 4);
+    let mut a = matrix::<f64>(7, n, n, 2.0, -1.0);
+    a.add_to_diag(n as f64);
+    g.bench_function("invert", |b| {
+        b.iter_batched_ref(
+            || a.clone(),
+            |m| m.invert().expect("invertible"),
+            BatchSize::LargeInput,
+        )
+    });
+
+    let n = benches::size(4096, 8);
+    let m = matrix::<f32>(1, n, n, 2.0, -1.0);
+    let x = Vector::from_vec(
+        values(2, n, 2.0, -1.0)
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+    );
+    let mut y = Vector::<f32>::new(n);
+    g.throughput(Throughput::Bytes((n * n * 4) as u64));
+    g.bench_function("add_mat_vec", |b| {
+        b.iter(|| {
+            y.add_mat_vec(1.0, black_box(&m), Trans::NoTrans, black_box(&x), 0.0);
+            black_box(&y);
+        })
+    });
+    drop(m);
+
+    let n = benches::size(1024, 4);
+    let a = matrix::<f64>(3, n, n, 2.0, -1.0);
+    let bm = matrix::<f64>(4, n, n, 2.0, -1.0);
+    let mut out = Matrix::<f64>::new(n, n);
+    g.throughput(Throughput::Elements((2 * n * n * n) as u64));
+    g.bench_function("add_mat_mat", |b| {
+        b.iter(|| {
+            out.add_mat_mat(
+                1.0,
+                black_box(&a),
+                Trans::NoTrans,
+                black_box(&bm),
+                Trans::NoTrans,
+                0.0,
+            );
+            black_box(&out);
+        })
+    });
+
+    let n = benches::size(4096, 8);
+    let s = matrix::<f32>(5, n, n, 10.0, -5.0);
+    g.throughput(Throughput::Bytes((2 * n * n * 4) as u64));
+    g.bench_function("apply_softmax_per_row", |b| {
+        b.iter_batched_ref(
+            || s.clone(),
+            |m| m.apply_softmax_per_row(),
+            BatchSize::LargeInput,
+        )
+    });
+    drop(s);
+
+    let len = benches::size(16 << 20, 16);
+    let v = Vector::from_vec(
+        values(8, len, 20.0, -10.0)
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+    );
+    g.throughput(Throughput::Bytes((2 * len * 4) as u64));
+    g.bench_function("apply_exp", |b| {
+        b.iter_batched_ref(|| v.clone(), |x| x.apply_exp(), BatchSize::LargeInput)
+    });
+    g.bench_function("peer_stdexp__apply_exp", |b| {
+        b.iter_batched_ref(
+            || v.clone(),
+            |x| x.data_mut().iter_mut().for_each(|e| *e = e.exp()),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
