@@ -82,8 +82,9 @@ impl Fsa {
     }
 
     /// Swaps labels and `aux_labels` (k2's `invert`). Ragged aux labels are first expanded
-    /// into chains of arcs as k2's `expand_ragged_attributes` does, so the result has plain
-    /// aux labels. An acceptor (no `aux_labels`) is its own inverse.
+    /// into chains of arcs as k2's `expand_ragged_attributes` does (the score and the arc map
+    /// on the first arc of a chain, the `-1` of a final arc on its last arc), so the result
+    /// has plain aux labels. An acceptor (no `aux_labels`) is its own inverse.
     pub fn invert(&self) -> Result<(Fsa, Vec<i32>), Error> {
         let identity: Vec<i32> = (0..self.num_arcs() as i32).collect();
         match self.aux_labels() {

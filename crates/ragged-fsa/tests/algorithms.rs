@@ -574,6 +574,53 @@ proptest! {
     }
 
     #[test]
+    fn ragged_invert_keeps_every_path(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let fsa = random_acyclic(&mut rng, 6);
+        let lists: Vec<Vec<i32>> = fsa
+            .arcs()
+            .values()
+            .iter()
+            .map(|a| {
+                let mut l: Vec<i32> = (0..rng.below(4)).map(|_| 1 + rng.below(5) as i32).collect();
+                if a.label == -1 {
+                    l.push(-1);
+                }
+                l
+            })
+            .collect();
+        let ragged = ragged_core::Ragged::from_nested(lists.clone()).unwrap();
+        let fst = fsa.clone().with_attr("aux_labels", Attr::Ragged(ragged)).unwrap();
+        let (inv, _) = fst.invert().unwrap();
+        prop_assert!(inv.properties().contains(Properties::VALID | Properties::TOPSORTED_AND_ACYCLIC));
+        // each path of the input, read as (aux lists, labels, score), is a path of the output
+        let key = |ins: Vec<i32>, outs: Vec<i32>, score: f64| {
+            let clean = |v: Vec<i32>| -> Vec<i32> { v.into_iter().filter(|&x| x > 0).collect() };
+            (clean(ins), clean(outs), (score * 1000.0).round() as i64)
+        };
+        let mut want: Vec<_> = paths(&fsa)
+            .into_iter()
+            .map(|(p, s)| {
+                let ins = p.iter().flat_map(|&i| lists[i].clone()).collect();
+                let outs = p.iter().map(|&i| fsa.arcs().values()[i].label).collect();
+                key(ins, outs, s)
+            })
+            .collect();
+        let aux = inv.aux_labels().unwrap().as_i32().unwrap().to_vec();
+        let mut got: Vec<_> = paths(&inv)
+            .into_iter()
+            .map(|(p, s)| {
+                let ins = p.iter().map(|&i| inv.arcs().values()[i].label).collect();
+                let outs = p.iter().map(|&i| aux[i]).collect();
+                key(ins, outs, s)
+            })
+            .collect();
+        want.sort();
+        got.sort();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
     fn fsa_vec_results_equal_per_fsa_results(seed in any::<u64>()) {
         // enough arcs to take the parallel path
         let mut rng = Rng(seed);

@@ -286,13 +286,16 @@ pub(crate) fn remove_epsilon_self_loops(view: FsaView<'_>) -> Built {
     Built::from_sorted_arcs(view.num_states(), arcs, arc_map)
 }
 
-/// Inverts one FSA whose aux labels are ragged (k2's `Invert` with ragged aux labels, i.e.
-/// `expand_ragged_attributes` then a swap). An arc with aux list `[a1 .. aL]` becomes a
-/// chain of `max(L, 1)` arcs through `L - 1` new states numbered right after its source
-/// state: the first arc carries label `a1` (or 0 when the list is empty), the arc's score and
-/// aux label = the old label; the others carry `ak`, score 0, aux label 0 and arc map `-1`.
-/// Arcs labelled `-1` stay single arcs with label and aux label `-1`. Returns the output and
-/// its plain aux labels.
+/// Inverts one FSA whose aux labels are ragged: k2's `expand_ragged_attributes` followed
+/// by a swap of labels and aux labels. An arc with aux list `[a1 .. aL]` becomes a chain of
+/// `max(L, 1)` arcs through new states numbered right after its source state (so a
+/// top-sorted FSA stays top-sorted). The first arc of a chain carries the score (arc map =
+/// the old arc; the others get score 0 and arc map `-1`). For an ordinary arc the labels are
+/// `a1 .. aL` (or one epsilon when the list is empty) and the old label is the first arc's
+/// aux label (the others get 0). For an arc into the final state, whose list is
+/// `[x1 .. xn, -1]` in k2 (a missing trailing `-1` is supplied), the labels are
+/// `x1 .. xn, -1` and the `-1` aux label goes on the last arc, as k2 does. Returns the
+/// output and its plain aux labels.
 pub(crate) fn invert_ragged(
     view: FsaView<'_>,
     aux_splits: &[i32],
@@ -307,14 +310,31 @@ pub(crate) fn invert_ragged(
         &aux_values[(aux_splits[arc_idx] - aux_base) as usize
             ..(aux_splits[arc_idx + 1] - aux_base) as usize]
     };
-    let extra = |arc_idx: usize| -> usize {
-        if view.arcs[arc_idx].label == -1 {
-            0
+    // the labels of the chain an arc becomes, and the old label's position in it
+    let chain = |arc_idx: usize| -> (Vec<i32>, usize) {
+        let arc = view.arcs[arc_idx];
+        let labels = list(arc_idx);
+        if arc.label == -1 {
+            let mut xs: Vec<i32> = labels.strip_suffix(&[-1]).unwrap_or(labels).to_vec();
+            xs.push(-1);
+            let last = xs.len() - 1;
+            (xs, last)
+        } else if labels.is_empty() {
+            (vec![0], 0)
         } else {
-            list(arc_idx).len().saturating_sub(1)
+            (labels.to_vec(), 0)
         }
     };
-    // new number of each old state
+    let extra = |arc_idx: usize| -> usize {
+        let arc = view.arcs[arc_idx];
+        let len = list(arc_idx).len();
+        if arc.label == -1 {
+            let trailing = usize::from(list(arc_idx).last() == Some(&-1));
+            len - trailing
+        } else {
+            len.saturating_sub(1)
+        }
+    };
     let mut new_of_old = vec![0i32; n];
     let mut next = 0i32;
     for (state, slot) in new_of_old.iter_mut().enumerate() {
@@ -325,7 +345,7 @@ pub(crate) fn invert_ragged(
     let mut arcs = Vec::new();
     let mut arc_map = Vec::new();
     let mut aux = Vec::new();
-    let mut chain_arcs: Vec<(Arc, i32, i32)> = Vec::new();
+    let mut chain_arcs: Vec<(Arc, i32)> = Vec::new();
     for state in 0..n {
         let src = new_of_old[state];
         let mut next_extra = src + 1;
@@ -333,37 +353,25 @@ pub(crate) fn invert_ragged(
         for arc_idx in view.arc_range(state) {
             let arc = view.arcs[arc_idx];
             let dest = new_of_old[arc.dest_state as usize];
-            let labels = list(arc_idx);
-            if arc.label == -1 {
-                arcs.push(Arc::new(src, dest, -1, arc.score));
-                arc_map.push(arc_idx as i32);
-                aux.push(-1);
-                continue;
-            }
-            if labels.len() <= 1 {
-                let label = labels.first().copied().unwrap_or(0);
-                arcs.push(Arc::new(src, dest, label, arc.score));
-                arc_map.push(arc_idx as i32);
-                aux.push(arc.label);
-                continue;
-            }
-            arcs.push(Arc::new(src, next_extra, labels[0], arc.score));
+            let (labels, old_label_at) = chain(arc_idx);
+            let aux_of = |k: usize| if k == old_label_at { arc.label } else { 0 };
+            let first_dest = if labels.len() == 1 { dest } else { next_extra };
+            arcs.push(Arc::new(src, first_dest, labels[0], arc.score));
             arc_map.push(arc_idx as i32);
-            aux.push(arc.label);
+            aux.push(aux_of(0));
             for (k, &label) in labels.iter().enumerate().skip(1) {
-                let from = next_extra;
                 let to = if k + 1 == labels.len() {
                     dest
                 } else {
                     next_extra + 1
                 };
-                chain_arcs.push((Arc::new(from, to, label, 0.0), -1, 0));
+                chain_arcs.push((Arc::new(next_extra, to, label, 0.0), aux_of(k)));
                 next_extra += 1;
             }
         }
-        for &(arc, map, aux_label) in &chain_arcs {
+        for &(arc, aux_label) in &chain_arcs {
             arcs.push(arc);
-            arc_map.push(map);
+            arc_map.push(-1);
             aux.push(aux_label);
         }
     }
@@ -521,5 +529,26 @@ mod tests {
         );
         assert_eq!(aux, vec![1, 0, 0, 2, -1]);
         assert_eq!(out.arc_map, vec![0, -1, -1, 1, 2]);
+    }
+
+    #[test]
+    fn invert_ragged_puts_the_final_label_on_the_last_arc() {
+        // 0 -5:[7]-> 1 -(-1):[8 9 -1]-> 2 ; the final arc becomes 8, 9, then -1
+        let input = fsa(3, &[(0, 1, 5, 0.5), (1, 2, -1, 2.0)]);
+        let (out, aux) = invert_ragged(input.view(), &[0, 1, 4], &[7, 8, 9, -1]);
+        assert_eq!(
+            tuples(&out),
+            vec![
+                (0, 1, 7, 0.5),
+                (1, 2, 8, 2.0),
+                (2, 3, 9, 0.),
+                (3, 4, -1, 0.)
+            ]
+        );
+        assert_eq!(aux, vec![5, 0, 0, -1]);
+        assert_eq!(out.arc_map, vec![0, 1, -1, -1]);
+        // a final arc whose list lacks the -1 gets it supplied
+        let (same, _) = invert_ragged(input.view(), &[0, 1, 3], &[7, 8, 9]);
+        assert_eq!(same, out);
     }
 }
