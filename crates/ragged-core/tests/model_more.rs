@@ -1,0 +1,219 @@
+//! More property tests against the naive `Vec<Vec<..>>` model: the operations not covered
+//! in `model.rs`.
+
+use proptest::prelude::*;
+use ragged_core::{
+    compose_ragged_shapes, decompose_ragged_shape, ragged_shape3, PadMode, PadSide, Ragged,
+    RaggedShape, Reduced, Renumbering,
+};
+
+type V2 = Vec<Vec<i32>>;
+type V3 = Vec<Vec<Vec<i32>>>;
+
+fn v2() -> impl Strategy<Value = V2> {
+    prop::collection::vec(prop::collection::vec(-20i32..20, 0..5), 0..7)
+}
+
+fn v3() -> impl Strategy<Value = V3> {
+    prop::collection::vec(v2(), 0..5)
+}
+
+fn r2(v: &V2) -> Ragged<i32> {
+    Ragged::from_nested(v.clone()).unwrap()
+}
+
+fn r3(v: &V3) -> Ragged<i32> {
+    Ragged::from_nested3(v.clone()).unwrap()
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn unsqueeze_then_remove_axis_is_identity(v in v3(), axis in 0usize..3) {
+        let r = r3(&v);
+        let u = r.clone().unsqueeze(axis).unwrap();
+        prop_assert_eq!(u.num_axes(), 4);
+        prop_assert_eq!(u.clone().remove_axis(axis).unwrap(), r.clone());
+        if axis == 0 {
+            prop_assert_eq!(u.dim0(), 1);
+        }
+        if axis == 1 {
+            let wrapped: Vec<V3> = v.iter().map(|row| vec![row.clone()]).collect();
+            let lens: Vec<usize> = wrapped.iter().map(|w| w.len()).collect();
+            prop_assert_eq!(u.shape().layer(1).row_lengths().iter().map(|&l| l as usize).collect::<Vec<_>>(), lens);
+        }
+    }
+
+    #[test]
+    fn sublist_sizes_prefix_suffix(v in v2(), delta in 0i32..3) {
+        let r = r2(&v);
+        let grown = r.shape().change_sublist_size(delta).unwrap();
+        let lens: Vec<i32> = v.iter().map(|x| x.len() as i32 + delta).collect();
+        prop_assert_eq!(grown.layer(1).row_lengths(), lens);
+        let shrunk = r.shape().change_sublist_size_pinned(-delta).unwrap();
+        let lens: Vec<i32> = v.iter().map(|x| (x.len() as i32 - delta).max(0)).collect();
+        prop_assert_eq!(shrunk.layer(1).row_lengths(), lens);
+        let extra: Vec<i32> = (0..v.len() as i32).map(|i| 100 + i).collect();
+        let suffixed: V2 = v.iter().zip(&extra).map(|(x, &e)| [x.clone(), vec![e]].concat()).collect();
+        prop_assert_eq!(r.add_suffix(&extra).unwrap().to_vec_vec(), suffixed);
+        let prefixed: V2 = v.iter().zip(&extra).map(|(x, &e)| [vec![e], x.clone()].concat()).collect();
+        prop_assert_eq!(r.add_prefix(&extra).unwrap().to_vec_vec(), prefixed);
+    }
+
+    #[test]
+    fn covering_and_forward_map(a in v2(), b in v2()) {
+        let n = a.len().min(b.len());
+        let (ra, rb) = (r2(&a[..n].to_vec()), r2(&b[..n].to_vec()));
+        let cov = RaggedShape::covering_shape(&[ra.shape(), rb.shape()]).unwrap();
+        let lens: Vec<i32> = (0..n).map(|i| a[i].len().max(b[i].len()) as i32).collect();
+        prop_assert_eq!(cov.layer(1).row_lengths(), lens);
+        let map = ra.shape().covering_shape_forward_map(&cov).unwrap();
+        let mut expected = Vec::new();
+        let mut off = 0i32;
+        for i in 0..n {
+            let w = a[i].len().max(b[i].len());
+            for k in 0..w { expected.push(if k < a[i].len() { off + k as i32 } else { -1 }); }
+            off += a[i].len() as i32;
+        }
+        prop_assert_eq!(map, expected);
+    }
+
+    #[test]
+    fn value_ops_per_sublist(v in v2()) {
+        let r = r2(&v);
+        let f = r.map(|&x| x as f64 + 21.0);
+        let norm = f.normalize_per_sublist(false);
+        for (row, x) in f.to_vec_vec().iter().zip(norm.to_vec_vec()) {
+            let s: f64 = row.iter().sum();
+            for (a, b) in row.iter().zip(&x) { prop_assert!((a / s - b).abs() < 1e-12); }
+        }
+        let ls = f.log_sum_per_sublist(f64::NEG_INFINITY);
+        for (row, l) in f.to_vec_vec().iter().zip(&ls) {
+            let naive = row.iter().map(|x| (x - 40.0).exp()).sum::<f64>().ln() + 40.0;
+            if row.is_empty() { prop_assert_eq!(*l, f64::NEG_INFINITY); } else { prop_assert!((naive - l).abs() < 1e-9); }
+        }
+        let add: Vec<i32> = (0..v.len() as i32).collect();
+        let added: V2 = v.iter().enumerate().map(|(i, x)| x.iter().map(|y| y + 3 * i as i32).collect()).collect();
+        prop_assert_eq!(r.add_per_sublist(&add, 3).unwrap().to_vec_vec(), added);
+        let ands: Vec<i32> = v.iter().map(|x| x.iter().fold(-1, |a, &y| a & y)).collect();
+        prop_assert_eq!(r.and_per_sublist(-1), ands);
+        let ors: Vec<i32> = v.iter().map(|x| x.iter().fold(0, |a, &y| a | y)).collect();
+        prop_assert_eq!(r.or_per_sublist(0), ors);
+        let h = r.compute_hash();
+        for i in 0..v.len() { for j in 0..v.len() { if v[i] == v[j] { prop_assert_eq!(h[i], h[j]); } } }
+        let mut desc = r.clone();
+        desc.sort_sublists_by(|a, b| b.cmp(a));
+        let sorted: V2 = v.iter().map(|x| { let mut y = x.clone(); y.sort_by(|a, b| b.cmp(a)); y }).collect();
+        prop_assert_eq!(desc.to_vec_vec(), sorted);
+        let argmin: Vec<i32> = {
+            let mut start = 0i32;
+            v.iter().map(|x| {
+                let mut best = -1; let mut bv = 50;
+                for (k, &y) in x.iter().enumerate() { if y <= bv { bv = y; best = start + k as i32; } }
+                start += x.len() as i32; best
+            }).collect()
+        };
+        prop_assert_eq!(r.argmin_per_sublist(50), argmin);
+    }
+
+    #[test]
+    fn pad_replicate(v in v2()) {
+        let r = r2(&v);
+        let d = r.pad(PadMode::Replicate, PadSide::Right, -99).unwrap();
+        for (i, x) in v.iter().enumerate() {
+            for k in 0..d.ncols() {
+                let expected = if k < x.len() { x[k] } else { *x.last().unwrap_or(&-99) };
+                prop_assert_eq!(d[[i, k]], expected);
+            }
+        }
+    }
+
+    #[test]
+    fn unstack_axis1_of_three(v in v3(), pad_right in any::<bool>()) {
+        let r = r3(&v);
+        let (out, _) = r.unstack(1, pad_right).unwrap();
+        let width = v.iter().map(|x| x.len()).max().unwrap_or(0);
+        prop_assert_eq!(out.len(), width);
+        for (j, o) in out.iter().enumerate() {
+            let expected: V2 = v.iter().map(|row| {
+                let k = if pad_right { Some(j) } else { (j + row.len()).checked_sub(width) };
+                k.and_then(|k| row.get(k)).cloned().unwrap_or_default()
+            }).collect();
+            prop_assert_eq!(o.to_vec_vec(), expected);
+        }
+    }
+
+    #[test]
+    fn subset_inner_axis_and_index_ragged(v in v3(), seed in any::<u64>()) {
+        let r = r3(&v);
+        let n1 = r.tot_size(1);
+        let keep: Vec<bool> = (0..n1).map(|i| (seed >> (i % 64)) & 1 == 1).collect();
+        let ren = Renumbering::from_keep(&keep).unwrap();
+        let (sub, _) = r.subset_ragged(&ren, 1).unwrap();
+        let mut k = 0;
+        let expected: V3 = v.iter().map(|row| row.iter().filter(|_| { k += 1; keep[k - 1] }).cloned().collect()).collect();
+        prop_assert_eq!(sub.to_vec_vec_vec(), expected);
+        if !v.is_empty() {
+            let idx_rows: V2 = (0..3).map(|i| (0..i).map(|j| ((seed as usize + i + j) % v.len()) as i32).collect()).collect();
+            let idx = r2(&idx_rows);
+            let picked = r.index_ragged(&idx, true).unwrap();
+            let expected: V3 = idx_rows.iter().map(|row| row.iter().flat_map(|&i| v[i as usize].clone()).collect()).collect();
+            prop_assert_eq!(picked.to_vec_vec_vec(), expected);
+        }
+    }
+
+    #[test]
+    fn cat_stack_axis1_three_axes(a in v3(), b in v3()) {
+        let n = a.len().min(b.len());
+        let (ra, rb) = (r3(&a[..n].to_vec()), r3(&b[..n].to_vec()));
+        let joined: V3 = (0..n).map(|i| [a[i].clone(), b[i].clone()].concat()).collect();
+        prop_assert_eq!(Ragged::cat(1, &[&ra, &rb]).unwrap().to_vec_vec_vec(), joined);
+        let (s, mm) = Ragged::stack_with_merge_map(1, &[&ra, &rb]).unwrap();
+        prop_assert_eq!(s.num_axes(), 4);
+        let srcs = [&ra, &rb];
+        for (k, &m) in mm.iter().enumerate() {
+            prop_assert_eq!(s.values()[k], srcs[(m % 2) as usize].values()[(m / 2) as usize]);
+        }
+    }
+
+    #[test]
+    fn max_over_axis0_of_three(v in v3()) {
+        let r = r3(&v);
+        let w1 = v.iter().map(|x| x.len()).max().unwrap_or(0);
+        let expected: V2 = (0..w1).map(|j| {
+            let w2 = v.iter().filter_map(|x| x.get(j)).map(|s| s.len()).max().unwrap_or(0);
+            (0..w2).map(|k| v.iter().filter_map(|x| x.get(j)).filter_map(|s| s.get(k)).copied().fold(-100, i32::max)).collect()
+        }).collect();
+        match r.max_axis(0, -100).unwrap() {
+            Reduced::Ragged(x) => prop_assert_eq!(x.to_vec_vec(), expected),
+            Reduced::Flat(_) => prop_assert!(false),
+        }
+    }
+
+    #[test]
+    fn shapes_from_ids_compose_decompose(v in v3()) {
+        let r = r3(&v);
+        let s = r.shape();
+        let built = ragged_shape3(None, Some(s.row_ids(1)), None, None, Some(s.row_ids(2)), Some(s.num_elements()));
+        // From row ids alone, trailing empty rows of axis 0 cannot be known (k2 semantics).
+        let trailing_empty = v.last().is_some_and(|x| x.is_empty());
+        if !trailing_empty {
+            prop_assert_eq!(&built.unwrap(), s);
+        }
+        let (top, bottom) = decompose_ragged_shape(s, 1).unwrap();
+        prop_assert_eq!(&compose_ragged_shapes(&top, &bottom).unwrap(), s);
+        let prefixes = s.get_prefixes(&[0, v.len()]);
+        prop_assert_eq!(&prefixes[1], s);
+        prop_assert_eq!(prefixes[0].num_elements(), 0);
+    }
+}
