@@ -307,7 +307,7 @@ impl<R: Real> MatrixBase<R> {
             int(self.num_cols()),
             int(self.stride()),
         );
-        let out = self.row_data_mut(0).as_mut_ptr();
+        let out = self.as_mut_ptr();
         // SAFETY: `out` points at a `rows x cols` window with row stride `stride`.
         unsafe {
             R::cblas_ger(
@@ -351,7 +351,7 @@ impl<R: Real> MatrixBase<R> {
         if self.is_empty() {
             return;
         }
-        let (ldc, out) = (int(self.stride()), self.row_data_mut(0).as_mut_ptr());
+        let (ldc, out) = (int(self.stride()), self.as_mut_ptr());
         // SAFETY: each pointer addresses a window of the shape and stride passed with it.
         unsafe {
             R::cblas_gemm(
@@ -429,7 +429,7 @@ impl<R: Real> MatrixBase<R> {
         if n == 0 {
             return;
         }
-        let (ldc, out) = (int(self.stride()), self.row_data_mut(0).as_mut_ptr());
+        let (ldc, out) = (int(self.stride()), self.as_mut_ptr());
         // SAFETY: `a` and `out` address windows of the shapes and strides passed.
         unsafe {
             R::cblas_syrk_lower(

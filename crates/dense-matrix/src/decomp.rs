@@ -148,12 +148,12 @@ impl<R: Real> MatrixBase<R> {
                 JOB_S,
                 &lm,
                 &ln,
-                a.row_data_mut(0).as_mut_ptr(),
+                a.as_mut_ptr(),
                 &lda,
                 s.data_mut().as_mut_ptr(),
-                vt.row_data_mut(0).as_mut_ptr(),
+                vt.as_mut_ptr(),
                 &ldu,
-                u.row_data_mut(0).as_mut_ptr(),
+                u.as_mut_ptr(),
                 &ldvt,
                 query.as_mut_ptr(),
                 &-1,
@@ -170,12 +170,12 @@ impl<R: Real> MatrixBase<R> {
                 JOB_S,
                 &lm,
                 &ln,
-                a.row_data_mut(0).as_mut_ptr(),
+                a.as_mut_ptr(),
                 &lda,
                 s.data_mut().as_mut_ptr(),
-                vt.row_data_mut(0).as_mut_ptr(),
+                vt.as_mut_ptr(),
                 &ldu,
-                u.row_data_mut(0).as_mut_ptr(),
+                u.as_mut_ptr(),
                 &ldvt,
                 work.as_mut_ptr(),
                 &int(lwork),
@@ -217,7 +217,7 @@ impl<R: Real> MatrixBase<R> {
                 JOB_V,
                 UPLO_U,
                 &ln,
-                a.row_data_mut(0).as_mut_ptr(),
+                a.as_mut_ptr(),
                 &lda,
                 s.data_mut().as_mut_ptr(),
                 query.as_mut_ptr(),
@@ -238,7 +238,7 @@ impl<R: Real> MatrixBase<R> {
                 JOB_V,
                 UPLO_U,
                 &ln,
-                a.row_data_mut(0).as_mut_ptr(),
+                a.as_mut_ptr(),
                 &lda,
                 s.data_mut().as_mut_ptr(),
                 work.as_mut_ptr(),
@@ -284,13 +284,13 @@ impl<R: Real> MatrixBase<R> {
                 JOB_N,
                 JOB_V,
                 &ln,
-                a.row_data_mut(0).as_mut_ptr(),
+                a.as_mut_ptr(),
                 &ln,
                 re.data_mut().as_mut_ptr(),
                 im.data_mut().as_mut_ptr(),
                 vl_dummy.as_mut_ptr(),
                 &one,
-                vr.row_data_mut(0).as_mut_ptr(),
+                vr.as_mut_ptr(),
                 &ln,
                 query.as_mut_ptr(),
                 &-1,
@@ -306,13 +306,13 @@ impl<R: Real> MatrixBase<R> {
                 JOB_N,
                 JOB_V,
                 &ln,
-                a.row_data_mut(0).as_mut_ptr(),
+                a.as_mut_ptr(),
                 &ln,
                 re.data_mut().as_mut_ptr(),
                 im.data_mut().as_mut_ptr(),
                 vl_dummy.as_mut_ptr(),
                 &one,
-                vr.row_data_mut(0).as_mut_ptr(),
+                vr.as_mut_ptr(),
                 &ln,
                 work.as_mut_ptr(),
                 &int(lwork),
@@ -336,7 +336,7 @@ impl<R: Real> MatrixBase<R> {
         let mut ipiv = vec![0 as c_int; n];
         let (ln, lda) = (int(n), int(self.stride()));
         let mut info: c_int = 0;
-        let ptr = self.row_data_mut(0).as_mut_ptr();
+        let ptr = self.as_mut_ptr();
         // SAFETY: `ptr` addresses an `n x n` window with leading dimension `stride`.
         unsafe { R::lapack_getrf(&ln, &ln, ptr, &lda, ipiv.as_mut_ptr(), &mut info) };
         match check_info(
@@ -384,7 +384,7 @@ impl<R: Real> MatrixBase<R> {
         let (ln, lda) = (int(n), int(self.stride()));
         let mut info: c_int = 0;
         let mut query = [R::ZERO];
-        let ptr = self.row_data_mut(0).as_mut_ptr();
+        let ptr = self.as_mut_ptr();
         let name = routine::<R>("sgetri", "dgetri");
         // SAFETY: `ptr` addresses the factorised `n x n` window.
         unsafe {
@@ -450,7 +450,7 @@ impl<R: Real> MatrixBase<R> {
         // Column-major 'U' (A = U^T U) is our row-major lower triangle: L = U^T.
         let (ln, lda) = (int(n), int(a.stride()));
         let mut info: c_int = 0;
-        let ptr = a.row_data_mut(0).as_mut_ptr();
+        let ptr = a.as_mut_ptr();
         // SAFETY: `ptr` addresses the `n x n` copy.
         unsafe { R::lapack_potrf(UPLO_U, &ln, ptr, &lda, &mut info) };
         check_info(

@@ -38,7 +38,7 @@ impl<R: Real> MatrixBase<R> {
     /// A zero-copy mutable `ndarray` view with strides `(stride, 1)`.
     pub fn as_array_mut(&mut self) -> ArrayViewMut2<'_, R> {
         let shape = self.shape().strides((self.stride(), 1));
-        let ptr = self.as_ptr() as *mut R;
+        let ptr = self.as_mut_ptr();
         // SAFETY: as in `as_array`, with exclusive access through `&mut self`.
         unsafe { ArrayViewMut2::from_shape_ptr(shape, ptr) }
     }

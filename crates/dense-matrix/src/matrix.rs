@@ -208,6 +208,12 @@ impl<R: Real> MatrixBase<R> {
         self.ptr
     }
 
+    /// The raw mutable pointer to element (0, 0), for FFI; it carries the provenance of
+    /// the whole window (unlike a pointer taken from one row's slice).
+    pub fn as_mut_ptr(&mut self) -> *mut R {
+        self.ptr
+    }
+
     /// Row `r` as a slice.
     ///
     /// # Panics
