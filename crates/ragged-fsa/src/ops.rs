@@ -46,8 +46,9 @@ impl Fsa {
         self.unary(structure::connect)
     }
 
-    /// Reverses the FSA (see the guide for the state numbering); the `-1` arcs become
-    /// epsilon arcs leaving the new start state.
+    /// Reverses the FSA as k2 does: old final state `F` -> start 0, old start -> `F`, other
+    /// states unchanged, a new final state `F + 1` entered from `F` by a `-1` arc; the old
+    /// `-1` arcs become epsilon arcs leaving the new start state.
     pub fn reverse(&self) -> (Fsa, Vec<i32>) {
         self.unary(structure::reverse)
     }

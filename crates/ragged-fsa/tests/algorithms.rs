@@ -233,10 +233,19 @@ fn reverse_example() {
     let fsa = Fsa::linear(&[1, 2, 3]).unwrap();
     let (rev, arc_map) = fsa.reverse();
     assert!(accepts(&rev, &[3, 2, 1]) && !accepts(&rev, &[1, 2, 3]));
-    assert_eq!(arc_map, vec![3, 2, 1, 0, -1]);
-    assert!(rev
-        .properties()
-        .contains(Properties::VALID | Properties::TOPSORTED_AND_ACYCLIC));
+    // k2's numbering: old final 4 -> 0, old start 0 -> 4, others unchanged, new final 5
+    assert_eq!(
+        tuples(&rev),
+        vec![
+            (0, 3, 0, 0.0),
+            (1, 4, 1, 0.0),
+            (2, 1, 2, 0.0),
+            (3, 2, 3, 0.0),
+            (4, 5, -1, 0.0)
+        ]
+    );
+    assert_eq!(arc_map, vec![3, 0, 1, 2, -1]);
+    assert!(rev.properties().contains(Properties::VALID));
 }
 
 #[test]

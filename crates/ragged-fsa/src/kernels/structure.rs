@@ -193,16 +193,26 @@ pub(crate) fn connect(view: FsaView<'_>) -> Built {
     renumber(view, &new_of_old, &order)
 }
 
-/// Reverses one FSA. Old state `s` becomes `F - s` (so the old final state `F` is the new
-/// start and the old start is state `F`), and a new final state `F + 1` is added, entered
-/// from state `F` by a `-1` arc of score 0 (arc map `-1`). The old `-1` arcs become epsilon
-/// arcs leaving the new start. A top-sorted acyclic input gives a top-sorted acyclic output.
+/// Reverses one FSA as k2's `Reverse` does: the old final state `F` becomes the start state
+/// 0, the old start state becomes state `F`, every other state keeps its number, and a new
+/// final state `F + 1` is entered from state `F` by a `-1` arc of score 0 (arc map `-1`, the
+/// last arc). Each state's arcs are the reversed arcs that entered it, in input arc order;
+/// the old `-1` arcs become epsilon arcs.
 pub(crate) fn reverse(view: FsaView<'_>) -> Built {
     let n = view.num_states();
     if n == 0 {
         return Built::empty();
     }
     let f = (n - 1) as i32;
+    let new_of = |s: i32| {
+        if s == 0 {
+            f
+        } else if s == f {
+            0
+        } else {
+            s
+        }
+    };
     let mut tagged: Vec<(Arc, i32)> = view
         .arcs
         .iter()
@@ -210,11 +220,17 @@ pub(crate) fn reverse(view: FsaView<'_>) -> Built {
         .map(|(i, arc)| {
             let label = if arc.label == -1 { 0 } else { arc.label };
             (
-                Arc::new(f - arc.dest_state, f - arc.src_state, label, arc.score),
+                Arc::new(
+                    new_of(arc.dest_state),
+                    new_of(arc.src_state),
+                    label,
+                    arc.score,
+                ),
                 i as i32,
             )
         })
         .collect();
+    // stable: the arcs entering a state keep their input order
     tagged.sort_by_key(|(arc, _)| arc.src_state);
     tagged.push((Arc::new(f, f + 1, -1, 0.0), -1));
     let (arcs, arc_map) = tagged.into_iter().unzip();
@@ -481,14 +497,31 @@ mod tests {
     }
 
     #[test]
-    fn reverse_maps_states_backwards() {
-        let input = fsa(3, &[(0, 1, 5, 0.5), (1, 2, -1, 0.25)]);
+    fn reverse_maps_states_like_k2() {
+        // 0 -5-> 1 -6-> 2 -(-1)-> 3 and 0 -7-> 2
+        let input = fsa(
+            4,
+            &[
+                (0, 1, 5, 0.5),
+                (0, 2, 7, 1.5),
+                (1, 2, 6, 0.75),
+                (2, 3, -1, 0.25),
+            ],
+        );
         let out = reverse(input.view());
+        // old 3 -> 0, old 0 -> 3, 1 and 2 stay; new final 4
         assert_eq!(
             tuples(&out),
-            vec![(0, 1, 0, 0.25), (1, 2, 5, 0.5), (2, 3, -1, 0.)]
+            vec![
+                (0, 2, 0, 0.25),
+                (1, 3, 5, 0.5),
+                (2, 3, 7, 1.5),
+                (2, 1, 6, 0.75),
+                (3, 4, -1, 0.)
+            ]
         );
-        assert_eq!(out.arc_map, vec![1, 0, -1]);
+        assert_eq!(out.arc_map, vec![3, 0, 1, 2, -1]);
+        assert_eq!(out.splits, vec![0, 1, 2, 4, 5, 5]);
     }
 
     #[test]
