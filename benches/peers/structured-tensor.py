@@ -8,6 +8,7 @@ used up, the last one clipped.
 - from_json: Python lists already built -> StructuredTensor.from_pyval / ak.from_iter.
 - from_json_text: JSON text -> ak.from_json.
 - to_json: to_pyval / ak.to_list.
+- to_json_text: JSON text out -> ak.to_json.
 - merge_dims: households (rank 2) -> merge_dims(0, 1) / ak.flatten(axis=1).
 - promote: promote(("shoes", "sizes"), "shoe_sizes") / ak.with_field(arr.shoes.sizes).
 Only the operation is timed (no start-up, no file I/O).
@@ -78,6 +79,7 @@ def bench_awkward(recs, text, lengths):
     report(CRATE, "from_json_text", "awkward", time_it(lambda: ak.from_json(text)), version)
     arr = ak.from_iter(recs)
     report(CRATE, "to_json", "awkward", time_it(lambda: ak.to_list(arr)), version)
+    report(CRATE, "to_json_text", "awkward", time_it(lambda: ak.to_json(arr)), version)
     grouped = ak.unflatten(arr, lengths)
     report(CRATE, "merge_dims", "awkward", time_it(lambda: ak.flatten(grouped, axis=1)), version)
     report(CRATE, "promote", "awkward",

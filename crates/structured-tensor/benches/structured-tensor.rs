@@ -11,6 +11,7 @@
 //! - `from_json_text`: JSON text -> StructuredTensor (`peer_serde_json__from_json_text`
 //!   only parses the text into a `serde_json::Value`).
 //! - `to_json`: StructuredTensor -> JSON value.
+//! - `to_json_text`: StructuredTensor -> JSON text, written from the columns.
 //! - `merge_dims`: the households (rank 2) merged back to rank 1, `merge_dims(0, 1)`.
 //! - `promote`: `promote(("shoes", "sizes"), "shoe_sizes")` on the rank-1 records.
 
@@ -64,6 +65,9 @@ fn bench(c: &mut Criterion) {
 
     let st = StructuredTensor::from_json(&value).unwrap();
     g.bench_function("to_json", |b| b.iter(|| black_box(&st).to_json()));
+    g.bench_function("to_json_text", |b| {
+        b.iter(|| black_box(&st).to_json_string())
+    });
 
     let grouped = st.partition_outer_dimension(&households(n)).unwrap();
     g.bench_function("merge_dims", |b| {

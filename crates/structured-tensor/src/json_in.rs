@@ -55,7 +55,7 @@ impl StructuredTensor {
                     parts: Vec::new(),
                     leaves: items.iter().collect(),
                 };
-                match dict_depth(&nested, &path)? {
+                match scan_nested(&nested, &path)?.dict_depth {
                     Some(rank) => from_list_of_dicts(nested, rank, &path),
                     None => from_empty_lists(nested),
                 }
@@ -84,7 +84,15 @@ impl Array {
                     parts: Vec::new(),
                     leaves: items.iter().collect(),
                 };
-                ragged_constant(nested)
+                let scan = scan_nested(&nested, &FieldPath::root())?;
+                if scan.dict_depth.is_some() {
+                    return Err(Error::ExpectedDict {
+                        path: FieldPath::root(),
+                        depth: scan.dict_depth.unwrap_or(0),
+                        found: "a dict",
+                    });
+                }
+                ragged_constant(nested, scan)
             }
             Value::Object(_) => Err(Error::ExpectedDict {
                 path: FieldPath::root(),
@@ -147,59 +155,86 @@ fn from_dict(
 
 /// A nested list: a struct array when it holds dicts, else a leaf array.
 fn convert_nested(nested: Nested<'_>, path: &FieldPath) -> Result<FieldValue, Error> {
-    match dict_depth(&nested, path)? {
+    let scan = scan_nested(&nested, path)?;
+    match scan.dict_depth {
         Some(rank) => Ok(FieldValue::Struct(from_list_of_dicts(nested, rank, path)?)),
-        None => ragged_constant(nested)
+        None => ragged_constant(nested, scan)
             .map(FieldValue::Array)
             .map_err(|e| parse_error(path, e)),
     }
 }
 
-/// The list depth at which dicts sit (`None` when there are none); errors when they sit at
-/// two depths.
-fn dict_depth(nested: &Nested<'_>, path: &FieldPath) -> Result<Option<usize>, Error> {
-    let base = nested.depth();
-    let mut depth: Option<usize> = None;
-    for leaf in &nested.leaves {
-        merge_depth(&mut depth, leaf_dict_depth(leaf, base, path)?, path)?;
-    }
-    Ok(depth)
+/// What one pass over a nested list finds: the depth of its dicts (an inconsistency is an
+/// error at once, as in TensorFlow), and, for a list without dicts, the depth of its scalars,
+/// its deepest list and its dtype (an error there is kept until we know there are no dicts).
+struct Scan {
+    dict_depth: Option<usize>,
+    scalar_depth: Option<usize>,
+    max_depth: usize,
+    dtype: Option<DType>,
+    deferred: Option<Error>,
 }
 
-fn merge_depth(
-    depth: &mut Option<usize>,
-    found: Option<usize>,
-    path: &FieldPath,
-) -> Result<(), Error> {
-    if let Some(d) = found {
-        match *depth {
-            None => *depth = Some(d),
-            Some(prev) if prev != d => {
+fn scan_nested(nested: &Nested<'_>, path: &FieldPath) -> Result<Scan, Error> {
+    let base = nested.depth();
+    let mut scan = Scan {
+        dict_depth: None,
+        scalar_depth: None,
+        max_depth: base,
+        dtype: None,
+        deferred: None,
+    };
+    for leaf in &nested.leaves {
+        scan_value(leaf, base, &mut scan, path)?;
+    }
+    Ok(scan)
+}
+
+fn scan_value(v: &Value, at: usize, scan: &mut Scan, path: &FieldPath) -> Result<(), Error> {
+    match v {
+        Value::Object(_) => match scan.dict_depth {
+            None => scan.dict_depth = Some(at),
+            Some(prev) if prev != at => {
                 return Err(Error::InconsistentDictDepth {
                     path: path.clone(),
                     first: prev,
-                    second: d,
+                    second: at,
                 })
             }
             Some(_) => {}
+        },
+        Value::Array(items) => {
+            scan.max_depth = scan.max_depth.max(at + 1);
+            for item in items {
+                scan_value(item, at + 1, scan, path)?;
+            }
+        }
+        scalar => {
+            if scan.deferred.is_some() || scan.dict_depth.is_some() {
+                return Ok(());
+            }
+            match scan.scalar_depth {
+                None => scan.scalar_depth = Some(at),
+                Some(d) if d != at => {
+                    scan.deferred = Some(Error::ScalarDepthMismatch {
+                        first: d,
+                        second: at,
+                    });
+                    return Ok(());
+                }
+                Some(_) => {}
+            }
+            let combined = scalar_dtype(scalar).and_then(|t| match scan.dtype {
+                None => Ok(t),
+                Some(prev) => combine(prev, t),
+            });
+            match combined {
+                Ok(t) => scan.dtype = Some(t),
+                Err(e) => scan.deferred = Some(e),
+            }
         }
     }
     Ok(())
-}
-
-/// The absolute depth of dicts inside `v`, which sits at list depth `at`.
-fn leaf_dict_depth(v: &Value, at: usize, path: &FieldPath) -> Result<Option<usize>, Error> {
-    match v {
-        Value::Object(_) => Ok(Some(at)),
-        Value::Array(items) => {
-            let mut depth = None;
-            for item in items {
-                merge_depth(&mut depth, leaf_dict_depth(item, at + 1, path)?, path)?;
-            }
-            Ok(depth)
-        }
-        _ => Ok(None),
-    }
 }
 
 /// Descends one list level: every leaf must be a list; returns the new partition and the
@@ -248,59 +283,18 @@ fn from_list_of_dicts(
         leaves = children;
         depth += 1;
     }
-    let mut dicts = Vec::with_capacity(leaves.len());
-    let mut keys: BTreeSet<&str> = BTreeSet::new();
-    let mut first_keys: Option<&serde_json::Map<String, Value>> = None;
-    for leaf in &leaves {
-        match leaf {
-            Value::Object(map) => {
-                // Most lists repeat one schema: only collect keys when they differ.
-                let same =
-                    first_keys.is_some_and(|f| f.len() == map.len() && f.keys().eq(map.keys()));
-                if !same {
-                    keys.extend(map.keys().map(String::as_str));
-                    if first_keys.is_none() {
-                        first_keys = Some(map);
-                    }
-                }
-                dicts.push(map);
-            }
-            other => {
-                return Err(Error::ExpectedDict {
-                    path: path.clone(),
-                    depth: rank,
-                    found: kind(other),
-                })
-            }
-        }
-    }
+    let columns = split_columns(&leaves, rank, path)?;
     let mut fields = BTreeMap::new();
-    for key in keys {
+    for (key, column) in columns {
         let child = path.child(key);
-        let mut column = Vec::with_capacity(dicts.len());
-        for map in &dicts {
-            match map.get(key) {
-                Some(v) => column.push(v),
-                None => {
-                    return Err(Error::MissingKey {
-                        path: path.clone(),
-                        key: key.to_string(),
-                    })
-                }
-            }
-        }
-        let value = if rank == 0 {
-            unreachable!("a list of dicts has rank >= 1")
-        } else {
-            convert_nested(
-                Nested {
-                    nrows,
-                    parts: parts.clone(),
-                    leaves: column,
-                },
-                &child,
-            )?
-        };
+        let value = convert_nested(
+            Nested {
+                nrows,
+                parts: parts.clone(),
+                leaves: column,
+            },
+            &child,
+        )?;
         fields.insert(key.to_string(), value);
     }
     if let Some(bad) = fields.keys().find(|k| !is_valid_field_name(k)) {
@@ -315,6 +309,80 @@ fn from_list_of_dicts(
     Ok(StructuredTensor::from_parts_unchecked(
         rank, nrows, parts, fields,
     ))
+}
+
+/// The column of every key: one pass over the dicts when they all have the keys of the
+/// first one (the common case), else the union of the keys with a check that every dict
+/// has each of them.
+fn split_columns<'a>(
+    leaves: &[&'a Value],
+    rank: usize,
+    path: &FieldPath,
+) -> Result<Vec<(&'a str, Vec<&'a Value>)>, Error> {
+    let as_dict = |leaf: &'a Value| match leaf {
+        Value::Object(map) => Ok(map),
+        other => Err(Error::ExpectedDict {
+            path: path.clone(),
+            depth: rank,
+            found: kind(other),
+        }),
+    };
+    let Some(first) = leaves.first() else {
+        return Ok(Vec::new());
+    };
+    let first = as_dict(first)?;
+    let mut columns: Vec<(&str, Vec<&Value>)> = first
+        .keys()
+        .map(|k| (k.as_str(), Vec::with_capacity(leaves.len())))
+        .collect();
+    let mut uniform = true;
+    for leaf in leaves {
+        let map = as_dict(leaf)?;
+        if map.len() != columns.len() {
+            uniform = false;
+            break;
+        }
+        let mut same = true;
+        for ((key, value), (name, column)) in map.iter().zip(columns.iter_mut()) {
+            if key != name {
+                same = false;
+                break;
+            }
+            column.push(value);
+        }
+        if !same {
+            uniform = false;
+            break;
+        }
+    }
+    if uniform {
+        return Ok(columns);
+    }
+    // Slow path: the union of the keys, then every dict must have every key.
+    let mut dicts = Vec::with_capacity(leaves.len());
+    let mut keys: BTreeSet<&str> = BTreeSet::new();
+    for leaf in leaves {
+        let map = as_dict(leaf)?;
+        keys.extend(map.keys().map(String::as_str));
+        dicts.push(map);
+    }
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        let mut column = Vec::with_capacity(dicts.len());
+        for map in &dicts {
+            match map.get(key) {
+                Some(v) => column.push(v),
+                None => {
+                    return Err(Error::MissingKey {
+                        path: path.clone(),
+                        key: key.to_string(),
+                    })
+                }
+            }
+        }
+        out.push((key, column));
+    }
+    Ok(out)
 }
 
 /// A list of nested empty lists: a struct array with no fields and the list's shape.
@@ -342,50 +410,6 @@ fn from_empty_lists(nested: Nested<'_>) -> Result<StructuredTensor, Error> {
         parts,
         BTreeMap::new(),
     ))
-}
-
-/// Depth facts of one value: the depth of its scalars (if any) and its maximum list depth.
-#[derive(Clone, Copy)]
-struct DepthInfo {
-    scalar: Option<usize>,
-    max: usize,
-}
-
-/// Walks a value at list depth `at`, checking scalar depths and collecting the dtype.
-fn scan(
-    v: &Value,
-    at: usize,
-    info: &mut DepthInfo,
-    dtype: &mut Option<DType>,
-) -> Result<(), Error> {
-    match v {
-        Value::Array(items) => {
-            info.max = info.max.max(at + 1);
-            for item in items {
-                scan(item, at + 1, info, dtype)?;
-            }
-            Ok(())
-        }
-        Value::Object(_) => unreachable!("dicts are handled before ragged conversion"),
-        scalar => {
-            match info.scalar {
-                None => info.scalar = Some(at),
-                Some(d) if d != at => {
-                    return Err(Error::ScalarDepthMismatch {
-                        first: d,
-                        second: at,
-                    })
-                }
-                Some(_) => {}
-            }
-            let t = scalar_dtype(scalar)?;
-            *dtype = Some(match *dtype {
-                None => t,
-                Some(prev) => combine(prev, t)?,
-            });
-            Ok(())
-        }
-    }
 }
 
 /// The dtype of a JSON scalar.
@@ -447,35 +471,29 @@ fn push_scalars(values: &mut Values, leaves: &[&Value]) {
 
 /// TensorFlow's `ragged.constant` on a nested list with no dicts: scalars at one depth
 /// `D`; the result has rank `D`, ragged in every dimension below the given outer ones.
-fn ragged_constant(nested: Nested<'_>) -> Result<Array, Error> {
-    let base = nested.depth();
-    let mut info = DepthInfo {
-        scalar: None,
-        max: base,
-    };
-    let mut dtype = None;
-    for leaf in &nested.leaves {
-        scan(leaf, base, &mut info, &mut dtype)?;
+fn ragged_constant(nested: Nested<'_>, scan: Scan) -> Result<Array, Error> {
+    if let Some(e) = scan.deferred {
+        return Err(e);
     }
-    let total_depth = match info.scalar {
+    let total_depth = match scan.scalar_depth {
         Some(s) => {
-            if info.max > s {
+            if scan.max_depth > s {
                 return Err(Error::EmptyListTooDeep {
                     scalar_depth: s,
-                    empty_depth: info.max,
+                    empty_depth: scan.max_depth,
                 });
             }
             s
         }
-        None => info.max,
+        None => scan.max_depth,
     };
-    let dtype = dtype.unwrap_or(DType::F64);
+    let dtype = scan.dtype.unwrap_or(DType::F64);
     let Nested {
         nrows,
         mut parts,
         mut leaves,
     } = nested;
-    let mut depth = base;
+    let mut depth = parts.len() + 1;
     while depth < total_depth {
         let (p, children) = expand(&leaves, depth, &FieldPath::root())?;
         parts.push(p);

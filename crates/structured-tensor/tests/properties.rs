@@ -272,7 +272,8 @@ proptest! {
         let v = gen_valid(seed);
         let st = StructuredTensor::from_json(&v)
             .unwrap_or_else(|e| panic!("valid input rejected: {e}\n{v}"));
-        prop_assert_eq!(st.to_json(), v);
+        prop_assert_eq!(st.to_json(), v.clone());
+        prop_assert_eq!(st.to_json_string(), serde_json::to_string(&v).unwrap());
         // Every field shares the struct's partitions.
         for value in st.fields().values() {
             for (p, q) in st.row_partitions().iter().zip(value.row_partitions()) {
@@ -288,6 +289,7 @@ proptest! {
         if let Ok(st) = StructuredTensor::from_json(&v) {
             let out = st.to_json();
             prop_assert!(numeric_eq(&out, &v), "{} vs {}", out, v);
+            prop_assert_eq!(st.to_json_string(), serde_json::to_string(&out).unwrap());
             let again = StructuredTensor::from_json(&out).expect("output is valid input");
             prop_assert_eq!(again, st);
         }
@@ -343,6 +345,7 @@ proptest! {
                 let merged = st.merge_dims(outer as isize, inner as isize - rank as isize).unwrap();
                 prop_assert_eq!(merged.rank(), rank - (inner - outer));
                 prop_assert_eq!(merged.to_json(), naive_merge(&v, outer, inner));
+                prop_assert_eq!(merged.to_json_string(), serde_json::to_string(&naive_merge(&v, outer, inner)).unwrap());
             }
         }
     }
