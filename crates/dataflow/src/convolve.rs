@@ -32,6 +32,13 @@ unsafe fn read_k<A: Source, K: Tap + From<A::Elem>>(
     len: usize,
     kbuf: &mut [K; CHUNK + HALO],
 ) {
+    // SAFETY: the caller keeps the span inside the extent.
+    if let Some(slice) = unsafe { a.span_slice(ncols, row, c0..c0 + len) } {
+        for (k, &v) in kbuf[..len].iter_mut().zip(slice) {
+            *k = K::from(v);
+        }
+        return;
+    }
     let mut tmp = [MaybeUninit::<A::Elem>::uninit(); CHUNK + HALO];
     // SAFETY: the caller keeps the span inside the extent; tmp holds CHUNK + HALO elements.
     unsafe { a.fill_span(extent, ncols, row, c0..c0 + len, tmp.as_mut_ptr().cast()) };
@@ -54,6 +61,25 @@ fn accumulate_row<K: Tap>(acc: &mut [K], tap: K, src: &[K]) {
         acc.iter_mut()
             .zip(src)
             .for_each(|(a, &v)| *a = *a + tap * v);
+    }
+}
+
+/// As [`accumulate_row`], converting each source element on the way.
+#[inline(always)]
+fn accumulate_converted<E: Copy, K: Tap + From<E>>(acc: &mut [K], tap: K, src: &[E]) {
+    if tap == K::ZERO {
+    } else if tap == K::ONE {
+        acc.iter_mut()
+            .zip(src)
+            .for_each(|(a, &v)| *a = *a + K::from(v));
+    } else if tap == K::MINUS_ONE {
+        acc.iter_mut()
+            .zip(src)
+            .for_each(|(a, &v)| *a = *a - K::from(v));
+    } else {
+        acc.iter_mut()
+            .zip(src)
+            .for_each(|(a, &v)| *a = *a + tap * K::from(v));
     }
 }
 
@@ -99,7 +125,15 @@ macro_rules! tap {
         }
     )*};
 }
-tap! { i32: 0, 1; i64: 0, 1; f32: 0.0, 1.0; f64: 0.0, 1.0; }
+tap! { i16: 0, 1; i32: 0, 1; i64: 0, 1; f32: 0.0, 1.0; f64: 0.0, 1.0; }
+
+/// Unsigned taps: `MINUS_ONE` is the all-ones value (minus one modulo 2^16), so a `-1`
+/// tap subtracts; sums must stay inside `0..=u16::MAX`, as for the 8-bit blur's row pass.
+impl Tap for u16 {
+    const ZERO: Self = 0;
+    const ONE: Self = 1;
+    const MINUS_ONE: Self = u16::MAX;
+}
 
 /// `acc + tap * v`, with zero taps dropped and +-1 taps not multiplied; for a stencil known
 /// at compile time the tests fold away.
@@ -344,7 +378,7 @@ where
         }
         acc
     }
-    #[inline]
+    #[inline(always)]
     unsafe fn fill_span(
         &self,
         extent: A::Shape,
@@ -430,7 +464,7 @@ where
         }
         acc
     }
-    #[inline]
+    #[inline(always)]
     unsafe fn fill_span(
         &self,
         extent: Dim2,
@@ -454,6 +488,10 @@ where
                 let mut acc = [K::ZERO; CHUNK];
                 for (i, &tap) in self.stencil.taps.iter().enumerate() {
                     if tap == K::ZERO {
+                        continue;
+                    }
+                    if let Some(slice) = self.a.span_slice(ncols, row + i - r, c..c + n) {
+                        accumulate_converted(&mut acc[..n], tap, slice);
                         continue;
                     }
                     read_k(&self.a, extent, ncols, row + i - r, c, n, &mut kbuf);
@@ -518,7 +556,7 @@ where
         }
         acc
     }
-    #[inline]
+    #[inline(always)]
     unsafe fn fill_span(
         &self,
         extent: Dim2,

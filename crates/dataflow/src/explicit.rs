@@ -196,6 +196,21 @@ macro_rules! explicit_source {
                 // SAFETY: the caller keeps i below the size.
                 unsafe { *self.data.get_unchecked(i) }
             }
+            #[inline(always)]
+            unsafe fn span_slice(&self, ncols: usize, row: usize, cols: std::ops::Range<usize>) -> Option<&[T]> {
+                let start = row * ncols;
+                // SAFETY: the caller keeps the span inside the extent.
+                Some(unsafe { self.data.get_unchecked(start + cols.start..start + cols.end) })
+            }
+            #[inline(always)]
+            unsafe fn fill_span(&self, _extent: S, ncols: usize, row: usize, cols: std::ops::Range<usize>, out: *mut T) {
+                let start = row * ncols;
+                // SAFETY: the caller keeps the span inside the extent and `out` writable
+                // for it; a load never writes into a source it reads.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(self.data.as_ptr().add(start + cols.start), out, cols.len())
+                }
+            }
         }
     };
 }

@@ -45,6 +45,7 @@ mod error;
 mod explicit;
 pub mod image;
 mod load;
+mod separable;
 mod shape;
 mod source;
 mod walk;
@@ -63,6 +64,7 @@ pub use load::{
     compute, compute_slices, compute_with, delayed_target, dim2_rect, load, range_load, BlockFill,
     DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled, PAR_THRESHOLD,
 };
+pub use separable::convolve_separable;
 pub use shape::{Block, Clipped, Dim1, Dim2, Dim3, Margin, Shape};
 pub use source::{SliceWriter, Source, Target, Writer};
 pub use walk::{

@@ -89,6 +89,22 @@ pub trait Source: Sync {
         // SAFETY: forwarded contract.
         unsafe { fill_span_by_elements(self, extent, ncols, row, cols, out) }
     }
+
+    /// The elements of flattened row `row`, columns `cols`, as a slice of memory, when the
+    /// source is explicit memory; `None` otherwise.
+    ///
+    /// # Safety
+    /// The span must lie inside the extent (`ncols` its flattened width).
+    #[inline(always)]
+    unsafe fn span_slice(
+        &self,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+    ) -> Option<&[Self::Elem]> {
+        let _ = (ncols, row, cols);
+        None
+    }
 }
 
 /// The element-by-element span fill every source can use.
@@ -220,6 +236,16 @@ impl<A: Source + ?Sized> Source for &A {
     ) {
         // SAFETY: forwarded contract.
         unsafe { (**self).fill_span(extent, ncols, row, cols, out) }
+    }
+    #[inline(always)]
+    unsafe fn span_slice(
+        &self,
+        ncols: usize,
+        row: usize,
+        cols: Range<usize>,
+    ) -> Option<&[Self::Elem]> {
+        // SAFETY: forwarded contract.
+        unsafe { (**self).span_slice(ncols, row, cols) }
     }
 }
 

@@ -4,11 +4,12 @@
 
 use rayon::prelude::*;
 
-use crate::convolve::{convolve_cols, convolve_rows, Border, Stencil1};
-use crate::delayed::{slices, Separate, SourceExt};
+use crate::convolve::{Border, Stencil1};
+use crate::delayed::{slices, Separate};
 use crate::error::Error;
 use crate::explicit::Array;
 use crate::load::{compute_with, Plain, Threads};
+use crate::separable::convolve_separable;
 use crate::shape::Dim2;
 use crate::source::Source;
 
@@ -69,12 +70,14 @@ pub fn gaussian_kernel(ksize: usize, sigma: f64) -> Result<Vec<f64>, Error> {
 
 /// The kernel of [`gaussian_kernel`] as fixed-point taps with 8 fraction bits summing to
 /// exactly 256 (rounding residue put on the middle tap), as OpenCV's 8-bit path uses.
-pub fn gaussian_stencil<const N: usize>(sigma: f64) -> Result<Stencil1<i32, N>, Error> {
+pub fn gaussian_stencil<const N: usize>(sigma: f64) -> Result<Stencil1<u16, N>, Error> {
     let k = gaussian_kernel(N, sigma)?;
     let mut taps: [i32; N] = std::array::from_fn(|i| (k[i] * 256.0).round() as i32);
     let sum: i32 = taps.iter().sum();
     taps[N / 2] += 256 - sum;
-    Ok(Stencil1 { taps })
+    Ok(Stencil1 {
+        taps: taps.map(|t| t as u16),
+    })
 }
 
 fn wide_border(b: Border<u8>) -> Border<u16> {
@@ -97,13 +100,22 @@ pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
     threads: Threads,
 ) -> Result<Array<u8, Dim2>, Error> {
     let st = gaussian_stencil::<N>(sigma)?;
-    // Horizontal pass: 8 fraction bits, at most 255 * 256, kept as u16.
-    let rows = convolve_rows(a, st, border).map(|v: i32| v as u16);
-    let tmp = compute_with(&rows, Plain, threads);
-    // Vertical pass: 16 fraction bits, rounded to the nearest level.
-    let cols = convolve_cols(tmp.view(), st, wide_border(border))
-        .map(|v: i32| ((v + (1 << 15)) >> 16) as u8);
-    Ok(compute_with(&cols, Plain, threads))
+    // Row pass in u16: 8 fraction bits, at most 255 * 256. Column pass: 16 fraction bits,
+    // at most 255 * 2^16 < 2^24, so f32 sums of these integer products are exact; then
+    // rounded to the nearest level. Bands keep only N intermediate rows.
+    let st_f = Stencil1 {
+        taps: st.taps.map(f32::from),
+    };
+    let round = |v: f32| ((v + 32768.0) * (1.0 / 65536.0)) as u8;
+    Ok(convolve_separable(
+        a,
+        st,
+        st_f,
+        border,
+        wide_border(border),
+        round,
+        threads,
+    ))
 }
 
 /// Gaussian blur of an RGB image, component by component (Yarr's component-wise loads):
@@ -137,6 +149,7 @@ pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::delayed::SourceExt;
     use crate::explicit::View;
 
     #[test]
@@ -151,7 +164,7 @@ mod tests {
         let taps = gaussian_stencil::<9>(0.0).unwrap().taps;
         assert_eq!(
             taps,
-            want.map(|w| (w * 256.0) as i32)
+            want.map(|w| (w * 256.0) as u16)
                 .iter()
                 .chain(&[51, 30, 13, 4])
                 .copied()

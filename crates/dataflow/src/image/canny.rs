@@ -99,54 +99,140 @@ fn magnitude(g: [i16; 2], norm: Norm) -> i32 {
     }
 }
 
-/// Suppression and double threshold at one pixel: `NONE`, `WEAK` or `EDGE`.
+/// Suppression and double threshold at one pixel of gradient `g` and magnitude `m`:
+/// `NONE`, `WEAK` or `EDGE`. `mag_at(dy, dx)` is the magnitude of a neighbour (0 outside).
 #[inline(always)]
-fn classify<G: Source<Shape = Dim2, Elem = [i16; 2]>>(
-    grad: &G,
-    idx: Dim2,
-    norm: Norm,
-    low: i64,
-    high: i64,
-) -> u8 {
-    let Dim2(rows, cols) = grad.extent();
-    let Dim2(y, x) = idx;
-    let mag_at = |yy: isize, xx: isize| -> i32 {
-        if yy < 0 || xx < 0 || yy as usize >= rows || xx as usize >= cols {
-            0
-        } else {
-            // SAFETY: checked inside the extent just above.
-            magnitude(
-                unsafe { grad.index_unchecked(Dim2(yy as usize, xx as usize)) },
-                norm,
-            )
-        }
-    };
-    // SAFETY: traverse hands indices inside the extent.
-    let g = unsafe { grad.index_unchecked(idx) };
-    let m = magnitude(g, norm);
+fn decide(g: [i16; 2], m: i32, low: i64, high: i64, mag_at: impl Fn(isize, isize) -> i32) -> u8 {
     if (m as i64) <= low {
         return NONE;
     }
-    let (y, x) = (y as isize, x as isize);
     let (xs, ys) = (g[0] as i32, g[1] as i32);
     let ax = xs.abs();
     let ay = ys.abs() << SHIFT;
     let tg22x = ax * TG22;
     let is_max = if ay < tg22x {
-        m > mag_at(y, x - 1) && m >= mag_at(y, x + 1)
+        m > mag_at(0, -1) && m >= mag_at(0, 1)
     } else {
         let tg67x = tg22x + (ax << (SHIFT + 1));
         if ay > tg67x {
-            m > mag_at(y - 1, x) && m >= mag_at(y + 1, x)
+            m > mag_at(-1, 0) && m >= mag_at(1, 0)
         } else {
             let s: isize = if (xs ^ ys) < 0 { -1 } else { 1 };
-            m > mag_at(y - 1, x - s) && m > mag_at(y + 1, x + s)
+            m > mag_at(-1, -s) && m > mag_at(1, s)
         }
     };
     match (is_max, m as i64 > high) {
         (false, _) => NONE,
         (true, true) => EDGE,
         (true, false) => WEAK,
+    }
+}
+
+/// Non-maximum suppression and double threshold over a gradient plane, delayed: a source
+/// of map classes. Whole row spans over explicit gradient memory are computed from three
+/// rows of magnitudes at a time; anything else element by element, with the same rules.
+#[derive(Clone, Copy, Debug)]
+struct Suppress<G> {
+    grad: G,
+    norm: Norm,
+    low: i64,
+    high: i64,
+}
+
+impl<G: Source<Shape = Dim2, Elem = [i16; 2]>> Source for Suppress<G> {
+    type Elem = u8;
+    type Shape = Dim2;
+    const LINEAR: bool = false;
+    fn extent(&self) -> Dim2 {
+        self.grad.extent()
+    }
+    fn index(&self, idx: Dim2) -> u8 {
+        let extent = self.grad.extent();
+        if !extent.contains(idx) {
+            crate::error::index_out_of_bounds(idx, extent);
+        }
+        // SAFETY: checked just above.
+        unsafe { self.index_unchecked(idx) }
+    }
+    #[inline(always)]
+    unsafe fn index_unchecked(&self, idx: Dim2) -> u8 {
+        let Dim2(rows, cols) = self.grad.extent();
+        let Dim2(y, x) = idx;
+        let norm = self.norm;
+        let mag_at = |dy: isize, dx: isize| -> i32 {
+            let (yy, xx) = (y as isize + dy, x as isize + dx);
+            if yy < 0 || xx < 0 || yy as usize >= rows || xx as usize >= cols {
+                0
+            } else {
+                // SAFETY: checked inside the extent just above.
+                magnitude(
+                    unsafe { self.grad.index_unchecked(Dim2(yy as usize, xx as usize)) },
+                    norm,
+                )
+            }
+        };
+        // SAFETY: the caller keeps idx inside the extent.
+        let g = unsafe { self.grad.index_unchecked(idx) };
+        decide(g, magnitude(g, norm), self.low, self.high, mag_at)
+    }
+    #[inline(always)]
+    unsafe fn fill_span(
+        &self,
+        extent: Dim2,
+        ncols: usize,
+        row: usize,
+        cols: std::ops::Range<usize>,
+        out: *mut u8,
+    ) {
+        const CH: usize = 256;
+        let Dim2(rows, _) = extent;
+        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // writable for it; every slice asked of the gradient lies inside the extent.
+        unsafe {
+            if cols.is_empty()
+                || self
+                    .grad
+                    .span_slice(ncols, row, cols.start..cols.start + 1)
+                    .is_none()
+            {
+                return crate::source::fill_span_by_elements(self, extent, ncols, row, cols, out);
+            }
+            let mut mags = [[0i32; CH + 2]; 3];
+            let mut c = cols.start;
+            while c < cols.end {
+                let n = CH.min(cols.end - c);
+                // mags[slot][k] is the magnitude at column c - 1 + k of row row - 1 + slot.
+                for (slot, buf) in mags.iter_mut().enumerate() {
+                    buf[..n + 2].fill(0);
+                    let r = row as isize + slot as isize - 1;
+                    if r < 0 || r as usize >= rows {
+                        continue;
+                    }
+                    let lo = c.saturating_sub(1);
+                    let hi = (c + n + 1).min(ncols);
+                    let slice = self
+                        .grad
+                        .span_slice(ncols, r as usize, lo..hi)
+                        .expect("explicit gradient");
+                    let off = lo + 1 - c;
+                    for (k, &g) in slice.iter().enumerate() {
+                        buf[off + k] = magnitude(g, self.norm);
+                    }
+                }
+                let here = self
+                    .grad
+                    .span_slice(ncols, row, c..c + n)
+                    .expect("explicit gradient");
+                for (k, &g) in here.iter().enumerate() {
+                    let j = k + 1;
+                    let mag_at =
+                        |dy: isize, dx: isize| mags[(1 + dy) as usize][(j as isize + dx) as usize];
+                    out.add(c - cols.start + k)
+                        .write(decide(g, mags[1][j], self.low, self.high, mag_at));
+                }
+                c += n;
+            }
+        }
     }
 }
 
@@ -169,6 +255,26 @@ fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<usize>) {
             }
         }
     }
+}
+
+/// Positions inside `range` of `map` holding `EDGE`, skipping 64-byte blocks without one
+/// (`EDGE` is the only class with bit 1 set, so a block's OR tells).
+fn edge_positions(map: &[u8], range: std::ops::Range<usize>) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut start = range.start;
+    for block in map[range].chunks(64) {
+        if block.iter().fold(0u8, |acc, &v| acc | v) & EDGE != 0 {
+            out.extend(
+                block
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &v)| v == EDGE)
+                    .map(|(k, _)| start + k),
+            );
+        }
+        start += block.len();
+    }
+    out
 }
 
 /// Hysteresis over the whole map: a local flood in each band in parallel, then a serial
@@ -195,7 +301,7 @@ fn hysteresis(map: &mut Array<u8, Dim2>, threads: Threads) {
             rest = tail;
         }
         let local = |(band, n_rows): (&mut [u8], usize)| {
-            let seeds: Vec<usize> = (0..band.len()).filter(|&p| band[p] == EDGE).collect();
+            let seeds = edge_positions(band, 0..band.len());
             flood(band, n_rows, cols, seeds);
         };
         if pieces.len() > 1 {
@@ -208,7 +314,7 @@ fn hysteresis(map: &mut Array<u8, Dim2>, threads: Threads) {
         let mut seeds = Vec::new();
         for r in &band_rows {
             for row in [r.start, r.end - 1] {
-                seeds.extend((row * cols..(row + 1) * cols).filter(|&p| data[p] == EDGE));
+                seeds.extend(edge_positions(data, row * cols..(row + 1) * cols));
             }
         }
         flood(data, rows, cols, seeds);
@@ -231,9 +337,12 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
         sobel_dx(a, Border::Replicate).zip_with(sobel_dy(a, Border::Replicate), |x, y| [x, y])?;
     let grad = compute_with(&gradient, Plain, threads);
     let extent = grad.extent();
-    let classes = grad
-        .view()
-        .traverse(extent, move |g, idx| classify(g, idx, norm, low, high));
+    let classes = Suppress {
+        grad: grad.view(),
+        norm,
+        low,
+        high,
+    };
     let mut map = compute_with(&classes, Plain, threads);
     drop(grad);
     hysteresis(&mut map, threads);
@@ -392,6 +501,33 @@ mod tests {
                     assert_eq!(par, seq, "threads {t}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn suppression_spans_equal_elements() {
+        let (rows, cols) = (70, 600);
+        let data = scene(rows, cols, 9);
+        let a = View::new(Dim2(rows, cols), &data).unwrap();
+        let grad = compute_with(
+            &sobel_dx(a, Border::Replicate)
+                .zip_with(sobel_dy(a, Border::Replicate), |x, y| [x, y])
+                .unwrap(),
+            Plain,
+            Threads::Seq,
+        );
+        for norm in [Norm::L1, Norm::L2] {
+            let s = Suppress {
+                grad: grad.view(),
+                norm,
+                low: 10,
+                high: 40,
+            };
+            let spans = compute_with(&s, Plain, Threads::Fixed(2));
+            let elements: Vec<u8> = (0..rows * cols)
+                .map(|i| s.index(Dim2(i / cols, i % cols)))
+                .collect();
+            assert_eq!(spans.as_slice(), &elements[..]);
         }
     }
 

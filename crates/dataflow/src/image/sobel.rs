@@ -2,36 +2,32 @@
 //! the L1 and L2 norms, and its direction.
 
 use crate::convolve::{convolve2, Border, Convolved2, Stencil2};
-use crate::delayed::{Map, SourceExt, ZipWith};
+use crate::delayed::{SourceExt, ZipWith};
 use crate::error::Error;
 use crate::shape::Dim2;
 use crate::source::Source;
 
 /// The Sobel stencil for d/dx (applied as correlation, like OpenCV).
-pub const SOBEL_DX: Stencil2<i32, 3, 3> = Stencil2::new([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]);
+pub const SOBEL_DX: Stencil2<i16, 3, 3> = Stencil2::new([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]);
 /// The Sobel stencil for d/dy.
-pub const SOBEL_DY: Stencil2<i32, 3, 3> = Stencil2::new([[-1, -2, -1], [0, 0, 0], [1, 2, 1]]);
+pub const SOBEL_DY: Stencil2<i16, 3, 3> = Stencil2::new([[-1, -2, -1], [0, 0, 0], [1, 2, 1]]);
 
-fn narrow(v: i32) -> i16 {
-    v as i16
-}
-
-/// The horizontal derivative, delayed, as `i16` (at most 1020 in magnitude).
+/// The horizontal derivative, delayed, computed in `i16` (at most 1020 in magnitude).
 #[allow(clippy::type_complexity)]
 pub fn sobel_dx<A: Source<Shape = Dim2, Elem = u8>>(
     a: A,
     border: Border<u8>,
-) -> Map<Convolved2<A, i32, 3, 3>, impl Fn(i32) -> i16 + Copy + Sync> {
-    convolve2(a, SOBEL_DX, border).map(narrow)
+) -> Convolved2<A, i16, 3, 3> {
+    convolve2(a, SOBEL_DX, border)
 }
 
-/// The vertical derivative, delayed, as `i16`.
+/// The vertical derivative, delayed, computed in `i16`.
 #[allow(clippy::type_complexity)]
 pub fn sobel_dy<A: Source<Shape = Dim2, Elem = u8>>(
     a: A,
     border: Border<u8>,
-) -> Map<Convolved2<A, i32, 3, 3>, impl Fn(i32) -> i16 + Copy + Sync> {
-    convolve2(a, SOBEL_DY, border).map(narrow)
+) -> Convolved2<A, i16, 3, 3> {
+    convolve2(a, SOBEL_DY, border)
 }
 
 /// `|dx| + |dy|`, delayed.
