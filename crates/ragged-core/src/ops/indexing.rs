@@ -31,6 +31,15 @@ pub(crate) fn gather_values<T: Clone + Send + Sync>(values: &[T], indexes: &[i32
     }
 }
 
+/// `f(value)` for every value, rayon above the threshold.
+fn keep_mask<T: Sync>(values: &[T], f: impl Fn(&T) -> bool + Sync + Send) -> Vec<bool> {
+    if go_parallel(values.len()) {
+        values.par_iter().map(f).collect()
+    } else {
+        values.iter().map(f).collect()
+    }
+}
+
 /// Keeps the values where `keep` is true, with the shape's last axis subset accordingly.
 fn filter_last_axis<T: Clone + Send + Sync>(src: &Ragged<T>, keep: &[bool]) -> Ragged<T> {
     let renumbering =
@@ -171,16 +180,12 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     where
         T: PartialOrd,
     {
-        let keep: Vec<bool> = self
-            .values()
-            .iter()
-            .map(|v| {
-                !matches!(
-                    v.partial_cmp(&cutoff),
-                    Some(Ordering::Less | Ordering::Equal)
-                )
-            })
-            .collect();
+        let keep = keep_mask(self.values(), |v| {
+            !matches!(
+                v.partial_cmp(&cutoff),
+                Some(Ordering::Less | Ordering::Equal)
+            )
+        });
         filter_last_axis(self, &keep)
     }
 
@@ -189,7 +194,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     where
         T: PartialEq,
     {
-        let keep: Vec<bool> = self.values().iter().map(|v| *v != target).collect();
+        let keep = keep_mask(self.values(), |v| *v != target);
         filter_last_axis(self, &keep)
     }
 

@@ -241,15 +241,34 @@ impl RaggedShape {
         }
         // Layers above `axis - 1` are shared; layer `axis` gets new row ids.
         let row_ids = self.row_ids(axis);
-        let new_ids: Vec<i32> = indexes.iter().map(|&i| row_ids[i as usize]).collect();
-        if let Some(p) = new_ids.windows(2).position(|w| w[1] < w[0]) {
+        let lookup = |&i: &i32| row_ids[i as usize];
+        let new_ids: Vec<i32> = if go_parallel(indexes.len()) {
+            indexes.par_iter().map(lookup).collect()
+        } else {
+            indexes.iter().map(lookup).collect()
+        };
+        let decreasing = if go_parallel(new_ids.len()) {
+            new_ids.par_windows(2).position_first(|w| w[1] < w[0])
+        } else {
+            new_ids.windows(2).position(|w| w[1] < w[0])
+        };
+        if let Some(p) = decreasing {
             return Err(Error::DecreasingRowIds {
                 position: p + 1,
                 previous: new_ids[p],
                 value: new_ids[p + 1],
             });
         }
-        let mid = RowPartition::from_value_rowids(new_ids, self.tot_size(axis - 1))?;
+        // The ids are in range (looked up) and non-decreasing (checked): build the splits.
+        let nrows = self.tot_size(axis - 1);
+        let mut splits = vec![0i32; nrows + 1];
+        crate::par::row_ids_to_row_splits(&new_ids, &mut splits);
+        let mid = RowPartition::from_parts_unchecked(splits, Some(new_ids));
+        if axis == self.num_axes() - 1 {
+            let mut layers = self.layers()[..axis - 1].to_vec();
+            layers.push(mid);
+            return Ok((RaggedShape::from_layers_unchecked(layers), indexes.to_vec()));
+        }
         let runs: Vec<Run> = indexes
             .iter()
             .map(|&i| Run {
