@@ -33,9 +33,9 @@ impl Fsa {
         self.unary(structure::arc_sort)
     }
 
-    /// Sorts the states topologically (k2's `top_sort`); self-loops are allowed, any other
-    /// cycle is [`Error::Cycle`]. States not reachable from the start are dropped; the final
-    /// state stays last.
+    /// Sorts the states topologically as k2's `top_sort` does (Kahn's algorithm in batches,
+    /// each batch in state order, the final state last); self-loops are allowed, any other
+    /// cycle is [`Error::Cycle`]. States not reachable from the start are dropped.
     pub fn top_sort(&self) -> Result<(Fsa, Vec<i32>), Error> {
         self.try_unary(|v| structure::top_sort(v, 0))
     }

@@ -65,56 +65,87 @@ fn renumber(view: FsaView<'_>, new_of_old: &[i32], order: &[usize]) -> Built {
     }
 }
 
-/// Topologically sorts one FSA (OpenFst's order: reverse DFS finishing order from the start
-/// state, arcs visited in their order), then moves the final state to the end. States not
-/// reachable from the start are dropped, except the final state. Self-loops are allowed;
-/// any other cycle is an error.
+/// Topologically sorts one FSA the way k2's `TopSort` does: Kahn's algorithm in batches.
+/// Batch 0 is the start state; batch `k + 1` holds the states whose last remaining entering
+/// arc left batch `k` (self-loops do not count), in increasing state order; the final state
+/// comes last. States not reachable from the start are dropped (the final state is always
+/// kept); a cycle other than a self-loop among the reachable states is an error naming a
+/// state on it.
 pub(crate) fn top_sort(view: FsaView<'_>, fsa_idx: usize) -> Result<Built, Error> {
     let n = view.num_states();
     if n == 0 {
         return Ok(Built::empty());
     }
-    // 0 = unvisited, 1 = on the stack, 2 = finished.
-    let mut color = vec![0u8; n];
-    let mut finished: Vec<usize> = Vec::with_capacity(n);
-    let mut stack: Vec<(usize, usize)> = vec![(0, view.arc_range(0).start)];
-    color[0] = 1;
-    while let Some(&mut (state, ref mut next)) = stack.last_mut() {
-        let end = view.arc_range(state).end;
-        if *next < end {
-            let dest = view.arcs[*next].dest_state as usize;
-            *next += 1;
-            match color[dest] {
-                0 => {
-                    color[dest] = 1;
-                    stack.push((dest, view.arc_range(dest).start));
-                }
-                1 if dest != state => {
-                    return Err(Error::Cycle {
-                        fsa: fsa_idx,
-                        state: dest as i32,
-                    })
-                }
-                _ => {}
-            }
-        } else {
-            color[state] = 2;
-            finished.push(state);
-            stack.pop();
+    let final_state = n - 1;
+    let accessible = reachable(view, true);
+    let mut in_degree = vec![0u32; n];
+    for arc in view.arcs {
+        if accessible[arc.src_state as usize] && arc.src_state != arc.dest_state {
+            in_degree[arc.dest_state as usize] += 1;
         }
     }
-    let final_state = n - 1;
-    let mut order: Vec<usize> = finished
-        .into_iter()
-        .rev()
-        .filter(|&s| s != final_state)
-        .collect();
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    let mut batch: Vec<usize> = if in_degree[0] == 0 {
+        vec![0]
+    } else {
+        Vec::new()
+    };
+    let mut next: Vec<usize> = Vec::new();
+    while !batch.is_empty() {
+        next.clear();
+        for &state in &batch {
+            for arc in view.state_arcs(state) {
+                let dest = arc.dest_state as usize;
+                if dest == state {
+                    continue;
+                }
+                in_degree[dest] -= 1;
+                if in_degree[dest] == 0 && dest != final_state {
+                    next.push(dest);
+                }
+            }
+        }
+        order.extend(batch.iter().copied().filter(|&s| s != final_state));
+        next.sort_unstable();
+        std::mem::swap(&mut batch, &mut next);
+    }
     order.push(final_state);
+    let placed = order.len() - usize::from(!accessible[final_state]);
+    let num_accessible = accessible.iter().filter(|&&a| a).count();
+    if placed < num_accessible || (accessible[final_state] && in_degree[final_state] > 0) {
+        return Err(Error::Cycle {
+            fsa: fsa_idx,
+            state: state_on_cycle(view, &accessible, &in_degree) as i32,
+        });
+    }
     let mut new_of_old = vec![-1i32; n];
     for (new, &old) in order.iter().enumerate() {
         new_of_old[old] = new as i32;
     }
     Ok(renumber(view, &new_of_old, &order))
+}
+
+/// A state on a cycle among the states Kahn's algorithm could not place (those reachable
+/// with entering arcs left): walking back along such arcs must come round to a state twice.
+fn state_on_cycle(view: FsaView<'_>, accessible: &[bool], in_degree: &[u32]) -> usize {
+    let n = view.num_states();
+    let stuck = |s: usize| accessible[s] && in_degree[s] > 0;
+    let mut predecessor = vec![usize::MAX; n];
+    for arc in view.arcs {
+        let (src, dest) = (arc.src_state as usize, arc.dest_state as usize);
+        if src != dest && stuck(src) && stuck(dest) {
+            predecessor[dest] = src;
+        }
+    }
+    let mut state = (0..n)
+        .find(|&s| stuck(s) && predecessor[s] != usize::MAX)
+        .unwrap_or(0);
+    let mut seen = vec![false; n];
+    while !seen[state] {
+        seen[state] = true;
+        state = predecessor[state];
+    }
+    state
 }
 
 /// States reachable from the start (`forward`) or able to reach the final state.
