@@ -283,6 +283,63 @@ fn ctc_topo_transduces_repeats_and_blanks() {
     assert!(topo.properties().contains(Properties::VALID));
 }
 
+/// Whether the transducer maps the input `labels` (0 read as a symbol, CTC's blank) to the
+/// output `output` (aux label 0 is an empty output, -1 the final move).
+fn transduces(fst: &Fsa, labels: &[i32], output: &[i32]) -> bool {
+    let aux = fst.aux_labels().unwrap().as_i32().unwrap();
+    let splits = fst.arcs().shape().row_splits(1);
+    let arcs = fst.arcs().values();
+    let final_state = fst.final_state().unwrap();
+    // (state, output position) after reading a prefix of the input
+    let mut current: BTreeSet<(usize, usize)> = BTreeSet::from([(0, 0)]);
+    for &l in labels {
+        let mut next = BTreeSet::new();
+        for &(s, pos) in &current {
+            for i in splits[s] as usize..splits[s + 1] as usize {
+                if arcs[i].label != l {
+                    continue;
+                }
+                let d = arcs[i].dest_state as usize;
+                match aux[i] {
+                    0 => {
+                        next.insert((d, pos));
+                    }
+                    a if output.get(pos) == Some(&a) => {
+                        next.insert((d, pos + 1));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        current = next;
+    }
+    current.iter().any(|&(s, pos)| {
+        pos == output.len()
+            && (splits[s] as usize..splits[s + 1] as usize)
+                .any(|i| arcs[i].label == -1 && arcs[i].dest_state as usize == final_state)
+    })
+}
+
+#[test]
+fn ctc_topo_follows_k2s_examples() {
+    // k2's test_no_repeated: both topologies map these alignments to [1 2 3]
+    let standard = Fsa::ctc_topo(3, false);
+    let modified = Fsa::ctc_topo(3, true);
+    for input in [[1, 1, 1, 0, 0, 2, 2, 3, 3], [1, 1, 0, 0, 2, 2, 0, 3, 3]] {
+        assert!(transduces(&standard, &input, &[1, 2, 3]), "{input:?}");
+        assert!(transduces(&modified, &input, &[1, 2, 3]), "{input:?}");
+        assert!(!transduces(&standard, &input, &[1, 2]), "{input:?}");
+    }
+    // k2's test_with_repeated ("zoo"): the standard topology needs a blank between the two
+    // o's, the modified one does not
+    let zoo = [1, 2, 2];
+    let input = [1, 1, 0, 0, 2, 2, 2, 0];
+    assert!(!transduces(&standard, &input, &zoo));
+    assert!(transduces(&modified, &input, &zoo));
+    assert!(transduces(&standard, &[1, 0, 2, 0, 2], &zoo));
+    assert!(transduces(&standard, &input, &[1, 2]));
+}
+
 #[test]
 fn ctc_graph_accepts_ctc_alignments() {
     let graphs = FsaVec::ctc_graph(&[vec![1, 1], vec![2, 3]], false).unwrap();
@@ -587,6 +644,32 @@ proptest! {
         let aux: Vec<i32> = a.labels().iter().map(|&l| if l == -1 { -1 } else { l + 7 }).collect();
         let fst = a.with_attr("aux_labels", Attr::I32(aux)).unwrap();
         prop_assert_eq!(fst.invert().unwrap().0.invert().unwrap().0, fst);
+    }
+
+    #[test]
+    fn ctc_graph_agrees_with_ctc_topo(seed in any::<u64>(), modified in any::<bool>()) {
+        // the graph of a transcript accepts exactly the alignments the topology maps to it
+        let mut rng = Rng(seed);
+        let topo = Fsa::ctc_topo(3, modified);
+        let transcript: Vec<i32> = (0..rng.below(4)).map(|_| 1 + rng.below(3) as i32).collect();
+        let graph = FsaVec::ctc_graph(&[transcript.clone()], modified).unwrap().get(0);
+        for _ in 0..20 {
+            let alignment: Vec<i32> = (0..rng.below(7)).map(|_| rng.below(4) as i32).collect();
+            prop_assert_eq!(
+                transduces(&graph, &alignment, &transcript),
+                transduces(&topo, &alignment, &transcript),
+                "alignment {:?} transcript {:?}", alignment, transcript
+            );
+        }
+        // and the alignment made by repeating each token, with blanks between repeats
+        let mut alignment = Vec::new();
+        for (k, &t) in transcript.iter().enumerate() {
+            if k > 0 && transcript[k - 1] == t {
+                alignment.push(0);
+            }
+            alignment.extend([t, t]);
+        }
+        prop_assert!(transduces(&graph, &alignment, &transcript));
     }
 
     #[test]
