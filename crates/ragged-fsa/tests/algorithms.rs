@@ -652,7 +652,7 @@ proptest! {
         let mut rng = Rng(seed);
         let topo = Fsa::ctc_topo(3, modified);
         let transcript: Vec<i32> = (0..rng.below(4)).map(|_| 1 + rng.below(3) as i32).collect();
-        let graph = FsaVec::ctc_graph(&[transcript.clone()], modified).unwrap().get(0);
+        let graph = FsaVec::ctc_graph(std::slice::from_ref(&transcript), modified).unwrap().get(0);
         for _ in 0..20 {
             let alignment: Vec<i32> = (0..rng.below(7)).map(|_| rng.below(4) as i32).collect();
             prop_assert_eq!(
