@@ -559,3 +559,74 @@ impl Flip for Trans {
         }
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn matrix_strategy() -> impl Strategy<Value = (usize, usize, Vec<f64>, usize)> {
+        (1usize..12, 1usize..12, 0usize..3).prop_flat_map(|(r, c, pad)| {
+            (
+                Just(r),
+                Just(c),
+                proptest::collection::vec(-30.0f64..30.0, r * c),
+                Just(pad),
+            )
+        })
+    }
+
+    fn padded(r: usize, c: usize, vals: &[f64], pad: usize) -> Padded<f64> {
+        let stride = c + pad;
+        let mut buf = vec![f64::NAN; r * stride];
+        for i in 0..r {
+            buf[i * stride..i * stride + c].copy_from_slice(&vals[i * c..(i + 1) * c]);
+        }
+        Padded {
+            buf,
+            rows: r,
+            cols: c,
+            stride,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 64,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(5),
+            ..ProptestConfig::default()
+        })]
+
+        /// Softmax per row against the textbook formula; log-softmax is its log.
+        #[test]
+        fn softmax_per_row_matches_the_formula((r, c, vals, pad) in matrix_strategy()) {
+            let mut p = padded(r, c, &vals, pad);
+            p.view_mut().apply_softmax_per_row();
+            let mut l = padded(r, c, &vals, pad);
+            l.view_mut().apply_log_softmax_per_row();
+            for i in 0..r {
+                let row = &vals[i * c..(i + 1) * c];
+                let mx = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let s: f64 = row.iter().map(|x| (x - mx).exp()).sum();
+                for j in 0..c {
+                    let want = (row[j] - mx).exp() / s;
+                    prop_assert!((p.view()[(i, j)] - want).abs() <= 1e-13);
+                    prop_assert!((l.view()[(i, j)] - want.ln()).abs() <= 1e-12 * (1.0 + want.ln().abs()));
+                }
+            }
+            prop_assert!(p.padding_untouched() && l.padding_untouched());
+        }
+
+        /// Transposing twice is the identity, and `transpose` agrees with `copy_from_mat(Trans)`.
+        #[test]
+        fn transpose_round_trip((r, c, vals, pad) in matrix_strategy()) {
+            let p = padded(r, c, &vals, pad);
+            let mut m = p.view().to_matrix();
+            m.transpose();
+            let mut t = Matrix::<f64>::new(c, r);
+            t.copy_from_mat(&p.view(), Trans::Trans);
+            prop_assert!(m == t);
+            m.transpose();
+            prop_assert!(*m == *p.view());
+        }
+    }
+}
