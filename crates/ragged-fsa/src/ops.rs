@@ -321,6 +321,18 @@ impl FsaVec {
         Ok(FsaVec::from_built(parts, &[], &Attrs::new()).0)
     }
 
+    /// Linear FSAs from a 2-axis ragged array of label sequences (k2's `linear_fsa` on a
+    /// `RaggedTensor`).
+    pub fn linear_from_ragged(labels: &ragged_core::Ragged<i32>) -> Result<FsaVec, Error> {
+        if labels.num_axes() != 2 {
+            return Err(Error::WrongAxes {
+                expected: 2,
+                got: labels.num_axes(),
+            });
+        }
+        FsaVec::linear(&labels.to_vec_vec())
+    }
+
     /// Linear FSTs from label and aux-label sequences (k2's `linear_fst` on lists).
     pub fn linear_fst(sequences: &[Vec<i32>], aux_labels: &[Vec<i32>]) -> Result<FsaVec, Error> {
         if sequences.len() != aux_labels.len() {

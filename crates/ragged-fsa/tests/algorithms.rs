@@ -261,6 +261,8 @@ fn linear_fsa_batches_and_rejects_minus_one() {
             position: 1
         }
     );
+    let ragged: ragged_core::Ragged<i32> = "[ [ 1 2 ] [ ] [ 5 ] ]".parse().unwrap();
+    assert_eq!(FsaVec::linear_from_ragged(&ragged).unwrap(), v);
     let fst = FsaVec::linear_fst(&[vec![1, 2], vec![3]], &[vec![4, 5], vec![6]]).unwrap();
     assert_eq!(fst.aux_labels(), Some(&Attr::I32(vec![4, 5, -1, 6, -1])));
     assert!(matches!(
