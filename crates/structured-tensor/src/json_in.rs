@@ -10,31 +10,115 @@ use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::{self, RowPartition};
 use crate::structured::{FieldValue, StructuredTensor};
+use crate::text::TNode;
 use crate::values::{DType, Scalar, Values};
+
+/// One JSON value as ingestion sees it, whatever tree holds it.
+enum View<'a, N: Node> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    BigInt(String),
+    Float(f64),
+    Str(&'a str),
+    List(&'a [N]),
+    Dict(&'a N::Dict),
+}
+
+/// A JSON tree ingestion can read: `serde_json::Value` or the text reader's `TNode`.
+trait Node: Sized {
+    /// The object type.
+    type Dict: ?Sized;
+    fn view(&self) -> View<'_, Self>;
+    fn dict_len(d: &Self::Dict) -> usize;
+    fn dict_entries<'a>(d: &'a Self::Dict) -> impl Iterator<Item = (&'a str, &'a Self)>
+    where
+        Self: 'a;
+    fn dict_get<'a>(d: &'a Self::Dict, key: &str) -> Option<&'a Self>;
+}
+
+impl Node for Value {
+    type Dict = serde_json::Map<String, Value>;
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => View::Int(i),
+                None if n.is_u64() => View::BigInt(n.to_string()),
+                None => View::Float(n.as_f64().unwrap_or_default()),
+            },
+            Value::String(s) => View::Str(s),
+            Value::Array(items) => View::List(items),
+            Value::Object(map) => View::Dict(map),
+        }
+    }
+    fn dict_len(d: &Self::Dict) -> usize {
+        d.len()
+    }
+    fn dict_entries<'a>(d: &'a Self::Dict) -> impl Iterator<Item = (&'a str, &'a Self)>
+    where
+        Self: 'a,
+    {
+        d.iter().map(|(k, v)| (k.as_str(), v))
+    }
+    fn dict_get<'a>(d: &'a Self::Dict, key: &str) -> Option<&'a Self> {
+        d.get(key)
+    }
+}
+
+type TDict<'t> = [(std::borrow::Cow<'t, str>, TNode<'t>)];
+
+impl<'t> Node for TNode<'t> {
+    type Dict = TDict<'t>;
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            TNode::Null => View::Null,
+            TNode::Bool(b) => View::Bool(*b),
+            TNode::Int(i) => View::Int(*i),
+            TNode::Float(f) => View::Float(*f),
+            TNode::Str(s) => View::Str(s),
+            TNode::List(items) => View::List(items),
+            TNode::Dict(entries) => View::Dict(entries.as_slice()),
+        }
+    }
+    fn dict_len(d: &TDict<'t>) -> usize {
+        d.len()
+    }
+    fn dict_entries<'a>(d: &'a TDict<'t>) -> impl Iterator<Item = (&'a str, &'a Self)>
+    where
+        Self: 'a,
+    {
+        d.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+    fn dict_get<'a>(d: &'a TDict<'t>, key: &str) -> Option<&'a Self> {
+        d.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
 
 /// A nested list described by `nrows`, the partitions of its outer levels and its
 /// elements at depth `parts.len() + 1` (borrowed from the JSON document).
-struct Nested<'a> {
+struct Nested<'a, N> {
     nrows: usize,
     parts: Vec<RowPartition>,
-    leaves: Vec<&'a Value>,
+    leaves: Vec<&'a N>,
 }
 
-impl Nested<'_> {
+impl<N> Nested<'_, N> {
     fn depth(&self) -> usize {
         self.parts.len() + 1
     }
 }
 
 /// A short description of a JSON value for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a bool",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a dict",
+fn kind<N: Node>(v: &N) -> &'static str {
+    match v.view() {
+        View::Null => "null",
+        View::Bool(_) => "a bool",
+        View::Int(_) | View::BigInt(_) | View::Float(_) => "a number",
+        View::Str(_) => "a string",
+        View::List(_) => "a list",
+        View::Dict(_) => "a dict",
     }
 }
 
@@ -46,26 +130,17 @@ impl StructuredTensor {
     /// lists is a struct array with no fields of that shape. Every invalid input is an
     /// `Error`, never a panic.
     pub fn from_json(value: &Value) -> Result<StructuredTensor, Error> {
-        let path = FieldPath::root();
-        match value {
-            Value::Object(map) => from_dict(map, &path),
-            Value::Array(items) => {
-                let nested = Nested {
-                    nrows: items.len(),
-                    parts: Vec::new(),
-                    leaves: items.iter().collect(),
-                };
-                match scan_nested(&nested, &path)?.dict_depth {
-                    Some(rank) => from_list_of_dicts(nested, rank, &path),
-                    None => from_empty_lists(nested),
-                }
-            }
-            other => Err(Error::NotAStruct { found: kind(other) }),
-        }
+        from_root(value)
     }
 
-    /// Parses JSON text, then [`StructuredTensor::from_json`].
+    /// Builds a struct array from JSON text: the same rules and result as
+    /// [`StructuredTensor::from_json`] on the parsed value, without building a
+    /// `serde_json::Value` on the way (text the fast reader does not take goes through
+    /// `serde_json`, whose messages report syntax errors).
     pub fn from_json_str(text: &str) -> Result<StructuredTensor, Error> {
+        if let Ok(root) = crate::text::parse(text) {
+            return from_root(&root);
+        }
         let value: Value = serde_json::from_str(text).map_err(|e| Error::Json {
             message: e.to_string(),
         })?;
@@ -77,8 +152,8 @@ impl Array {
     /// Builds a leaf array from JSON the way TensorFlow's `ragged.constant` does: a scalar is
     /// rank 0, a flat list rank 1 (dense), deeper lists ragged in every dimension.
     pub fn from_json(value: &Value) -> Result<Array, Error> {
-        match value {
-            Value::Array(items) => {
+        match value.view() {
+            View::List(items) => {
                 let nested = Nested {
                     nrows: items.len(),
                     parts: Vec::new(),
@@ -94,21 +169,41 @@ impl Array {
                 }
                 ragged_constant(nested, scan)
             }
-            Value::Object(_) => Err(Error::ExpectedDict {
+            View::Dict(_) => Err(Error::ExpectedDict {
                 path: FieldPath::root(),
                 depth: 0,
                 found: "a dict",
             }),
-            scalar => Ok(Array::scalar(to_scalar(scalar)?)),
+            _ => Ok(Array::scalar(to_scalar(value)?)),
         }
     }
 }
 
+/// A struct array from a document's root.
+fn from_root<N: Node>(value: &N) -> Result<StructuredTensor, Error> {
+    let path = FieldPath::root();
+    match value.view() {
+        View::Dict(map) => from_dict::<N>(map, &path),
+        View::List(items) => {
+            let nested = Nested {
+                nrows: items.len(),
+                parts: Vec::new(),
+                leaves: items.iter().collect(),
+            };
+            match scan_nested(&nested, &path)?.dict_depth {
+                Some(rank) => from_list_of_dicts(nested, rank, &path),
+                None => from_empty_lists(nested),
+            }
+        }
+        _ => Err(Error::NotAStruct { found: kind(value) }),
+    }
+}
+
 /// A field value from JSON.
-fn convert_value(value: &Value, path: &FieldPath) -> Result<FieldValue, Error> {
-    match value {
-        Value::Object(map) => Ok(FieldValue::Struct(from_dict(map, path)?)),
-        Value::Array(items) => convert_nested(
+fn convert_value<N: Node>(value: &N, path: &FieldPath) -> Result<FieldValue, Error> {
+    match value.view() {
+        View::Dict(map) => Ok(FieldValue::Struct(from_dict::<N>(map, path)?)),
+        View::List(items) => convert_nested(
             Nested {
                 nrows: items.len(),
                 parts: Vec::new(),
@@ -116,7 +211,7 @@ fn convert_value(value: &Value, path: &FieldPath) -> Result<FieldValue, Error> {
             },
             path,
         ),
-        scalar => to_scalar(scalar)
+        _ => to_scalar(value)
             .map(|s| FieldValue::Array(Array::scalar(s)))
             .map_err(|e| parse_error(path, e)),
     }
@@ -130,14 +225,11 @@ fn parse_error(path: &FieldPath, source: Error) -> Error {
 }
 
 /// A rank-0 struct from a JSON object.
-fn from_dict(
-    map: &serde_json::Map<String, Value>,
-    path: &FieldPath,
-) -> Result<StructuredTensor, Error> {
+fn from_dict<N: Node>(map: &N::Dict, path: &FieldPath) -> Result<StructuredTensor, Error> {
     let mut fields = BTreeMap::new();
-    for (key, value) in map {
+    for (key, value) in N::dict_entries(map) {
         let child = path.child(key);
-        fields.insert(key.clone(), convert_value(value, &child)?);
+        fields.insert(key.to_string(), convert_value(value, &child)?);
     }
     if let Some(bad) = fields.keys().find(|k| !is_valid_field_name(k)) {
         return Err(Error::InvalidFieldName {
@@ -154,7 +246,7 @@ fn from_dict(
 }
 
 /// A nested list: a struct array when it holds dicts, else a leaf array.
-fn convert_nested(nested: Nested<'_>, path: &FieldPath) -> Result<FieldValue, Error> {
+fn convert_nested<N: Node>(nested: Nested<'_, N>, path: &FieldPath) -> Result<FieldValue, Error> {
     let scan = scan_nested(&nested, path)?;
     match scan.dict_depth {
         Some(rank) => Ok(FieldValue::Struct(from_list_of_dicts(nested, rank, path)?)),
@@ -175,7 +267,7 @@ struct Scan {
     deferred: Option<Error>,
 }
 
-fn scan_nested(nested: &Nested<'_>, path: &FieldPath) -> Result<Scan, Error> {
+fn scan_nested<N: Node>(nested: &Nested<'_, N>, path: &FieldPath) -> Result<Scan, Error> {
     let base = nested.depth();
     let mut scan = Scan {
         dict_depth: None,
@@ -185,14 +277,14 @@ fn scan_nested(nested: &Nested<'_>, path: &FieldPath) -> Result<Scan, Error> {
         deferred: None,
     };
     for leaf in &nested.leaves {
-        scan_value(leaf, base, &mut scan, path)?;
+        scan_value(*leaf, base, &mut scan, path)?;
     }
     Ok(scan)
 }
 
-fn scan_value(v: &Value, at: usize, scan: &mut Scan, path: &FieldPath) -> Result<(), Error> {
-    match v {
-        Value::Object(_) => match scan.dict_depth {
+fn scan_value<N: Node>(v: &N, at: usize, scan: &mut Scan, path: &FieldPath) -> Result<(), Error> {
+    match v.view() {
+        View::Dict(_) => match scan.dict_depth {
             None => scan.dict_depth = Some(at),
             Some(prev) if prev != at => {
                 return Err(Error::InconsistentDictDepth {
@@ -203,7 +295,7 @@ fn scan_value(v: &Value, at: usize, scan: &mut Scan, path: &FieldPath) -> Result
             }
             Some(_) => {}
         },
-        Value::Array(items) => {
+        View::List(items) => {
             scan.max_depth = scan.max_depth.max(at + 1);
             for item in items {
                 scan_value(item, at + 1, scan, path)?;
@@ -224,7 +316,7 @@ fn scan_value(v: &Value, at: usize, scan: &mut Scan, path: &FieldPath) -> Result
                 }
                 Some(_) => {}
             }
-            let combined = scalar_dtype(scalar).and_then(|t| match scan.dtype {
+            let combined = scalar_dtype::<N>(scalar).and_then(|t| match scan.dtype {
                 None => Ok(t),
                 Some(prev) => combine(prev, t),
             });
@@ -239,25 +331,25 @@ fn scan_value(v: &Value, at: usize, scan: &mut Scan, path: &FieldPath) -> Result
 
 /// Descends one list level: every leaf must be a list; returns the new partition and the
 /// children.
-fn expand<'a>(
-    leaves: &[&'a Value],
+fn expand<'a, N: Node>(
+    leaves: &[&'a N],
     depth: usize,
     path: &FieldPath,
-) -> Result<(RowPartition, Vec<&'a Value>), Error> {
+) -> Result<(RowPartition, Vec<&'a N>), Error> {
     let mut splits = Vec::with_capacity(leaves.len() + 1);
     splits.push(0i32);
     let mut children = Vec::new();
     for leaf in leaves {
-        match leaf {
-            Value::Array(items) => {
+        match leaf.view() {
+            View::List(items) => {
                 children.extend(items.iter());
                 splits.push(partition::offset(children.len())?);
             }
-            other => {
+            _ => {
                 return Err(Error::ExpectedDict {
                     path: path.clone(),
                     depth,
-                    found: kind(other),
+                    found: kind(*leaf),
                 })
             }
         }
@@ -266,8 +358,8 @@ fn expand<'a>(
 }
 
 /// A struct array of rank `rank` from a nested list whose dicts sit at depth `rank`.
-fn from_list_of_dicts(
-    nested: Nested<'_>,
+fn from_list_of_dicts<N: Node>(
+    nested: Nested<'_, N>,
     rank: usize,
     path: &FieldPath,
 ) -> Result<StructuredTensor, Error> {
@@ -314,37 +406,36 @@ fn from_list_of_dicts(
 /// The column of every key: one pass over the dicts when they all have the keys of the
 /// first one (the common case), else the union of the keys with a check that every dict
 /// has each of them.
-fn split_columns<'a>(
-    leaves: &[&'a Value],
+fn split_columns<'a, N: Node>(
+    leaves: &[&'a N],
     rank: usize,
     path: &FieldPath,
-) -> Result<Vec<(&'a str, Vec<&'a Value>)>, Error> {
-    let as_dict = |leaf: &'a Value| match leaf {
-        Value::Object(map) => Ok(map),
-        other => Err(Error::ExpectedDict {
+) -> Result<Vec<(&'a str, Vec<&'a N>)>, Error> {
+    let as_dict = |leaf: &'a N| match leaf.view() {
+        View::Dict(map) => Ok(map),
+        _ => Err(Error::ExpectedDict {
             path: path.clone(),
             depth: rank,
-            found: kind(other),
+            found: kind(leaf),
         }),
     };
     let Some(first) = leaves.first() else {
         return Ok(Vec::new());
     };
     let first = as_dict(first)?;
-    let mut columns: Vec<(&str, Vec<&Value>)> = first
-        .keys()
-        .map(|k| (k.as_str(), Vec::with_capacity(leaves.len())))
+    let mut columns: Vec<(&str, Vec<&N>)> = N::dict_entries(first)
+        .map(|(k, _)| (k, Vec::with_capacity(leaves.len())))
         .collect();
     let mut uniform = true;
     for leaf in leaves {
         let map = as_dict(leaf)?;
-        if map.len() != columns.len() {
+        if N::dict_len(map) != columns.len() {
             uniform = false;
             break;
         }
         let mut same = true;
-        for ((key, value), (name, column)) in map.iter().zip(columns.iter_mut()) {
-            if key != name {
+        for ((key, value), (name, column)) in N::dict_entries(map).zip(columns.iter_mut()) {
+            if key != *name {
                 same = false;
                 break;
             }
@@ -363,14 +454,14 @@ fn split_columns<'a>(
     let mut keys: BTreeSet<&str> = BTreeSet::new();
     for leaf in leaves {
         let map = as_dict(leaf)?;
-        keys.extend(map.keys().map(String::as_str));
+        keys.extend(N::dict_entries(map).map(|(k, _)| k));
         dicts.push(map);
     }
     let mut out = Vec::with_capacity(keys.len());
     for key in keys {
         let mut column = Vec::with_capacity(dicts.len());
         for map in &dicts {
-            match map.get(key) {
+            match N::dict_get(map, key) {
                 Some(v) => column.push(v),
                 None => {
                     return Err(Error::MissingKey {
@@ -386,7 +477,7 @@ fn split_columns<'a>(
 }
 
 /// A list of nested empty lists: a struct array with no fields and the list's shape.
-fn from_empty_lists(nested: Nested<'_>) -> Result<StructuredTensor, Error> {
+fn from_empty_lists<N: Node>(nested: Nested<'_, N>) -> Result<StructuredTensor, Error> {
     let Nested {
         nrows,
         mut parts,
@@ -394,7 +485,7 @@ fn from_empty_lists(nested: Nested<'_>) -> Result<StructuredTensor, Error> {
     } = nested;
     let mut depth = 1;
     while !leaves.is_empty() {
-        if !leaves.iter().all(|l| l.is_array()) {
+        if !leaves.iter().all(|l| matches!(l.view(), View::List(_))) {
             return Err(Error::NotAStruct {
                 found: "a list of values",
             });
@@ -413,23 +504,15 @@ fn from_empty_lists(nested: Nested<'_>) -> Result<StructuredTensor, Error> {
 }
 
 /// The dtype of a JSON scalar.
-fn scalar_dtype(v: &Value) -> Result<DType, Error> {
+fn scalar_dtype<N: Node>(v: View<'_, N>) -> Result<DType, Error> {
     match v {
-        Value::Null => Err(Error::NullValue),
-        Value::Bool(_) => Ok(DType::Bool),
-        Value::String(_) => Ok(DType::Str),
-        Value::Number(n) => {
-            if n.is_i64() {
-                Ok(DType::I64)
-            } else if n.is_u64() {
-                Err(Error::IntegerOutOfRange {
-                    value: n.to_string(),
-                })
-            } else {
-                Ok(DType::F64)
-            }
-        }
-        _ => unreachable!("not a scalar"),
+        View::Null => Err(Error::NullValue),
+        View::Bool(_) => Ok(DType::Bool),
+        View::Str(_) => Ok(DType::Str),
+        View::Int(_) => Ok(DType::I64),
+        View::BigInt(value) => Err(Error::IntegerOutOfRange { value }),
+        View::Float(_) => Ok(DType::F64),
+        View::List(_) | View::Dict(_) => unreachable!("not a scalar"),
     }
 }
 
@@ -446,32 +529,42 @@ fn combine(a: DType, b: DType) -> Result<DType, Error> {
 }
 
 /// A JSON scalar as a `Scalar`.
-fn to_scalar(v: &Value) -> Result<Scalar, Error> {
-    Ok(match scalar_dtype(v)? {
-        DType::I64 => Scalar::I64(v.as_i64().unwrap_or_default()),
-        DType::F64 => Scalar::F64(v.as_f64().unwrap_or_default()),
-        DType::Bool => Scalar::Bool(v.as_bool().unwrap_or_default()),
-        DType::Str => Scalar::Str(v.as_str().unwrap_or_default().to_string()),
+fn to_scalar<N: Node>(v: &N) -> Result<Scalar, Error> {
+    Ok(match v.view() {
+        View::Int(i) => Scalar::I64(i),
+        View::Float(f) => Scalar::F64(f),
+        View::Bool(b) => Scalar::Bool(b),
+        View::Str(s) => Scalar::Str(s.to_string()),
+        other => return Err(scalar_dtype(other).err().unwrap_or(Error::NullValue)),
     })
 }
 
-/// Appends the scalars of `leaves` (all at one depth) to `values`, converting to its dtype.
-fn push_scalars(values: &mut Values, leaves: &[&Value]) {
+/// Appends the scalars of `leaves` (all at one depth, already checked) to `values`,
+/// converting integers to floats when `values` holds floats.
+fn push_scalars<N: Node>(values: &mut Values, leaves: &[&N]) {
     match values {
-        Values::I64(out) => out.extend(leaves.iter().map(|v| v.as_i64().unwrap_or_default())),
-        Values::F64(out) => out.extend(leaves.iter().map(|v| v.as_f64().unwrap_or_default())),
-        Values::Bool(out) => out.extend(leaves.iter().map(|v| v.as_bool().unwrap_or_default())),
-        Values::Str(out) => out.extend(
-            leaves
-                .iter()
-                .map(|v| v.as_str().unwrap_or_default().to_string()),
-        ),
+        Values::I64(out) => out.extend(leaves.iter().map(|v| match v.view() {
+            View::Int(i) => i,
+            _ => 0,
+        })),
+        Values::F64(out) => out.extend(leaves.iter().map(|v| match v.view() {
+            View::Float(f) => f,
+            View::Int(i) => i as f64,
+            _ => 0.0,
+        })),
+        Values::Bool(out) => {
+            out.extend(leaves.iter().map(|v| matches!(v.view(), View::Bool(true))))
+        }
+        Values::Str(out) => out.extend(leaves.iter().map(|v| match v.view() {
+            View::Str(s) => s.to_string(),
+            _ => String::new(),
+        })),
     }
 }
 
 /// TensorFlow's `ragged.constant` on a nested list with no dicts: scalars at one depth
 /// `D`; the result has rank `D`, ragged in every dimension below the given outer ones.
-fn ragged_constant(nested: Nested<'_>, scan: Scan) -> Result<Array, Error> {
+fn ragged_constant<N: Node>(nested: Nested<'_, N>, scan: Scan) -> Result<Array, Error> {
     if let Some(e) = scan.deferred {
         return Err(e);
     }

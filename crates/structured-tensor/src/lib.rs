@@ -56,6 +56,7 @@ mod ops;
 mod partition;
 mod spec;
 mod structured;
+mod text;
 mod values;
 
 pub use array::Array;

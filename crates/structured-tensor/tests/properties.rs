@@ -273,7 +273,11 @@ proptest! {
         let st = StructuredTensor::from_json(&v)
             .unwrap_or_else(|e| panic!("valid input rejected: {e}\n{v}"));
         prop_assert_eq!(st.to_json(), v.clone());
-        prop_assert_eq!(st.to_json_string(), serde_json::to_string(&v).unwrap());
+        let text = serde_json::to_string(&v).unwrap();
+        prop_assert_eq!(st.to_json_string(), text.clone());
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        prop_assert_eq!(StructuredTensor::from_json_str(&text).unwrap(), st.clone());
+        prop_assert_eq!(StructuredTensor::from_json_str(&pretty).unwrap(), st.clone());
         // Every field shares the struct's partitions.
         for value in st.fields().values() {
             for (p, q) in st.row_partitions().iter().zip(value.row_partitions()) {
@@ -286,6 +290,9 @@ proptest! {
     fn arbitrary_json_never_panics(seed in any::<u64>()) {
         let mut rng = Rng(seed);
         let v = gen_any(&mut rng, 4);
+        // The text reader and the Value path agree, errors included.
+        let text = serde_json::to_string(&v).unwrap();
+        prop_assert_eq!(StructuredTensor::from_json_str(&text), StructuredTensor::from_json(&v));
         if let Ok(st) = StructuredTensor::from_json(&v) {
             let out = st.to_json();
             prop_assert!(numeric_eq(&out, &v), "{} vs {}", out, v);

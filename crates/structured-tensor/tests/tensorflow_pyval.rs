@@ -819,4 +819,20 @@ fn json_text_in() {
         StructuredTensor::from_json_str("[{").unwrap_err(),
         Error::Json { .. }
     ));
+    // Escapes, unicode and whitespace read like serde_json reads them.
+    let text =
+        "[ {\"s\": \"a\\\"b\\u00e9\\ud83d\\ude00\", \"n\": -0.5e1},\n {\"s\": \"\", \"n\": 3} ]";
+    let v: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(StructuredTensor::from_json_str(text).unwrap(), st(v));
+    // Duplicate keys and integers beyond int64 go through serde_json (last key wins).
+    assert_eq!(
+        StructuredTensor::from_json_str(r#"{"a": 1, "a": 2}"#)
+            .unwrap()
+            .to_json(),
+        json!({"a": 2})
+    );
+    assert!(matches!(
+        StructuredTensor::from_json_str(r#"{"a": 18446744073709551615}"#).unwrap_err(),
+        Error::ParsePath { .. }
+    ));
 }
