@@ -4,7 +4,10 @@ Same inputs as crates/ragged-core/benches/ragged-core.rs, from the shared SplitM
 - row_ids: 5 M row lengths below(21) from seed 1; row_splits -> row_ids (numpy repeat).
 - sum_per_sublist / max_per_sublist: 1 M rows, lengths below(21) from seed 2, f32 values
   next_f64() from seed 3; ak.sum / ak.max over axis=1.
-- index: that array indexed by 1 M rows below(nrows) from seed 4 (a[idx]).
+- index: that array indexed by 1 M rows below(nrows) from seed 4, packed:
+  ak.to_packed(a[idx]). Awkward's a[idx] alone only gathers the row starts and stops (a
+  ListArray view over the old values); ours, like k2's Index, returns contiguous values, so
+  the peer packs too.
 - flatten: 100 k rows of below(21) lists (seed 5) of below(21) elements (seed 6); the
   Rust side's remove_axis(1) is ak.flatten(a, axis=2).
 - from_row_lengths: the seed-2 lengths; ak.unflatten(values, lengths).
@@ -59,7 +62,7 @@ def main():
     report(CRATE, "max_per_sublist", "awkward", time_it(lambda: ak.max(a, axis=1)), ak.__version__)
 
     picks = (splitmix64_array(4, len(lens2)) % np.uint64(len(lens2))).astype(np.int64)
-    report(CRATE, "index", "awkward", time_it(lambda: a[picks]), ak.__version__)
+    report(CRATE, "index", "awkward", time_it(lambda: ak.to_packed(a[picks])), ak.__version__)
 
     outer = lengths(np, 5, size(100_000, 100))
     inner = lengths(np, 6, int(outer.sum()))

@@ -105,7 +105,17 @@ fn k2_index_ragged_by_ragged() {
 #[test]
 fn k2_index_axis0_with_minus_one_gives_an_empty_list() {
     let src = ragged("[ [ 1 2 ] [ 3 ] [ 4 5 6 ] ]");
-    let (out, new2old) = src.index_axis(0, &[2, -1, 0, 2]).unwrap();
+    let (out, new2old) = src.index_axis_with_map(0, &[2, -1, 0, 2]).unwrap();
+    assert_eq!(src.index_axis(0, &[2, -1, 0, 2]).unwrap(), out);
+    assert!(matches!(
+        src.index_axis(0, &[0, 3]),
+        Err(ragged_core::Error::IndexOutOfRange {
+            position: 1,
+            index: 3,
+            size: 3,
+            ..
+        })
+    ));
     assert_eq!(out.to_string(), "[ [ 4 5 6 ] [ ] [ 1 2 ] [ 4 5 6 ] ]");
     assert_eq!(new2old, vec![3, 4, 5, 0, 1, 3, 4, 5]);
 }
@@ -113,7 +123,7 @@ fn k2_index_axis0_with_minus_one_gives_an_empty_list() {
 #[test]
 fn k2_index_inner_axis_keeps_outer_order() {
     let src = ragged("[ [ [ 1 ] [ 2 3 ] ] [ [ 4 ] [ ] [ 5 ] ] ]");
-    let (out, new2old) = src.index_axis(1, &[1, 1, 2, 4]).unwrap();
+    let (out, new2old) = src.index_axis_with_map(1, &[1, 1, 2, 4]).unwrap();
     assert_eq!(out.to_string(), "[ [ [ 2 3 ] [ 2 3 ] ] [ [ 4 ] [ 5 ] ] ]");
     assert_eq!(new2old, vec![1, 2, 1, 2, 3, 4]);
     assert!(src.index_axis(1, &[2, 0]).is_err());

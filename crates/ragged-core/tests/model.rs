@@ -111,7 +111,8 @@ proptest! {
     fn index_axis0(v in v2(), picks in prop::collection::vec(0usize..100, 0..10)) {
         let r = r2(&v);
         let idx: Vec<i32> = picks.iter().map(|&p| if v.is_empty() || p % 7 == 0 { -1 } else { (p % v.len()) as i32 }).collect();
-        let (out, new2old) = r.index_axis(0, &idx).unwrap();
+        let (out, new2old) = r.index_axis_with_map(0, &idx).unwrap();
+        prop_assert_eq!(&r.index_axis(0, &idx).unwrap(), &out);
         let expected: V2 = idx.iter().map(|&i| if i < 0 { vec![] } else { v[i as usize].clone() }).collect();
         prop_assert_eq!(out.to_vec_vec(), expected);
         let gathered: Vec<i32> = new2old.iter().map(|&k| r.values()[k as usize]).collect();
@@ -125,7 +126,7 @@ proptest! {
         prop_assume!(n1 > 0);
         let mut idx: Vec<i32> = picks.iter().map(|&p| (p % n1) as i32).collect();
         idx.sort();
-        let (out, _) = r.index_axis(1, &idx).unwrap();
+        let out = r.index_axis(1, &idx).unwrap();
         let flat: Vec<(usize, Vec<i32>)> = v.iter().enumerate().flat_map(|(i, row)| row.iter().map(move |s| (i, s.clone()))).collect();
         let mut expected: V3 = vec![vec![]; v.len()];
         for &k in &idx { let (i, s) = &flat[k as usize]; expected[*i].push(s.clone()); }

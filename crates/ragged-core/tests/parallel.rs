@@ -91,7 +91,7 @@ fn gathers_and_filters_agree() {
     let idx: Vec<i32> = (0..100_000)
         .map(|_| rng.range(0, r.dim0() - 1) as i32)
         .collect();
-    same(|| r.index_axis(0, &idx).unwrap());
+    same(|| r.index_axis_with_map(0, &idx).unwrap());
     let flat = r.clone().remove_axis(1).unwrap();
     let idx2: Vec<i32> = (0..100_000)
         .map(|_| rng.range(0, flat.dim0() - 1) as i32)

@@ -52,9 +52,52 @@ fn filter_last_axis<T: Clone + Send + Sync>(src: &Ragged<T>, keep: &[bool]) -> R
 }
 
 impl<T: Clone + Send + Sync> Ragged<T> {
-    /// Indexes axis `axis` with `indexes` (k2's `Index(src, axis, indexes, &value_indexes)`);
-    /// returns the result and the values' new2old map. On axis 0, `-1` gives an empty list.
-    pub fn index_axis(&self, axis: usize, indexes: &[i32]) -> Result<(Ragged<T>, Vec<i32>), Error> {
+    /// Indexes axis `axis` with `indexes` (k2's `Index(src, axis, indexes)`): the result has
+    /// `tot_size(axis) == indexes.len()`. On axis 0, `-1` gives an empty list; on other axes
+    /// the indexes must keep the order of the axes above. [`Ragged::index_axis_with_map`]
+    /// also returns the values' new2old map.
+    pub fn index_axis(&self, axis: usize, indexes: &[i32]) -> Result<Ragged<T>, Error> {
+        if axis != 0 || self.num_axes() != 2 {
+            return self.index_axis_with_map(axis, indexes).map(|r| r.0);
+        }
+        // Rows of a 2-axis array are contiguous runs of values: copy them row by row.
+        self.shape().check_axis_indexes(0, indexes)?;
+        let top = self.shape().index_axis0_top(indexes)?;
+        let splits = self.row_splits(1);
+        let values = self.values();
+        let row_of = |i: i32| {
+            if i < 0 {
+                &values[..0]
+            } else {
+                &values[splits[i as usize] as usize..splits[i as usize + 1] as usize]
+            }
+        };
+        let out: Vec<T> = if go_parallel(top.nvals() + indexes.len()) {
+            indexes
+                .par_iter()
+                .with_min_len(2048)
+                .flat_map_iter(|&i| row_of(i).iter().cloned())
+                .collect()
+        } else {
+            let mut out = Vec::with_capacity(top.nvals());
+            for &i in indexes {
+                out.extend_from_slice(row_of(i));
+            }
+            out
+        };
+        Ok(Ragged::from_parts_unchecked(
+            RaggedShape::from_layers_unchecked(vec![top]),
+            out,
+        ))
+    }
+
+    /// [`Ragged::index_axis`] and the values' new2old map
+    /// (k2's `Index(src, axis, indexes, &value_indexes)`): `result.values[k] == values[new2old[k]]`.
+    pub fn index_axis_with_map(
+        &self,
+        axis: usize,
+        indexes: &[i32],
+    ) -> Result<(Ragged<T>, Vec<i32>), Error> {
         let (shape, new2old) = self.shape().index_axis(axis, indexes)?;
         let values = gather_values(self.values(), &new2old);
         Ok((Ragged::from_parts_unchecked(shape, values), new2old))

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::gather::{elements_of, gather_runs, merge_map_of, offset, Run};
 use crate::error::{index_out_of_bounds, precondition, Error};
-use crate::par::{exclusive_sum_into, go_parallel};
+use crate::par::go_parallel;
 use crate::renumbering::Renumbering;
 use crate::row_partition::RowPartition;
 use crate::shape::RaggedShape;
@@ -217,27 +217,9 @@ impl RaggedShape {
         axis: usize,
         indexes: &[i32],
     ) -> Result<(RaggedShape, Vec<i32>), Error> {
-        if axis >= self.num_axes() {
-            return Err(Error::AxisOutOfRange {
-                axis,
-                min: 0,
-                end: self.num_axes(),
-            });
-        }
-        offset(indexes.len())?;
-        let size = self.tot_size(axis);
-        let min_index = if axis == 0 { -1 } else { 0 };
-        let bad = |(_, &i): (usize, &i32)| i < min_index || i as i64 >= size as i64;
-        if let Some((position, &i)) = indexes.iter().enumerate().find(|p| bad(*p)) {
-            return Err(Error::IndexOutOfRange {
-                what: "index_axis",
-                position,
-                index: i as i64,
-                size,
-            });
-        }
+        self.check_axis_indexes(axis, indexes)?;
         if axis == 0 {
-            return Ok(self.index_axis0(indexes));
+            return self.index_axis0(indexes);
         }
         // Layers above `axis - 1` are shared; layer `axis` gets new row ids.
         let row_ids = self.row_ids(axis);
@@ -289,7 +271,8 @@ impl RaggedShape {
         Ok((RaggedShape::from_layers_unchecked(layers), elems))
     }
 
-    fn index_axis0(&self, indexes: &[i32]) -> (RaggedShape, Vec<i32>) {
+    /// The new axis-0 layer of `index_axis(0, indexes)` (indexes already checked).
+    pub(crate) fn index_axis0_top(&self, indexes: &[i32]) -> Result<RowPartition, Error> {
         let top = self.row_splits(1);
         let len_of = |&i: &i32| {
             if i < 0 {
@@ -303,18 +286,44 @@ impl RaggedShape {
         } else {
             indexes.iter().map(len_of).collect()
         };
-        let total: i64 = lengths.iter().map(|&l| l as i64).sum();
-        if total > i32::MAX as i64 {
-            precondition(format!(
-                "index_axis: result of {total} items overflows i32 offsets"
-            ));
+        RowPartition::from_row_lengths(&lengths)
+    }
+
+    /// Checks `indexes` for [`RaggedShape::index_axis`] on `axis` (`-1` allowed on axis 0).
+    pub(crate) fn check_axis_indexes(&self, axis: usize, indexes: &[i32]) -> Result<(), Error> {
+        if axis >= self.num_axes() {
+            return Err(Error::AxisOutOfRange {
+                axis,
+                min: 0,
+                end: self.num_axes(),
+            });
         }
-        let mut splits = vec![0i32; indexes.len() + 1];
-        exclusive_sum_into(&lengths, &mut splits);
-        let first = RowPartition::from_row_splits_unchecked(splits);
+        offset(indexes.len())?;
+        let size = self.tot_size(axis) as i64;
+        let min_index = if axis == 0 { -1 } else { 0 };
+        let bad = |&i: &i32| i < min_index || i as i64 >= size;
+        let found = if go_parallel(indexes.len()) {
+            indexes.par_iter().position_first(bad)
+        } else {
+            indexes.iter().position(bad)
+        };
+        match found {
+            Some(position) => Err(Error::IndexOutOfRange {
+                what: "index_axis",
+                position,
+                index: indexes[position] as i64,
+                size: size as usize,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn index_axis0(&self, indexes: &[i32]) -> Result<(RaggedShape, Vec<i32>), Error> {
+        let top = self.row_splits(1);
+        let first = self.index_axis0_top(indexes)?;
         if self.num_axes() == 2 {
             let elems = gather_elements_2axis(top, indexes, first.row_splits());
-            return (RaggedShape::from_layers_unchecked(vec![first]), elems);
+            return Ok((RaggedShape::from_layers_unchecked(vec![first]), elems));
         }
         let runs: Vec<Run> = indexes
             .iter()
@@ -325,14 +334,13 @@ impl RaggedShape {
                 end: top[i as usize + 1] as usize,
             })
             .collect();
-        let (below, ends) = gather_runs(&[self], 1, runs)
-            .unwrap_or_else(|e| precondition(format!("index_axis: {e}")));
+        let (below, ends) = gather_runs(&[self], 1, runs)?;
         let mut layers = vec![first];
         layers.extend(below);
-        (
+        Ok((
             RaggedShape::from_layers_unchecked(layers),
             elements_of(&ends),
-        )
+        ))
     }
 
     /// Keeps the items of axis `axis` that `renumbering` keeps (k2's `SubsetRaggedShape`),
