@@ -19,7 +19,7 @@
 //! - [`load`] / [`compute_with`] with [`Plain`], [`Unrolled`], [`BlockFill`] and
 //!   [`Threads`]; [`walk`], [`mutate`], [`walk_p`];
 //! - [`convolve2`], [`convolve_rows`], [`convolve_cols`] with [`Stencil1`], [`Stencil2`]
-//!   and [`Border`];
+//!   and [`Border`]; [`convolve_separable`] (a banded load of separable stencils);
 //! - the [`image`] pipeline: [`image::grey`], [`image::histogram`],
 //!   [`image::gaussian_blur`], [`image::sobel_dx`], [`image::canny`].
 //!
