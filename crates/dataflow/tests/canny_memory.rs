@@ -70,7 +70,7 @@ fn canny_keeps_the_gradient_plane_and_the_map_only() {
             peak >= 5 * pixels,
             "peak {peak} bytes: the gradient plane and map are expected"
         );
-        assert!(edges.as_slice().iter().any(|&v| v == 255));
+        assert!(edges.as_slice().contains(&255));
         println!(
             "canny peak working memory: {peak} bytes for {pixels} pixels ({:.2} bytes/pixel)",
             peak as f64 / pixels as f64
