@@ -131,6 +131,11 @@ impl RowPartition {
         par::row_splits_to_row_ids(self.row_splits(), out);
     }
 
+    /// TensorFlow's name for [`RowPartition::row_ids`].
+    pub fn value_rowids(&self) -> &[i32] {
+        self.row_ids()
+    }
+
     /// The cached `row_ids`, if they have been computed.
     pub fn row_ids_if_cached(&self) -> Option<&[i32]> {
         self.inner.row_ids.get().map(|b| &b[..self.nvals()])
@@ -470,6 +475,93 @@ mod tests {
         assert_eq!(q.row_ids_if_cached(), Some(&[0, 1, 1][..]));
         assert!(p.ptr_eq(&q));
         assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn row_ids_are_computed_once_across_threads() {
+        let lengths: Vec<i32> = (0..20_000).map(|i| i % 7).collect();
+        let p = RowPartition::from_row_lengths(&lengths).unwrap();
+        let expected: Vec<i32> = (0..20_000)
+            .flat_map(|r| std::iter::repeat(r).take((r % 7) as usize))
+            .collect();
+        let pointers: Vec<usize> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    let q = p.clone();
+                    let expected = &expected;
+                    s.spawn(move || {
+                        assert_eq!(q.value_rowids(), &expected[..]);
+                        q.row_ids().as_ptr() as usize
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(pointers.windows(2).all(|w| w[0] == w[1]), "one cached copy");
+    }
+
+    #[test]
+    fn public_conversions_check_their_inputs() {
+        let mut ids = [0; 3];
+        assert_eq!(
+            row_splits_to_row_ids(&[0, 2, 4], &mut ids),
+            Err(Error::SizeMismatch {
+                what: "row_ids length vs row_splits.last()",
+                expected: 4,
+                got: 3
+            })
+        );
+        assert_eq!(
+            row_splits_to_row_ids(&[0, 2, 1], &mut ids[..1]),
+            Err(Error::DecreasingRowSplits {
+                position: 2,
+                previous: 2,
+                value: 1
+            })
+        );
+        let mut splits = [0; 3];
+        assert_eq!(
+            row_ids_to_row_splits(&[0, 2], &mut splits),
+            Err(Error::RowIdOutOfRange {
+                position: 1,
+                value: 2,
+                nrows: 2
+            })
+        );
+        row_ids_to_row_splits(&[0, 0, 1], &mut splits).unwrap();
+        assert_eq!(splits, [0, 2, 3]);
+    }
+
+    #[test]
+    #[should_panic(expected = "write_row_ids: output has 2 entries, the partition 3 elements")]
+    fn write_row_ids_checks_the_output_size() {
+        let p = RowPartition::from_row_lengths(&[1, 2]).unwrap();
+        p.write_row_ids(&mut [0; 2]);
+    }
+
+    #[test]
+    fn errors_name_the_value_and_position() {
+        let text = |e: Error| e.to_string();
+        assert_eq!(
+            text(RowPartition::from_row_splits(vec![0, 3, 2]).unwrap_err()),
+            "row_splits decreases at position 2: 2 after 3"
+        );
+        assert_eq!(
+            text(RowPartition::from_value_rowids(vec![0, 5], 2).unwrap_err()),
+            "row id 5 at position 1 is outside 0..2"
+        );
+        assert_eq!(
+            text(RowPartition::from_row_lengths(&[i32::MAX, 1]).unwrap_err()),
+            "the total of the row lengths would be 2147483648, beyond the i32 offset limit 2147483647"
+        );
+        assert_eq!(
+            text(crate::RaggedShape::from_row_splits(vec![vec![0, 2], vec![0, 1]]).unwrap_err()),
+            "axis 2 has 1 rows but the axis above has 2 elements"
+        );
+        assert_eq!(
+            text("[ [ 1 ] [ [ 2 ] ] ]".parse::<crate::RaggedShape>().unwrap_err()),
+            "parse error at byte 4: expected '[' or ']' (elements belong in the innermost lists), found '1'"
+        );
     }
 
     #[test]
