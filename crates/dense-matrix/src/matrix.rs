@@ -7,6 +7,26 @@
 //! `MatrixBase<R>` (shared or mutable), Kaldi's `MatrixBase`, so one method serves all
 //! three; because `MatrixBase` is unsized it cannot be moved or swapped out from under its
 //! owner, and the borrow checker makes the views as safe as slices.
+//!
+//! ```
+//! use dense_matrix::Matrix;
+//! let mut m = Matrix::<f64>::new(4, 3);
+//! let (mut top, mut bottom) = m.split_rows_at_mut(2); // two disjoint mutable views
+//! top.set(1.0);
+//! bottom.col_range_mut(1, 2).set(2.0);
+//! assert_eq!(m.sum(), 6.0 + 8.0);
+//! ```
+//!
+//! A view keeps its parent borrowed, so Kaldi's dangling or aliasing `SubMatrix` cannot be
+//! written:
+//!
+//! ```compile_fail
+//! use dense_matrix::Matrix;
+//! let mut m = Matrix::<f64>::new(2, 2);
+//! let row = m.row(0);
+//! m.set_zero(); // error: `m` is borrowed by `row`
+//! println!("{}", row[0]);
+//! ```
 
 use std::fmt;
 use std::marker::PhantomData;
