@@ -5,24 +5,46 @@ use crate::arc::Arc;
 use crate::error::Error;
 use crate::view::{Built, FsaView};
 
+/// k2's arc order packed in one integer: the label as `u32` above the destination state.
+#[inline]
+fn packed_key(arc: &Arc) -> u64 {
+    ((arc.label as u32 as u64) << 32) | (arc.dest_state as u32 as u64)
+}
+
 /// Sorts the arcs of every state by k2's order (label as `u32`, then dest); stable.
 pub(crate) fn arc_sort(view: FsaView<'_>) -> Built {
     let mut out = Built::copy_of(view);
-    let mut keyed: Vec<(u32, i32, u32)> = Vec::new();
+    let mut keyed: Vec<(u64, u32)> = Vec::new();
     for state in 0..view.num_states() {
         let range = view.arc_range(state);
         let arcs = &view.arcs[range.clone()];
-        if arcs.windows(2).all(|w| w[0].sort_key() <= w[1].sort_key()) {
+        keyed.clear();
+        let mut sorted = true;
+        let mut previous = 0u64;
+        for (i, arc) in arcs.iter().enumerate() {
+            let key = packed_key(arc);
+            sorted &= key >= previous;
+            previous = key;
+            keyed.push((key, i as u32));
+        }
+        if sorted {
             continue;
         }
-        // the arc index as the last key makes the unstable sort stable
-        keyed.clear();
-        keyed.extend(arcs.iter().enumerate().map(|(i, a)| {
-            let (label, dest) = a.sort_key();
-            (label, dest, i as u32)
-        }));
-        keyed.sort_unstable();
-        for (k, &(_, _, i)) in keyed.iter().enumerate() {
+        if keyed.len() <= 16 {
+            // insertion sort: stable and quickest for the few arcs of a typical state
+            for j in 1..keyed.len() {
+                let item = keyed[j];
+                let mut k = j;
+                while k > 0 && keyed[k - 1].0 > item.0 {
+                    keyed[k] = keyed[k - 1];
+                    k -= 1;
+                }
+                keyed[k] = item;
+            }
+        } else {
+            keyed.sort_by_key(|&(key, _)| key);
+        }
+        for (k, &(_, i)) in keyed.iter().enumerate() {
             out.arcs[range.start + k] = arcs[i as usize];
             out.arc_map[range.start + k] = (range.start + i as usize) as i32;
         }
