@@ -3,7 +3,9 @@
 //! row partitions that every field shares. A partition is a [`ragged_core::RowPartition`]
 //! (cloning shares it, nothing is copied). JSON goes in with [`StructuredTensor::from_json`]
 //! (TensorFlow's `from_pyval` rules) and comes out with [`StructuredTensor::to_json`]
-//! (`to_pyval`); large data can skip JSON through the column [`Builder`].
+//! (`to_pyval`); JSON text has its own fast paths ([`StructuredTensor::from_json_str`],
+//! [`StructuredTensor::to_json_string`]), and large data can skip JSON through the column
+//! [`Builder`].
 //!
 //! Core types:
 //! - [`StructuredTensor`]: rank, shape, `nrows`, `row_partitions`, fields; `from_fields`,
