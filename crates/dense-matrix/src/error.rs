@@ -38,6 +38,13 @@ pub enum Error {
         /// The number of columns.
         cols: usize,
     },
+    /// A data buffer whose length does not fit the shape asked for.
+    LengthMismatch {
+        /// Elements the shape needs.
+        expected: usize,
+        /// Elements given.
+        got: usize,
+    },
     /// A buffer too short for the view asked of it.
     BufferTooShort {
         /// Elements the view needs.
@@ -109,6 +116,12 @@ impl fmt::Display for Error {
             ),
             Error::StrideTooSmall { stride, cols } => {
                 write!(f, "row stride {stride} is smaller than the {cols} columns")
+            }
+            Error::LengthMismatch { expected, got } => {
+                write!(
+                    f,
+                    "the shape needs {expected} elements but {got} were given"
+                )
             }
             Error::BufferTooShort { needed, len } => {
                 write!(

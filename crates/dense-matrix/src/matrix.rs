@@ -539,23 +539,17 @@ impl<R: Real> Matrix<R> {
         }
     }
 
-    /// A matrix from row-major data with `stride == cols`; `0 x n` is an error.
-    ///
-    /// # Panics
-    /// If `data.len() != rows * cols`.
-    #[track_caller]
+    /// A matrix from row-major data with `stride == cols`; `0 x n` or a length other than
+    /// `rows * cols` is an error.
     pub fn from_vec(rows: usize, cols: usize, data: Vec<R>) -> Result<Self, Error> {
         if (rows == 0) != (cols == 0) {
             return Err(Error::EmptyDimension { rows, cols });
         }
         if data.len() != rows * cols {
-            crate::error::dim_mismatch(
-                "from_vec",
-                "data length",
-                data.len(),
-                "rows * cols",
-                rows * cols,
-            );
+            return Err(Error::LengthMismatch {
+                expected: rows * cols,
+                got: data.len(),
+            });
         }
         Ok(Self::from_parts(data, rows, cols, cols))
     }
@@ -888,6 +882,19 @@ mod tests {
         assert_eq!(Matrix::<f64>::new(2, 2).stride(), 2);
         let m = Matrix::<f32>::try_new(3, 5, StrideType::EqualNumCols).unwrap();
         assert_eq!(m.stride(), 5);
+    }
+
+    #[test]
+    fn from_vec_checks_the_length() {
+        let m = Matrix::from_vec(2, 2, vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
+        assert_eq!((m.stride(), m[(1, 0)]), (2, 3.0));
+        assert_eq!(
+            Matrix::from_vec(2, 2, vec![1.0f64]).err(),
+            Some(Error::LengthMismatch {
+                expected: 4,
+                got: 1
+            })
+        );
     }
 
     #[test]

@@ -79,22 +79,16 @@ macro_rules! packed_common {
                 }
             }
 
-            /// From packed data (`n (n + 1) / 2` elements, lower triangle by rows).
-            ///
-            /// # Panics
-            /// If the length is wrong.
-            #[track_caller]
-            pub fn from_packed(n: usize, data: Vec<R>) -> Self {
+            /// From packed data (`n (n + 1) / 2` elements, lower triangle by rows); any
+            /// other length is an error.
+            pub fn from_packed(n: usize, data: Vec<R>) -> Result<Self, Error> {
                 if data.len() != packed_len(n) {
-                    crate::error::dim_mismatch(
-                        "from_packed",
-                        "data length",
-                        data.len(),
-                        "n (n + 1) / 2 of n",
-                        n,
-                    );
+                    return Err(Error::LengthMismatch {
+                        expected: packed_len(n),
+                        got: data.len(),
+                    });
                 }
-                Self { n, data }
+                Ok(Self { n, data })
             }
 
             /// Number of rows (= columns).

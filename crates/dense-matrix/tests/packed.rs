@@ -137,7 +137,8 @@ fn triangular_index_above_the_diagonal_panics() {
 
 #[test]
 fn singular_triangular_inverse_names_tptri() {
-    let mut tp = TpMatrix::from_packed(2, vec![1.0f64, 3.0, 0.0]);
+    let mut tp = TpMatrix::from_packed(2, vec![1.0f64, 3.0, 0.0]).unwrap();
+    assert!(TpMatrix::from_packed(2, vec![1.0f64]).is_err());
     let err = tp.invert().unwrap_err();
     assert_eq!(
         err.to_string(),
