@@ -34,6 +34,14 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// `log(exp(a) + exp(b))`, exact for infinities.
     fn log_add(a: Self, b: Self) -> Self;
+    /// `e^x`.
+    fn exp(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+    /// Product.
+    fn mul(self, other: Self) -> Self;
+    /// One.
+    const ONE: Self;
     /// The larger of two values.
     fn max_of(a: Self, b: Self) -> Self {
         if b > a {
@@ -57,6 +65,19 @@ macro_rules! impl_real {
             fn to_f64(self) -> f64 {
                 self as f64
             }
+            const ONE: Self = 1.0;
+            #[inline]
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            #[inline]
+            fn mul(self, other: Self) -> Self {
+                self * other
+            }
             #[inline]
             fn log_add(a: Self, b: Self) -> Self {
                 let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
@@ -70,14 +91,6 @@ macro_rules! impl_real {
 }
 impl_real!(f32);
 impl_real!(f64);
-
-#[inline]
-fn combine<T: Real>(semiring: Semiring, a: T, b: T) -> T {
-    match semiring {
-        Semiring::Tropical => T::max_of(a, b),
-        Semiring::Log => T::log_add(a, b),
-    }
-}
 
 /// Checks that every arc goes to a higher-numbered state.
 pub(crate) fn check_top_sorted_acyclic(view: FsaView<'_>, fsa_idx: usize) -> Result<(), Error> {
@@ -94,9 +107,50 @@ pub(crate) fn check_top_sorted_acyclic(view: FsaView<'_>, fsa_idx: usize) -> Res
     Ok(())
 }
 
+/// A running log-sum-exp: the largest term and the sum of `exp(term - max)`, so that each
+/// added term costs one `exp` and reading the total one `ln`.
+#[derive(Clone, Copy)]
+struct LogSum<T> {
+    max: T,
+    sum: T,
+}
+
+impl<T: Real> LogSum<T> {
+    const EMPTY: Self = LogSum {
+        max: T::NEG_INFINITY,
+        sum: T::ZERO,
+    };
+
+    #[inline]
+    fn add(&mut self, x: T) {
+        if x == T::NEG_INFINITY {
+            return;
+        }
+        if x <= self.max {
+            self.sum = self.sum + (x - self.max).exp();
+        } else {
+            self.sum = if self.max == T::NEG_INFINITY {
+                T::ONE
+            } else {
+                self.sum.mul((self.max - x).exp()) + T::ONE
+            };
+            self.max = x;
+        }
+    }
+
+    #[inline]
+    fn total(&self) -> T {
+        if self.max == T::NEG_INFINITY {
+            T::NEG_INFINITY
+        } else {
+            self.max + self.sum.ln()
+        }
+    }
+}
+
 /// Forward scores of every state (0 at the start state), and for the tropical semiring the
 /// best entering arc of every state (local arc index, `-1` for none; the lowest-numbered arc
-/// wins ties).
+/// wins ties). Arcs must go to higher-numbered states.
 pub(crate) fn forward<T: Real>(
     view: FsaView<'_>,
     semiring: Semiring,
@@ -113,6 +167,26 @@ pub(crate) fn forward<T: Real>(
         return (scores, entering);
     }
     scores[0] = T::ZERO;
+    if semiring == Semiring::Log && !want_entering {
+        // every arc into a state comes from a lower state, so its sum is complete when the
+        // loop reaches it
+        let mut sums = vec![LogSum::<T>::EMPTY; n];
+        for state in 0..n {
+            let here = if state == 0 {
+                T::ZERO
+            } else {
+                sums[state].total()
+            };
+            scores[state] = here;
+            if here == T::NEG_INFINITY {
+                continue;
+            }
+            for arc in view.state_arcs(state) {
+                sums[arc.dest_state as usize].add(here + T::from_f32(arc.score));
+            }
+        }
+        return (scores, entering);
+    }
     for state in 0..n {
         let here = scores[state];
         if here == T::NEG_INFINITY {
@@ -122,13 +196,11 @@ pub(crate) fn forward<T: Real>(
             let arc = view.arcs[arc_idx];
             let dest = arc.dest_state as usize;
             let candidate = here + T::from_f32(arc.score);
-            if want_entering {
-                if candidate > scores[dest] {
-                    scores[dest] = candidate;
+            if candidate > scores[dest] {
+                scores[dest] = candidate;
+                if want_entering {
                     entering[dest] = arc_idx as i32;
                 }
-            } else {
-                scores[dest] = combine(semiring, scores[dest], candidate);
             }
         }
     }
@@ -143,15 +215,23 @@ pub(crate) fn backward<T: Real>(view: FsaView<'_>, semiring: Semiring) -> Vec<T>
         return scores;
     }
     scores[n - 1] = T::ZERO;
-    for state in (0..n).rev() {
-        let mut acc = scores[state];
-        for arc in view.state_arcs(state) {
-            let next = scores[arc.dest_state as usize];
-            if next != T::NEG_INFINITY {
-                acc = combine(semiring, acc, next + T::from_f32(arc.score));
+    for state in (0..n - 1).rev() {
+        let arcs = view.state_arcs(state);
+        scores[state] = match semiring {
+            Semiring::Tropical => arcs.iter().fold(T::NEG_INFINITY, |acc, arc| {
+                T::max_of(
+                    acc,
+                    scores[arc.dest_state as usize] + T::from_f32(arc.score),
+                )
+            }),
+            Semiring::Log => {
+                let mut sum = LogSum::<T>::EMPTY;
+                for arc in arcs {
+                    sum.add(scores[arc.dest_state as usize] + T::from_f32(arc.score));
+                }
+                sum.total()
             }
-        }
-        scores[state] = acc;
+        };
     }
     scores
 }
