@@ -961,6 +961,24 @@ mod tests {
     }
 
     #[test]
+    fn disjoint_views_can_be_filled_on_two_threads() {
+        let mut m = Matrix::<f32>::new(6, 5);
+        {
+            let (top, bottom) = m.split_rows_at_mut(3);
+            std::thread::scope(|s| {
+                for (mut half, value) in [(top, 1.0f32), (bottom, 2.0)] {
+                    s.spawn(move || half.set(value));
+                }
+            });
+        }
+        assert_eq!(m.row_range(0, 3).sum(), 15.0);
+        assert_eq!(m.row_range(3, 3).sum(), 30.0);
+        let shared = m.view();
+        let row = std::thread::scope(|s| s.spawn(move || shared.into_row(4).sum()).join().unwrap());
+        assert_eq!(row, 10.0);
+    }
+
+    #[test]
     fn from_slice_checks_stride_and_length() {
         let data = [0.0f64; 11];
         assert!(MatrixView::from_slice(&data, 3, 3, 4).is_ok());
