@@ -173,6 +173,29 @@ impl Array {
         shape
     }
 
+    /// The array's shape as a ragged-core `RaggedShape` (rank >= 2), sharing its partitions.
+    pub fn ragged_shape(&self) -> Option<ragged_core::RaggedShape> {
+        ragged_core::RaggedShape::from_layers(self.partitions.clone()).ok()
+    }
+
+    /// The array as a ragged-core `Ragged<i64>` (rank >= 2, dtype `int64`), sharing its
+    /// partitions; the values are copied.
+    pub fn to_ragged_i64(&self) -> Option<ragged_core::Ragged<i64>> {
+        match &*self.values {
+            Values::I64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.clone()).ok(),
+            _ => None,
+        }
+    }
+
+    /// The array as a ragged-core `Ragged<f64>` (rank >= 2, dtype `float64`), sharing its
+    /// partitions; the values are copied.
+    pub fn to_ragged_f64(&self) -> Option<ragged_core::Ragged<f64>> {
+        match &*self.values {
+            Values::F64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.clone()).ok(),
+            _ => None,
+        }
+    }
+
     /// True when every dimension is uniform (TensorFlow would hold it as a `Tensor`).
     pub fn is_dense(&self) -> bool {
         self.partitions

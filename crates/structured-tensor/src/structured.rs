@@ -412,6 +412,12 @@ impl StructuredTensor {
         &self.row_partitions
     }
 
+    /// The struct array's shape as a ragged-core `RaggedShape` (rank >= 2), sharing its
+    /// partitions.
+    pub fn ragged_shape(&self) -> Option<ragged_core::RaggedShape> {
+        ragged_core::RaggedShape::from_layers(self.row_partitions.clone()).ok()
+    }
+
     /// The number of structs (the product of the shape's sizes).
     pub fn num_structs(&self) -> usize {
         match self.rank {

@@ -618,3 +618,21 @@ fn with_updates_shares_partitions() {
         json!([[{"a": 1, "b": 10}, {"a": 2, "b": 20}], [{"a": 3, "b": 30}]])
     );
 }
+
+#[test]
+fn ragged_core_interop_shares_partitions() {
+    let s = st(json!([[{"a": [1, 2], "x": 1.5}, {"a": [], "x": 2.5}], [{"a": [3], "x": 3.5}]]));
+    let shape = s.ragged_shape().unwrap();
+    assert_eq!(shape.num_axes(), 2);
+    assert!(shape.layers()[0].ptr_eq(&s.row_partitions()[0]));
+    let a = s.field_value("a").unwrap().as_array().unwrap();
+    let ragged = a.to_ragged_i64().unwrap();
+    assert_eq!(ragged.num_axes(), 3);
+    assert_eq!(ragged.values(), &[1, 2, 3]);
+    assert!(ragged.shape().layers()[0].ptr_eq(&s.row_partitions()[0]));
+    assert_eq!(ragged.shape().row_splits(2), &[0, 2, 2, 3]);
+    let x = s.field_value("x").unwrap().as_array().unwrap();
+    assert_eq!(x.to_ragged_f64().unwrap().values(), &[1.5, 2.5, 3.5]);
+    assert!(x.to_ragged_i64().is_none());
+    assert!(st(json!([{"a": 1}])).ragged_shape().is_none());
+}
