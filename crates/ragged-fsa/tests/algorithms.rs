@@ -209,6 +209,28 @@ fn closure_example_accepts_repetitions() {
 }
 
 #[test]
+fn closure_arc_map_follows_k2s_doc() {
+    // k2: "Assume that the original start state has two arcs, then the arc-map would be
+    // [ 0 1 -1 2 3 ... ]"
+    let fsa: Fsa = "0 1 1 0.5\n0 2 2 1.5\n1 3 -1 0\n2 3 -1 0.25\n3\n"
+        .parse()
+        .unwrap();
+    let (closed, arc_map) = fsa.closure();
+    assert_eq!(arc_map, vec![0, 1, -1, 2, 3]);
+    assert_eq!(
+        tuples(&closed),
+        vec![
+            (0, 1, 1, 0.5),
+            (0, 2, 2, 1.5),
+            (0, 3, -1, 0.0),
+            (1, 0, 0, 0.0),
+            (2, 0, 0, 0.25)
+        ]
+    );
+    assert!(closed.properties().contains(Properties::VALID));
+}
+
+#[test]
 fn union_example() {
     let fsas = FsaVec::linear(&[vec![1, 2], vec![3]]).unwrap();
     let (u, arc_map) = fsas.union();
