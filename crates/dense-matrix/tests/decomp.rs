@@ -339,3 +339,22 @@ fn power_matches_products_and_square_roots() {
     assert_eq!(neg, before);
     let _ = Vector::<f64>::new(0);
 }
+
+/// `sym_eig` and `cholesky` read only the lower triangle, as documented.
+#[test]
+fn symmetric_routines_read_only_the_lower_triangle() {
+    let mut r = rng(37);
+    let s = spd::<f64>(&mut r, 6);
+    let mut lower_only = s.clone();
+    for i in 0..6 {
+        for j in i + 1..6 {
+            lower_only[(i, j)] = f64::NAN;
+        }
+    }
+    let a = s.sym_eig().unwrap();
+    let b = lower_only.sym_eig().unwrap();
+    assert!(a.s.approx_equal(&b.s, 1e-12));
+    let l1 = s.cholesky().unwrap();
+    let l2 = lower_only.cholesky().unwrap();
+    assert!(l1.approx_equal(&l2, 1e-12));
+}
