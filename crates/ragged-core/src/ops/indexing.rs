@@ -72,14 +72,34 @@ impl<T: Clone + Send + Sync> Ragged<T> {
                 &values[splits[i as usize] as usize..splits[i as usize + 1] as usize]
             }
         };
-        let out: Vec<T> = if go_parallel(top.nvals() + indexes.len()) {
-            indexes
-                .par_iter()
-                .with_min_len(2048)
-                .flat_map_iter(|&i| row_of(i).iter().cloned())
-                .collect()
+        let new_splits = top.row_splits();
+        let total = top.nvals();
+        let out: Vec<T> = if total > 0 && go_parallel(total + indexes.len()) {
+            // One output buffer, cut into blocks of rows that rayon fills independently.
+            const BLOCK: usize = 2048;
+            let mut out = vec![values[0].clone(); total];
+            let mut blocks: Vec<(usize, &mut [T])> = Vec::with_capacity(indexes.len() / BLOCK + 1);
+            let mut rest = &mut out[..];
+            for r0 in (0..indexes.len()).step_by(BLOCK) {
+                let r1 = (r0 + BLOCK).min(indexes.len());
+                let (head, tail) = rest.split_at_mut((new_splits[r1] - new_splits[r0]) as usize);
+                blocks.push((r0, head));
+                rest = tail;
+            }
+            blocks.into_par_iter().for_each(|(r0, block)| {
+                let r1 = (r0 + BLOCK).min(indexes.len());
+                let base = new_splits[r0] as usize;
+                for row in r0..r1 {
+                    let (o0, o1) = (
+                        new_splits[row] as usize - base,
+                        new_splits[row + 1] as usize - base,
+                    );
+                    block[o0..o1].clone_from_slice(row_of(indexes[row]));
+                }
+            });
+            out
         } else {
-            let mut out = Vec::with_capacity(top.nvals());
+            let mut out = Vec::with_capacity(total);
             for &i in indexes {
                 out.extend_from_slice(row_of(i));
             }
