@@ -18,7 +18,7 @@ pub enum Attr {
     F32(Vec<f32>),
     /// One `i32` per arc (e.g. plain `aux_labels`).
     I32(Vec<i32>),
-    /// A list of `i32` per arc: a 2-axis ragged array [arc][value] (e.g. ragged `aux_labels`).
+    /// A list of `i32` per arc: a 2-axis ragged array `[arc][value]` (e.g. ragged `aux_labels`).
     Ragged(Ragged<i32>),
 }
 

@@ -1,4 +1,4 @@
-//! `Fsa` (2 axes: [state][arc]) and `FsaVec` (3 axes: [fsa][state][arc]) over ragged-core,
+//! `Fsa` (2 axes: `[state][arc]`) and `FsaVec` (3 axes: `[fsa][state][arc]`) over ragged-core,
 //! with their attributes, construction, text input/output and properties.
 
 use std::fmt;
@@ -18,7 +18,7 @@ use crate::view::{Built, FsaView};
 /// FSAs with rayon. Both paths give identical results.
 pub const PARALLEL_MIN_ARCS: usize = 4096;
 
-/// One FSA: arcs as a 2-axis ragged array [state][arc] plus per-arc attributes.
+/// One FSA: arcs as a 2-axis ragged array `[state][arc]` plus per-arc attributes.
 ///
 /// **Invariants:** the arcs have 2 axes; every arc's `src_state` is the state it is stored
 /// under; every `dest_state` is in `0..num_states`; every attribute covers every arc.
@@ -30,7 +30,7 @@ pub struct Fsa {
     attrs: Attrs,
 }
 
-/// A vector of FSAs: arcs as a 3-axis ragged array [fsa][state][arc] (states numbered within
+/// A vector of FSAs: arcs as a 3-axis ragged array `[fsa][state][arc]` (states numbered within
 /// each FSA) plus per-arc attributes over all arcs.
 ///
 /// **Invariants:** as for [`Fsa`], per FSA.
@@ -125,7 +125,7 @@ impl Fsa {
         })
     }
 
-    /// An FSA from a 2-axis ragged array of arcs [state][arc].
+    /// An FSA from a 2-axis ragged array of arcs `[state][arc]`.
     pub fn from_ragged(arcs: Ragged<Arc>) -> Result<Self, Error> {
         if arcs.num_axes() != 2 {
             return Err(Error::WrongAxes {
@@ -182,7 +182,7 @@ impl Fsa {
         self.attrs.get(AUX_LABELS)
     }
 
-    /// The arcs as a 2-axis ragged array [state][arc].
+    /// The arcs as a 2-axis ragged array `[state][arc]`.
     pub fn arcs(&self) -> &Ragged<Arc> {
         &self.arcs
     }
@@ -414,7 +414,7 @@ impl FsaVec {
         Ok(create_fsa_vec(fsas))
     }
 
-    /// An FsaVec from a 3-axis ragged array of arcs [fsa][state][arc].
+    /// An FsaVec from a 3-axis ragged array of arcs `[fsa][state][arc]`.
     pub fn from_ragged(arcs: Ragged<Arc>) -> Result<Self, Error> {
         if arcs.num_axes() != 3 {
             return Err(Error::WrongAxes {
@@ -467,7 +467,7 @@ impl FsaVec {
         (FsaVec { arcs, attrs }, arc_map)
     }
 
-    /// The arcs as a 3-axis ragged array [fsa][state][arc].
+    /// The arcs as a 3-axis ragged array `[fsa][state][arc]`.
     pub fn arcs(&self) -> &Ragged<Arc> {
         &self.arcs
     }
@@ -554,7 +554,7 @@ impl FsaVec {
         Fsa::from_built_unchecked(built, attrs)
     }
 
-    /// The arcs of FSA `i` as a zero-copy view [state][arc] into this FsaVec.
+    /// The arcs of FSA `i` as a zero-copy view `[state][arc]` into this FsaVec.
     ///
     /// # Panics
     /// If `i >= num_fsas()`.

@@ -1,7 +1,7 @@
 //! FSAs stored as ragged arrays, in the manner of k2.
 //!
-//! An [`Fsa`] is a 2-axis ragged array of [`Arc`]s indexed [state][arc]; an [`FsaVec`] is a
-//! 3-axis one indexed [fsa][state][arc], with states numbered within each FSA, exactly as in
+//! An [`Fsa`] is a 2-axis ragged array of [`Arc`]s indexed `[state][arc]`; an [`FsaVec`] is a
+//! 3-axis one indexed `[fsa][state][arc]`, with states numbered within each FSA, exactly as in
 //! k2 (seed: the Shaanxi and Taiwan universities example). Start state 0, one final state
 //! (the last) entered only by arcs labelled `-1`, scores are log-probabilities. Per-arc
 //! attributes (`aux_labels`, plain or ragged, and any named `f32`/`i32` arrays) travel with the
