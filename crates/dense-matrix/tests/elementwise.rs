@@ -630,3 +630,25 @@ mod properties {
         }
     }
 }
+
+/// `set_randn` / `set_rand_uniform` draw from the stated distributions (moments of 40 k
+/// samples) and are reproducible from the generator's seed.
+#[test]
+fn random_fills_have_the_stated_moments() {
+    let mut m = Matrix::<f64>::new(200, 200);
+    m.set_randn(&mut rng(1));
+    let n = 40_000.0;
+    let mean = m.sum() / n;
+    let var = m.frobenius_norm().powi(2) / n - mean * mean;
+    assert!(
+        mean.abs() < 0.03 && (var - 1.0).abs() < 0.05,
+        "mean {mean} var {var}"
+    );
+    let mut again = Matrix::<f64>::new(200, 200);
+    again.set_randn(&mut rng(1));
+    assert!(m == again);
+    let mut v = Vector::<f32>::new(40_000);
+    v.set_rand_uniform(&mut rng(2));
+    assert!(v.min() >= 0.0 && v.max() < 1.0);
+    assert!((v.sum() / 40_000.0 - 0.5).abs() < 0.01);
+}
