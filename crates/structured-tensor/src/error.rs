@@ -386,6 +386,13 @@ pub enum Error {
     Ragged(ragged_core::Error),
     /// `from_fields_and_rank` with no fields.
     NoFields,
+    /// JSON nested deeper than the ingestion limit.
+    NestingTooDeep {
+        /// The limit on lists plus objects along one path.
+        limit: usize,
+        /// Path of the struct where the limit was reached.
+        path: FieldPath,
+    },
     /// JSON text that does not parse.
     Json {
         /// The parser's message.
@@ -574,6 +581,10 @@ impl fmt::Display for Error {
             }
             Error::Ragged(e) => write!(f, "{e}"),
             Error::NoFields => f.write_str("Must provide at least one field"),
+            Error::NestingTooDeep { limit, path } => write!(
+                f,
+                "JSON nested deeper than {limit} lists and objects at path {path}"
+            ),
             Error::Json { message } => write!(f, "invalid JSON text: {message}"),
         }
     }

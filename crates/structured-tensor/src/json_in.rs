@@ -96,6 +96,17 @@ impl<'t> Node for TNode<'t> {
     }
 }
 
+/// The deepest nesting of lists and objects along one path that ingestion accepts (its
+/// walks recurse, and this keeps them far from the end of a thread's stack).
+const MAX_NESTING: usize = 1000;
+
+fn too_deep(path: &FieldPath) -> Error {
+    Error::NestingTooDeep {
+        limit: MAX_NESTING,
+        path: path.clone(),
+    }
+}
+
 /// A nested list described by `nrows`, the partitions of its outer levels and its
 /// elements at depth `parts.len() + 1` (borrowed from the JSON document).
 struct Nested<'a, N> {
@@ -226,6 +237,9 @@ fn parse_error(path: &FieldPath, source: Error) -> Error {
 
 /// A rank-0 struct from a JSON object.
 fn from_dict<N: Node>(map: &N::Dict, path: &FieldPath) -> Result<StructuredTensor, Error> {
+    if path.len() > MAX_NESTING {
+        return Err(too_deep(path));
+    }
     let mut fields = BTreeMap::new();
     for (key, value) in N::dict_entries(map) {
         let child = path.child(key);
@@ -283,6 +297,9 @@ fn scan_nested<N: Node>(nested: &Nested<'_, N>, path: &FieldPath) -> Result<Scan
 }
 
 fn scan_value<N: Node>(v: &N, at: usize, scan: &mut Scan, path: &FieldPath) -> Result<(), Error> {
+    if at + path.len() > MAX_NESTING {
+        return Err(too_deep(path));
+    }
     match v.view() {
         View::Dict(_) => match scan.dict_depth {
             None => scan.dict_depth = Some(at),

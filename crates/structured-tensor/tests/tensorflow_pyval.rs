@@ -836,3 +836,39 @@ fn json_text_in() {
         Error::ParsePath { .. }
     ));
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let mut v = json!(1);
+    for _ in 0..3000 {
+        v = Value::Array(vec![v]);
+    }
+    let doc = json!({"a": v});
+    let err = StructuredTensor::from_json(&doc).unwrap_err();
+    assert!(
+        err.to_string().starts_with("JSON nested deeper than 1000"),
+        "{err}"
+    );
+    let mut d = json!({"x": 1});
+    for _ in 0..3000 {
+        d = json!({ "a": d });
+    }
+    assert!(matches!(
+        StructuredTensor::from_json(&d).unwrap_err(),
+        Error::NestingTooDeep { .. }
+    ));
+    // Free the deep values on a thread with room for serde_json's recursive drop.
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || drop((doc, d)))
+        .unwrap()
+        .join()
+        .unwrap();
+    // A few hundred levels are fine.
+    let mut ok = json!([1]);
+    for _ in 0..300 {
+        ok = json!([ok]);
+    }
+    let st = StructuredTensor::from_json(&json!({"a": ok})).unwrap();
+    assert_eq!(st.field_value("a").unwrap().rank(), 301);
+}
