@@ -69,8 +69,13 @@ pub enum ParseProblem {
         /// The state.
         state: i32,
     },
-    /// The number of states does not fit in `i32`.
-    TooManyStates,
+    /// A state number too large: beyond `i32`, or so far beyond the size of the text (more
+    /// than 64 states per byte, at least a million allowed) that it would only allocate
+    /// memory for states no line mentions.
+    TooManyStates {
+        /// The state number.
+        state: i64,
+    },
 }
 
 impl fmt::Display for ParseProblem {
@@ -111,7 +116,10 @@ impl fmt::Display for ParseProblem {
             ParseProblem::FinalTwice { state } => {
                 write!(f, "state {state} is given a final weight twice")
             }
-            ParseProblem::TooManyStates => write!(f, "the number of states overflows i32"),
+            ParseProblem::TooManyStates { state } => write!(
+                f,
+                "state {state} is too large (beyond i32, or far beyond what the text describes)"
+            ),
         }
     }
 }

@@ -133,7 +133,9 @@ fn parse_int(token: &str, field: &'static str, line: usize) -> Result<i32, Error
 fn parse_state(token: &str, line: usize) -> Result<i32, Error> {
     match token.parse::<i64>() {
         Ok(v) if v < 0 => Err(parse_err(line, ParseProblem::NegativeState { state: v })),
-        Ok(v) if v >= i32::MAX as i64 => Err(parse_err(line, ParseProblem::TooManyStates)),
+        Ok(v) if v >= i32::MAX as i64 => {
+            Err(parse_err(line, ParseProblem::TooManyStates { state: v }))
+        }
         Ok(v) => Ok(v as i32),
         Err(_) => Err(parse_err(
             line,
@@ -313,6 +315,11 @@ fn empty_parsed(format: &TextFormat) -> ParsedText {
     }
 }
 
+/// The largest number of states a text of `len` bytes may ask for.
+fn state_budget(len: usize) -> usize {
+    (64 * len).max(1 << 20)
+}
+
 /// Reads k2 text (see [`TextFormat`]).
 pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error> {
     let mut out = empty_parsed(format);
@@ -360,7 +367,7 @@ pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error
     if last_line == 0 {
         return Ok(out);
     }
-    let Some((final_state, _)) = final_state else {
+    let Some((final_state, final_line)) = final_state else {
         return Err(parse_err(last_line, ParseProblem::MissingFinalLine));
     };
     for (arc, &line) in out.arcs.iter().zip(&arc_lines) {
@@ -392,6 +399,14 @@ pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error
             ));
         }
     }
+    if final_state as usize >= state_budget(s.len()) {
+        return Err(parse_err(
+            final_line,
+            ParseProblem::TooManyStates {
+                state: final_state as i64,
+            },
+        ));
+    }
     out.num_states = final_state as usize + 1;
     Ok(out)
 }
@@ -413,6 +428,7 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
     let mut finals: Vec<(i32, f32, usize)> = Vec::new();
     let mut start: Option<i32> = None;
     let mut max_state: i32 = -1;
+    let mut max_state_line = 1;
     for (idx, raw) in s.lines().enumerate() {
         let line = idx + 1;
         let tokens = tokenize(raw);
@@ -430,7 +446,10 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
                 _ => 0.0,
             };
             start.get_or_insert(state);
-            max_state = max_state.max(state);
+            if state > max_state {
+                max_state = state;
+                max_state_line = line;
+            }
             // OpenFst's zero weight (cost infinity) means "not final"; the state still exists
             if cost != f32::INFINITY {
                 finals.push((state, cost, line));
@@ -442,15 +461,23 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             return Err(parse_err(line, ParseProblem::MinusOneLabel));
         }
         start.get_or_insert(arc.src);
-        max_state = max_state.max(arc.src).max(arc.dest);
+        if arc.src.max(arc.dest) > max_state {
+            max_state = arc.src.max(arc.dest);
+            max_state_line = line;
+        }
         arcs.push(Line { arc });
     }
     let Some(start) = start else {
         return Ok(empty_parsed(format));
     };
     let super_final = max_state + 1;
-    if super_final == i32::MAX {
-        return Err(parse_err(1, ParseProblem::TooManyStates));
+    if super_final == i32::MAX || super_final as usize >= state_budget(s.len()) {
+        return Err(parse_err(
+            max_state_line,
+            ParseProblem::TooManyStates {
+                state: max_state as i64,
+            },
+        ));
     }
     let num_states = super_final as usize + 1;
     let renumber = |s: i32| {
@@ -734,6 +761,27 @@ mod tests {
                 detail: "[ without ]"
             }
         );
+    }
+
+    #[test]
+    fn absurd_state_numbers_are_refused_before_allocating() {
+        let acc = TextFormat::acceptor();
+        assert_eq!(
+            err_of("0 1 1 0\n2000000000\n", &acc),
+            (2, ParseProblem::TooManyStates { state: 2000000000 })
+        );
+        assert_eq!(
+            err_of("0 3000000000 1 0\n1\n", &acc),
+            (1, ParseProblem::TooManyStates { state: 3000000000 })
+        );
+        let fst = TextFormat::acceptor().openfst();
+        assert_eq!(
+            err_of("0 1 2\n1\n900000000 0.5\n", &fst),
+            (3, ParseProblem::TooManyStates { state: 900000000 })
+        );
+        // a million states are fine even for a short text
+        assert_eq!(parse_k2("0 1 -1 0\n1\n", &acc).unwrap().num_states, 2);
+        assert!(parse_k2("0 999999 -1 0\n999999\n", &acc).is_ok());
     }
 
     #[test]
