@@ -45,6 +45,15 @@ pub enum Error {
         /// Elements given.
         got: usize,
     },
+    /// Kaldi text that does not parse.
+    Parse {
+        /// Line of the input (from 1; line 1 holds the opening `[`).
+        line: usize,
+        /// The offending token.
+        token: String,
+        /// What was wrong with it.
+        reason: &'static str,
+    },
     /// A buffer too short for the view asked of it.
     BufferTooShort {
         /// Elements the view needs.
@@ -123,6 +132,11 @@ impl fmt::Display for Error {
                     "the shape needs {expected} elements but {got} were given"
                 )
             }
+            Error::Parse {
+                line,
+                token,
+                reason,
+            } => write!(f, "line {line}: `{token}`: {reason}"),
             Error::BufferTooShort { needed, len } => {
                 write!(
                     f,

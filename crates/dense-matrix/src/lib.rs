@@ -47,6 +47,7 @@ mod matrix;
 mod matrix_ops;
 mod packed;
 mod real;
+mod text;
 mod vector;
 
 pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
