@@ -436,31 +436,63 @@ impl FsaVec {
     }
 
     /// Assembles per-FSA outputs; `arc_offsets[i]` is the first input arc of FSA `i`, used to
-    /// turn the local arc maps into global ones.
+    /// turn the local arc maps into global ones. Large outputs are copied into place in
+    /// parallel.
     pub(crate) fn from_built(
         parts: Vec<Built>,
         arc_offsets: &[usize],
         attrs: &Attrs,
     ) -> (FsaVec, Vec<i32>) {
-        let total_states: usize = parts.iter().map(|p| p.splits.len() - 1).sum();
-        let total_arcs: usize = parts.iter().map(|p| p.arcs.len()).sum();
-        let mut splits1 = Vec::with_capacity(parts.len() + 1);
-        let mut splits2 = Vec::with_capacity(total_states + 1);
-        let mut values = Vec::with_capacity(total_arcs);
-        let mut arc_map = Vec::with_capacity(total_arcs);
-        splits1.push(0i32);
-        splits2.push(0i32);
-        for (i, part) in parts.into_iter().enumerate() {
-            let base = values.len() as i32;
-            splits2.extend(part.splits[1..].iter().map(|s| s + base));
-            splits1.push(splits2.len() as i32 - 1);
-            values.extend(part.arcs);
-            let offset = arc_offsets.get(i).copied().unwrap_or(0) as i32;
-            arc_map.extend(
-                part.arc_map
-                    .iter()
-                    .map(|&m| if m < 0 { -1 } else { m + offset }),
+        // where each FSA's states and arcs go
+        let mut state_starts = Vec::with_capacity(parts.len() + 1);
+        let mut arc_starts = Vec::with_capacity(parts.len() + 1);
+        let (mut states, mut arcs) = (0usize, 0usize);
+        for part in &parts {
+            state_starts.push(states);
+            arc_starts.push(arcs);
+            states += part.splits.len() - 1;
+            arcs += part.arcs.len();
+        }
+        state_starts.push(states);
+        arc_starts.push(arcs);
+        let splits1: Vec<i32> = state_starts.iter().map(|&s| s as i32).collect();
+        let mut splits2 = vec![0i32; states + 1];
+        let mut values = vec![Arc::default(); arcs];
+        let mut arc_map = vec![0i32; arcs];
+        // disjoint destination slices, one per FSA
+        let mut jobs = Vec::with_capacity(parts.len());
+        {
+            let (mut rest_splits, mut rest_values, mut rest_map) = (
+                &mut splits2[1..],
+                values.as_mut_slice(),
+                arc_map.as_mut_slice(),
             );
+            for (i, part) in parts.iter().enumerate() {
+                let (splits, tail) = rest_splits.split_at_mut(part.splits.len() - 1);
+                rest_splits = tail;
+                let (vals, tail) = rest_values.split_at_mut(part.arcs.len());
+                rest_values = tail;
+                let (map, tail) = rest_map.split_at_mut(part.arcs.len());
+                rest_map = tail;
+                jobs.push((i, part, splits, vals, map));
+            }
+        }
+        let fill =
+            |(i, part, splits, vals, map): (usize, &Built, &mut [i32], &mut [Arc], &mut [i32])| {
+                let base = arc_starts[i] as i32;
+                for (dst, src) in splits.iter_mut().zip(&part.splits[1..]) {
+                    *dst = src + base;
+                }
+                vals.copy_from_slice(&part.arcs);
+                let offset = arc_offsets.get(i).copied().unwrap_or(0) as i32;
+                for (dst, &m) in map.iter_mut().zip(&part.arc_map) {
+                    *dst = if m < 0 { -1 } else { m + offset };
+                }
+            };
+        if parts.len() > 1 && arcs >= PARALLEL_MIN_ARCS {
+            jobs.into_par_iter().for_each(fill);
+        } else {
+            jobs.into_iter().for_each(fill);
         }
         let attrs = gather_all(attrs, &arc_map);
         let arcs = Ragged::new(shape3(splits1, splits2), values).expect("sizes built to match");
