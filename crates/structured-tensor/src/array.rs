@@ -98,11 +98,12 @@ impl Array {
         values: Values,
     ) -> Result<Array, Error> {
         let mut rows = nrows;
-        for p in &partitions {
+        for (k, p) in partitions.iter().enumerate() {
             if p.nrows() != rows {
-                return Err(Error::PartitionMismatch {
-                    nvals: rows,
-                    nrows: p.nrows(),
+                return Err(Error::LayerMismatch {
+                    axis: k + 1,
+                    expected: rows,
+                    got: p.nrows(),
                 });
             }
             rows = p.nvals();

@@ -57,11 +57,12 @@ impl Builder {
     /// A builder of rank `partitions.len() + 1` over the given (shared) partitions.
     pub fn with_partitions(nrows: usize, partitions: Vec<RowPartition>) -> Result<Builder, Error> {
         let mut rows = nrows;
-        for p in &partitions {
+        for (k, p) in partitions.iter().enumerate() {
             if p.nrows() != rows {
-                return Err(Error::PartitionMismatch {
-                    nvals: rows,
-                    nrows: p.nrows(),
+                return Err(Error::LayerMismatch {
+                    axis: k + 1,
+                    expected: rows,
+                    got: p.nrows(),
                 });
             }
             rows = p.nvals();
@@ -157,9 +158,10 @@ impl Builder {
         self.check_name(name)?;
         let expected = self.num_structs();
         if p.nrows() != expected {
-            return Err(Error::PartitionMismatch {
-                nvals: expected,
-                nrows: p.nrows(),
+            return Err(Error::LayerMismatch {
+                axis: self.rank,
+                expected,
+                got: p.nrows(),
             });
         }
         if values.len() != p.nvals() {

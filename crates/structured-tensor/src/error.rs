@@ -275,6 +275,15 @@ pub enum Error {
         /// The rows to partition.
         nrows: usize,
     },
+    /// A partition whose row count differs from the number of positions above it.
+    LayerMismatch {
+        /// The axis the partition splits (1 = the first partition).
+        axis: usize,
+        /// The positions the dimension above has.
+        expected: usize,
+        /// The rows the partition has.
+        got: usize,
+    },
     /// `promote` with a path shorter than two names.
     PromotePathTooShort {
         /// The path given.
@@ -508,6 +517,15 @@ impl fmt::Display for Error {
             Error::PartitionMismatch { nvals, nrows } => write!(
                 f,
                 "row_partition has nvals={nvals} but the value it partitions has {nrows} rows"
+            ),
+            Error::LayerMismatch {
+                axis,
+                expected,
+                got,
+            } => write!(
+                f,
+                "the row partition of axis {axis} has {got} rows, but the dimension above it has \
+                 {expected} positions"
             ),
             Error::PromotePathTooShort { path } => write!(
                 f,

@@ -304,9 +304,10 @@ impl StructuredTensor {
         let mut rows = nrows;
         for (k, p) in partitions.iter().enumerate() {
             if p.nrows() != rows {
-                return Err(Error::PartitionMismatch {
-                    nvals: rows,
-                    nrows: p.nrows(),
+                return Err(Error::LayerMismatch {
+                    axis: k + 1,
+                    expected: rows,
+                    got: p.nrows(),
                 });
             }
             if let Some(len) = merged[k + 1] {

@@ -769,6 +769,21 @@ fn from_fields_errors() {
             .to_string(),
         "row_partitions must be specified if rank>1 and `fields` is empty."
     );
+    // Partitions that do not chain.
+    let e = StructuredTensor::from_fields(
+        none.clone(),
+        &[None, None, None],
+        None,
+        Some(vec![
+            RowPartition::from_row_lengths(&[1, 2]).unwrap(),
+            RowPartition::from_row_lengths(&[1, 1]).unwrap(),
+        ]),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the row partition of axis 2 has 2 rows, but the dimension above it has 3 positions"
+    );
     // nrows that disagrees with the fields.
     let e = StructuredTensor::from_fields([("a", arr(json!([1, 2, 3])))], &[None], Some(2), None)
         .unwrap_err();
