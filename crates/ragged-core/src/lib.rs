@@ -54,7 +54,7 @@ pub use build::{
     regular_ragged_shape, trivial_shape, ShapeRng,
 };
 pub use error::Error;
-pub use ops::indexing::get_transpose_reordering;
+pub use ops::indexing::{get_counts_partitioned, get_transpose_reordering};
 pub use ops::values::{log_add, PadMode, PadSide, Real, Reduced, UniqueSequences};
 pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};
 pub use ragged::{Ragged, RaggedView};

@@ -127,6 +127,13 @@ impl<T> Ragged<T> {
         (i < self.dim0()).then(|| self.view().sublist(i))
     }
 
+    /// The sub-arrays of axis 0 in order, each a zero-copy [`RaggedView`] (what k2's
+    /// `RaggedAxis0Splitter` gives, without copying the sub-shapes).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = RaggedView<'_, T>> + '_ {
+        let view = self.view();
+        (0..self.dim0()).map(move |i| view.sublist(i))
+    }
+
     /// The whole array as a borrowed view.
     pub fn view(&self) -> RaggedView<'_, T> {
         RaggedView {
@@ -337,6 +344,16 @@ impl<'a, T> RaggedView<'a, T> {
         self.sublist(i)
     }
 
+    /// The sub-views of the view's axis 0 in order; a one-axis view has none.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = RaggedView<'a, T>> + '_ {
+        let n = if self.layers.is_empty() {
+            0
+        } else {
+            self.dim0()
+        };
+        (0..n).map(move |i| self.sublist(i))
+    }
+
     fn sublist(&self, i: usize) -> RaggedView<'a, T> {
         let s = self.layers[0].row_splits();
         RaggedView {
@@ -478,6 +495,16 @@ mod tests {
         assert_eq!(r.index(0, 1).to_ragged().to_string(), "[ ]");
         assert!(r.get(3).is_none());
         assert!(std::ptr::eq(v.values().as_ptr(), r.values()[1..].as_ptr()));
+    }
+
+    #[test]
+    fn iterating_axis0_gives_each_sublist() {
+        let r: Ragged<i32> = "[ [ [ 1 ] [ ] ] [ ] [ [ 2 3 ] [ 4 ] ] ]".parse().unwrap();
+        let texts: Vec<String> = r.iter().map(|v| v.to_string()).collect();
+        assert_eq!(texts, vec!["[ [ 1 ] [ ] ]", "[ ]", "[ [ 2 3 ] [ 4 ] ]"]);
+        let inner: Vec<Vec<i32>> = r.index(0, 2).iter().map(|v| v.values().to_vec()).collect();
+        assert_eq!(inner, vec![vec![2, 3], vec![4]]);
+        assert_eq!(r.index(0, 2).index(0).iter().count(), 0);
     }
 
     #[test]

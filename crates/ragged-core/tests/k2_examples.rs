@@ -387,3 +387,13 @@ fn awkward_style_reductions_over_any_axis() {
     }
     assert!(r3.sum_axis(3, 0).is_err());
 }
+
+#[test]
+fn k2_get_counts_partitioned() {
+    let src = ragged("[ [ 0 1 1 ] [ 4 4 3 ] [ ] ]");
+    let ans_shape = shape("[ [ x x x ] [ x x ] [ x ] ]");
+    let counts = ragged_core::get_counts_partitioned(&src, &ans_shape).unwrap();
+    assert_eq!(counts.to_string(), "[ [ 1 2 0 ] [ 1 2 ] [ 0 ] ]");
+    let bad = ragged("[ [ 3 ] [ ] [ ] ]");
+    assert!(ragged_core::get_counts_partitioned(&bad, &ans_shape).is_err());
+}

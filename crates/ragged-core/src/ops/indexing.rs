@@ -382,6 +382,46 @@ pub fn get_transpose_reordering(src: &Ragged<i32>, num_cols: usize) -> Result<Ve
     Ok(order)
 }
 
+/// How often each element of `ans_shape` occurs in the same row of `src` (k2's
+/// `GetCountsPartitioned`): both have 2 axes and the same `dim0()`, and every value `e` in
+/// row `i` of `src` must be an offset of row `i` of `ans_shape`. The answer has `ans_shape`.
+pub fn get_counts_partitioned(
+    src: &Ragged<i32>,
+    ans_shape: &RaggedShape,
+) -> Result<Ragged<i32>, Error> {
+    if src.num_axes() != 2 || ans_shape.num_axes() != 2 {
+        return Err(Error::SizeMismatch {
+            what: "num_axes of get_counts_partitioned inputs",
+            expected: 2,
+            got: src.num_axes().max(ans_shape.num_axes()),
+        });
+    }
+    if src.dim0() != ans_shape.dim0() {
+        return Err(Error::SizeMismatch {
+            what: "dim0 of src vs ans_shape",
+            expected: ans_shape.dim0(),
+            got: src.dim0(),
+        });
+    }
+    let mut counts = vec![0i32; ans_shape.num_elements()];
+    let (s, a) = (src.row_splits(1), ans_shape.row_splits(1));
+    for i in 0..src.dim0() {
+        for position in s[i] as usize..s[i + 1] as usize {
+            let e = src.values()[position];
+            if e < a[i] || e >= a[i + 1] {
+                return Err(Error::IndexOutOfRange {
+                    what: "get_counts_partitioned value outside its row",
+                    position,
+                    index: e as i64,
+                    size: ans_shape.num_elements(),
+                });
+            }
+            counts[e as usize] += 1;
+        }
+    }
+    Ok(Ragged::from_parts_unchecked(ans_shape.clone(), counts))
+}
+
 /// A 2-axis shape from row lengths: a convenience for building ragged arrays from dense data.
 pub(crate) fn shape_from_lengths(lengths: &[i32]) -> Result<RaggedShape, Error> {
     Ok(RaggedShape::from_layers_unchecked(vec![
