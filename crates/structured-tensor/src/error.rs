@@ -183,6 +183,11 @@ pub enum Error {
         /// What was found instead (`a number`, `a list`, ...).
         found: &'static str,
     },
+    /// A dict inside a value read as a leaf array (`Array::from_json`).
+    DictInArray {
+        /// List depth of the dict.
+        depth: usize,
+    },
     /// A key present in one struct of a list but missing in a sibling.
     MissingKey {
         /// Path of the list of structs.
@@ -448,6 +453,11 @@ impl fmt::Display for Error {
             Error::ExpectedDict { path, depth, found } => write!(
                 f,
                 "Expected dict or nested list/tuple of dict at path {path}: found {found} at list depth {depth}"
+            ),
+            Error::DictInArray { depth } => write!(
+                f,
+                "a leaf array cannot hold a dict (found one at list depth {depth}); \
+                 StructuredTensor::from_json reads dicts"
             ),
             Error::MissingKey { path, key } => write!(
                 f,

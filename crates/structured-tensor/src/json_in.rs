@@ -171,20 +171,12 @@ impl Array {
                     leaves: items.iter().collect(),
                 };
                 let scan = scan_nested(&nested, &FieldPath::root())?;
-                if scan.dict_depth.is_some() {
-                    return Err(Error::ExpectedDict {
-                        path: FieldPath::root(),
-                        depth: scan.dict_depth.unwrap_or(0),
-                        found: "a dict",
-                    });
+                if let Some(depth) = scan.dict_depth {
+                    return Err(Error::DictInArray { depth });
                 }
                 ragged_constant(nested, scan)
             }
-            View::Dict(_) => Err(Error::ExpectedDict {
-                path: FieldPath::root(),
-                depth: 0,
-                found: "a dict",
-            }),
+            View::Dict(_) => Err(Error::DictInArray { depth: 0 }),
             _ => Ok(Array::scalar(to_scalar(value)?)),
         }
     }

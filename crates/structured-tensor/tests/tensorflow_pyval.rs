@@ -827,6 +827,29 @@ fn tuple_field_value() {
 }
 
 #[test]
+fn array_from_json() {
+    let a = Array::from_json(&json!([[1, 2], [], [3]])).unwrap();
+    assert_eq!(a.shape(), vec![Some(3), None]);
+    assert_eq!(a.values(), &Values::I64(vec![1, 2, 3]));
+    assert_eq!(Array::from_json(&json!(2.5)).unwrap().rank(), 0);
+    assert_eq!(
+        Array::from_json(&json!({"a": 1})).unwrap_err(),
+        Error::DictInArray { depth: 0 }
+    );
+    assert_eq!(
+        Array::from_json(&json!([[{"a": 1}]])).unwrap_err(),
+        Error::DictInArray { depth: 2 }
+    );
+    assert_eq!(
+        Array::from_json(&json!([1, "x"])).unwrap_err(),
+        Error::MixedTypes {
+            first: DType::I64,
+            second: DType::Str
+        }
+    );
+}
+
+#[test]
 fn json_text_in() {
     let s = StructuredTensor::from_json_str(r#"[{"a": 1}, {"a": 2}]"#).unwrap();
     assert_eq!(s.to_json(), json!([{"a": 1}, {"a": 2}]));
