@@ -41,10 +41,12 @@
 mod blas;
 mod decomp;
 mod error;
+mod exp;
 mod interop;
 mod kernels;
 mod matrix;
 mod matrix_ops;
+mod owned;
 mod packed;
 mod real;
 mod text;
