@@ -106,7 +106,12 @@ pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
     let st_f = Stencil1 {
         taps: st.taps.map(f32::from),
     };
-    let round = |v: f32| ((v + 32768.0) * (1.0 / 65536.0)) as u8;
+    let round = |v: f32| {
+        let level = (v + 32768.0) * (1.0 / 65536.0);
+        // SAFETY: `v` is a sum of products of non-negative integers below 2^24, so `level`
+        // is finite and in 0.0..256.0; the unchecked conversion (which vectorises) is exact.
+        unsafe { level.to_int_unchecked::<i32>() as u8 }
+    };
     Ok(convolve_separable(
         a,
         st,
