@@ -121,7 +121,10 @@ pub fn run(options: &Options) -> Step {
 
     let table = render(&measurements, &notes, &machine_facts(options));
     print!("{table}");
-    let path = root().join("docs").join("BENCHMARKS.md");
+    let docs = root().join("docs");
+    std::fs::create_dir_all(&docs)
+        .map_err(|err| Failure(format!("creating {}: {err}", docs.display())))?;
+    let path = docs.join("BENCHMARKS.md");
     std::fs::write(&path, &table)
         .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
     println!("xtask: wrote {}", path.display());
