@@ -6,7 +6,12 @@ use std::fmt::Write as _;
 
 use crate::arc::Arc;
 use crate::error::{Error, ParseProblem};
-use crate::view::FsaView;
+
+mod k2;
+mod openfst;
+
+pub(crate) use k2::{parse_k2, write_k2};
+pub(crate) use openfst::{parse_openfst, write_openfst};
 
 /// Which text format, and which per-arc label columns follow the label.
 ///
@@ -78,13 +83,13 @@ pub(crate) struct ParsedText {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Token<'a> {
+pub(super) enum Token<'a> {
     Word(&'a str),
     Open,
     Close,
 }
 
-fn tokenize(line: &str) -> Vec<Token<'_>> {
+pub(super) fn tokenize(line: &str) -> Vec<Token<'_>> {
     let mut tokens = Vec::new();
     for word in line.split_whitespace() {
         let mut rest = word;
@@ -105,20 +110,20 @@ fn tokenize(line: &str) -> Vec<Token<'_>> {
     tokens
 }
 
-struct ArcLine {
-    src: i32,
-    dest: i32,
-    label: i32,
-    aux: Vec<i32>,
-    ragged: Vec<Vec<i32>>,
-    weight: f32,
+pub(super) struct ArcLine {
+    pub(super) src: i32,
+    pub(super) dest: i32,
+    pub(super) label: i32,
+    pub(super) aux: Vec<i32>,
+    pub(super) ragged: Vec<Vec<i32>>,
+    pub(super) weight: f32,
 }
 
-fn parse_err(line: usize, problem: ParseProblem) -> Error {
+pub(super) fn parse_err(line: usize, problem: ParseProblem) -> Error {
     Error::Parse { line, problem }
 }
 
-fn parse_int(token: &str, field: &'static str, line: usize) -> Result<i32, Error> {
+pub(super) fn parse_int(token: &str, field: &'static str, line: usize) -> Result<i32, Error> {
     token.parse::<i32>().map_err(|_| {
         parse_err(
             line,
@@ -130,7 +135,7 @@ fn parse_int(token: &str, field: &'static str, line: usize) -> Result<i32, Error
     })
 }
 
-fn parse_state(token: &str, line: usize) -> Result<i32, Error> {
+pub(super) fn parse_state(token: &str, line: usize) -> Result<i32, Error> {
     match token.parse::<i64>() {
         Ok(v) if v < 0 => Err(parse_err(line, ParseProblem::NegativeState { state: v })),
         Ok(v) if v >= i32::MAX as i64 => {
@@ -147,7 +152,7 @@ fn parse_state(token: &str, line: usize) -> Result<i32, Error> {
     }
 }
 
-fn parse_weight(token: &str, field: &'static str, line: usize) -> Result<f32, Error> {
+pub(super) fn parse_weight(token: &str, field: &'static str, line: usize) -> Result<f32, Error> {
     token.parse::<f32>().map_err(|_| {
         parse_err(
             line,
@@ -182,7 +187,7 @@ fn count_words(tokens: &[Token<'_>]) -> usize {
         .count()
 }
 
-fn parse_arc_line(
+pub(super) fn parse_arc_line(
     tokens: &[Token<'_>],
     format: &TextFormat,
     line: usize,
@@ -299,14 +304,14 @@ fn parse_arc_line(
     })
 }
 
-fn push_ragged(ragged: &mut [(Vec<i32>, Vec<i32>)], lists: Vec<Vec<i32>>) {
+pub(super) fn push_ragged(ragged: &mut [(Vec<i32>, Vec<i32>)], lists: Vec<Vec<i32>>) {
     for ((splits, values), list) in ragged.iter_mut().zip(lists) {
         values.extend(list);
         splits.push(values.len() as i32);
     }
 }
 
-fn empty_parsed(format: &TextFormat) -> ParsedText {
+pub(super) fn empty_parsed(format: &TextFormat) -> ParsedText {
     ParsedText {
         num_states: 0,
         arcs: Vec::new(),
@@ -316,236 +321,8 @@ fn empty_parsed(format: &TextFormat) -> ParsedText {
 }
 
 /// The largest number of states a text of `len` bytes may ask for.
-fn state_budget(len: usize) -> usize {
+pub(super) fn state_budget(len: usize) -> usize {
     (64 * len).max(1 << 20)
-}
-
-/// Reads k2 text (see [`TextFormat`]).
-pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error> {
-    let mut out = empty_parsed(format);
-    let mut arc_lines = Vec::new();
-    let mut final_state: Option<(i32, usize)> = None;
-    let mut last_line = 0;
-    let mut previous_src: Option<i32> = None;
-    for (idx, raw) in s.lines().enumerate() {
-        let line = idx + 1;
-        let tokens = tokenize(raw);
-        if tokens.is_empty() {
-            continue;
-        }
-        last_line = line;
-        if final_state.is_some() {
-            return Err(parse_err(line, ParseProblem::AfterFinalLine));
-        }
-        if tokens.len() == 1 {
-            if let Token::Word(w) = tokens[0] {
-                final_state = Some((parse_state(w, line)?, line));
-                continue;
-            }
-        }
-        let arc = parse_arc_line(&tokens, format, line)?;
-        if let Some(previous) = previous_src {
-            if arc.src < previous {
-                return Err(parse_err(
-                    line,
-                    ParseProblem::UnsortedSource {
-                        src: arc.src,
-                        previous,
-                    },
-                ));
-            }
-        }
-        previous_src = Some(arc.src);
-        out.arcs
-            .push(Arc::new(arc.src, arc.dest, arc.label, arc.weight));
-        for (column, value) in out.aux.iter_mut().zip(&arc.aux) {
-            column.push(*value);
-        }
-        push_ragged(&mut out.ragged, arc.ragged);
-        arc_lines.push(line);
-    }
-    if last_line == 0 {
-        return Ok(out);
-    }
-    let Some((final_state, final_line)) = final_state else {
-        return Err(parse_err(last_line, ParseProblem::MissingFinalLine));
-    };
-    for (arc, &line) in out.arcs.iter().zip(&arc_lines) {
-        if arc.src_state >= final_state {
-            return Err(parse_err(
-                line,
-                ParseProblem::SrcNotBeforeFinal {
-                    src: arc.src_state,
-                    final_state,
-                },
-            ));
-        }
-        if arc.dest_state > final_state {
-            return Err(parse_err(
-                line,
-                ParseProblem::DestBeyondFinal {
-                    dest: arc.dest_state,
-                    final_state,
-                },
-            ));
-        }
-        if arc.label == -1 && arc.dest_state != final_state {
-            return Err(parse_err(
-                line,
-                ParseProblem::MinusOneNotFinal {
-                    dest: arc.dest_state,
-                    final_state,
-                },
-            ));
-        }
-    }
-    if final_state as usize >= state_budget(s.len()) {
-        return Err(parse_err(
-            final_line,
-            ParseProblem::TooManyStates {
-                state: final_state as i64,
-            },
-        ));
-    }
-    out.num_states = final_state as usize + 1;
-    Ok(out)
-}
-
-/// Negates a weight, turning `-0.0` into `0.0` so that costs and scores of zero print as `0`.
-#[inline]
-fn negate(x: f32) -> f32 {
-    -x + 0.0
-}
-
-/// Reads OpenFst text (see [`TextFormat`]); several final states become `-1` arcs into one
-/// new final state numbered after all others; the start state (the first line's source) is
-/// swapped with state 0 when it is not 0.
-pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, Error> {
-    struct Line {
-        arc: ArcLine,
-    }
-    let mut arcs: Vec<Line> = Vec::new();
-    let mut finals: Vec<(i32, f32, usize)> = Vec::new();
-    let mut start: Option<i32> = None;
-    let mut max_state: i32 = -1;
-    let mut max_state_line = 1;
-    for (idx, raw) in s.lines().enumerate() {
-        let line = idx + 1;
-        let tokens = tokenize(raw);
-        if tokens.is_empty() {
-            continue;
-        }
-        let all_words = tokens.iter().all(|t| matches!(t, Token::Word(_)));
-        if all_words && tokens.len() <= 2 {
-            let Token::Word(w) = tokens[0] else {
-                unreachable!("checked above")
-            };
-            let state = parse_state(w, line)?;
-            let cost = match tokens.get(1) {
-                Some(Token::Word(c)) => parse_weight(c, "cost", line)?,
-                _ => 0.0,
-            };
-            start.get_or_insert(state);
-            if state > max_state {
-                max_state = state;
-                max_state_line = line;
-            }
-            // OpenFst's zero weight (cost infinity) means "not final"; the state still exists
-            if cost != f32::INFINITY {
-                finals.push((state, cost, line));
-            }
-            continue;
-        }
-        let arc = parse_arc_line(&tokens, format, line)?;
-        if arc.label == -1 || arc.aux.contains(&-1) {
-            return Err(parse_err(line, ParseProblem::MinusOneLabel));
-        }
-        start.get_or_insert(arc.src);
-        if arc.src.max(arc.dest) > max_state {
-            max_state = arc.src.max(arc.dest);
-            max_state_line = line;
-        }
-        arcs.push(Line { arc });
-    }
-    let Some(start) = start else {
-        return Ok(empty_parsed(format));
-    };
-    let super_final = max_state + 1;
-    if super_final == i32::MAX || super_final as usize >= state_budget(s.len()) {
-        return Err(parse_err(
-            max_state_line,
-            ParseProblem::TooManyStates {
-                state: max_state as i64,
-            },
-        ));
-    }
-    let num_states = super_final as usize + 1;
-    let renumber = |s: i32| {
-        if s == start {
-            0
-        } else if s == 0 {
-            start
-        } else {
-            s
-        }
-    };
-    let mut final_of = vec![None; num_states];
-    for &(state, cost, line) in &finals {
-        let state = renumber(state) as usize;
-        if final_of[state].is_some() {
-            return Err(parse_err(
-                line,
-                ParseProblem::FinalTwice {
-                    state: state as i32,
-                },
-            ));
-        }
-        final_of[state] = Some(cost);
-    }
-    // bucket the arcs by (renumbered) source state, keeping their order
-    let mut counts = vec![0usize; num_states + 1];
-    for l in &arcs {
-        counts[renumber(l.arc.src) as usize + 1] += 1;
-    }
-    for i in 0..num_states {
-        counts[i + 1] += counts[i];
-    }
-    let mut order = vec![0usize; arcs.len()];
-    let mut fill = counts.clone();
-    for (i, l) in arcs.iter().enumerate() {
-        let s = renumber(l.arc.src) as usize;
-        order[fill[s]] = i;
-        fill[s] += 1;
-    }
-    let mut out = empty_parsed(format);
-    out.num_states = num_states;
-    let num_aux = format.aux_label_names.len();
-    let num_ragged = format.ragged_label_names.len();
-    for state in 0..num_states {
-        for &i in &order[counts[state]..counts[state + 1]] {
-            let a = &arcs[i].arc;
-            out.arcs.push(Arc::new(
-                state as i32,
-                renumber(a.dest),
-                a.label,
-                negate(a.weight),
-            ));
-            for (column, value) in out.aux.iter_mut().zip(&a.aux) {
-                column.push(*value);
-            }
-            push_ragged(&mut out.ragged, a.ragged.clone());
-        }
-        if let Some(cost) = final_of[state] {
-            out.arcs
-                .push(Arc::new(state as i32, super_final, -1, negate(cost)));
-            for column in out.aux.iter_mut() {
-                column.push(-1);
-            }
-            push_ragged(&mut out.ragged, vec![Vec::new(); num_ragged]);
-        }
-    }
-    debug_assert_eq!(out.aux.len(), num_aux);
-    Ok(out)
 }
 
 /// Per-arc label columns handed to the writers.
@@ -555,7 +332,7 @@ pub(crate) struct Columns<'a> {
     pub(crate) ragged: Vec<(&'a [i32], &'a [i32])>,
 }
 
-fn write_labels(out: &mut String, cols: &Columns<'_>, arc_idx: usize) {
+pub(super) fn write_labels(out: &mut String, cols: &Columns<'_>, arc_idx: usize) {
     for column in &cols.aux {
         let _ = write!(out, " {}", column[arc_idx]);
     }
@@ -572,93 +349,6 @@ fn write_labels(out: &mut String, cols: &Columns<'_>, arc_idx: usize) {
         }
         out.push(']');
     }
-}
-
-/// Writes k2 text: one line per arc, then the final state; `""` for an empty FSA.
-pub(crate) fn write_k2(view: FsaView<'_>, cols: &Columns<'_>) -> String {
-    let mut out = String::new();
-    let Some(final_state) = view.final_state() else {
-        return out;
-    };
-    for (arc_idx, arc) in view.arcs.iter().enumerate() {
-        let _ = write!(out, "{} {} {}", arc.src_state, arc.dest_state, arc.label);
-        write_labels(&mut out, cols, arc_idx);
-        let _ = writeln!(out, " {}", arc.score);
-    }
-    let _ = writeln!(out, "{final_state}");
-    out
-}
-
-/// Writes OpenFst text: per state its arcs, then its final line if it has a `-1` arc.
-pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<String, Error> {
-    let mut out = String::new();
-    let Some(final_state) = view.final_state() else {
-        return Ok(out);
-    };
-    let final_state = final_state as i32;
-    if !view.state_arcs(final_state as usize).is_empty() {
-        return Err(Error::NotOpenFstExpressible {
-            state: final_state,
-            reason: "the final state has leaving arcs",
-        });
-    }
-    // states no arc line mentions are written as non-final (cost Infinity) so they survive
-    let mut mentioned = vec![false; final_state as usize + 1];
-    for arc in view.arcs {
-        if arc.label != -1 {
-            mentioned[arc.src_state as usize] = true;
-            mentioned[arc.dest_state as usize] = true;
-        }
-    }
-    for (state, &is_mentioned) in mentioned.iter().enumerate().take(final_state as usize) {
-        let mut final_line = None;
-        for arc_idx in view.arc_range(state) {
-            let arc = view.arcs[arc_idx];
-            let into_final = arc.dest_state == final_state;
-            if into_final != (arc.label == -1) {
-                return Err(Error::NotOpenFstExpressible {
-                    state: state as i32,
-                    reason: "label -1 must be exactly on the arcs entering the final state",
-                });
-            }
-            if into_final {
-                if final_line.is_some() {
-                    return Err(Error::NotOpenFstExpressible {
-                        state: state as i32,
-                        reason: "more than one arc enters the final state from this state",
-                    });
-                }
-                if cols.aux.iter().any(|c| c[arc_idx] != -1) {
-                    return Err(Error::NotOpenFstExpressible {
-                        state: state as i32,
-                        reason: "an arc entering the final state has an aux label other than -1",
-                    });
-                }
-                final_line = Some(negate(arc.score));
-                continue;
-            }
-            let _ = write!(out, "{} {} {}", arc.src_state, arc.dest_state, arc.label);
-            write_labels(&mut out, cols, arc_idx);
-            let cost = negate(arc.score);
-            if cost != 0.0 {
-                let _ = write!(out, " {cost}");
-            }
-            out.push('\n');
-        }
-        match final_line {
-            Some(cost) if cost != 0.0 => {
-                let _ = writeln!(out, "{state} {cost}");
-            }
-            Some(_) => {
-                let _ = writeln!(out, "{state}");
-            }
-            None if !is_mentioned => {
-                let _ = writeln!(out, "{state} Infinity");
-            }
-            None => {}
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
