@@ -135,6 +135,13 @@ pub enum Error {
         /// The length of `row`.
         got: usize,
     },
+    /// A list that an operation may only drop when empty was not empty.
+    NonEmptyListRemoved {
+        /// The list's index on axis 0.
+        index: usize,
+        /// Its size.
+        size: usize,
+    },
     /// An argument outside its allowed range.
     InvalidArgument {
         /// The argument.
@@ -240,6 +247,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "axis {axis} is not regular: row {row} has length {got}, row 0 has {expected}"
+            ),
+            Error::NonEmptyListRemoved { index, size } => write!(
+                f,
+                "list {index} would be removed but has {size} items; only empty lists may be"
             ),
             Error::InvalidArgument { what, value } => {
                 write!(f, "invalid {what}: {value}")

@@ -397,9 +397,9 @@ impl RaggedShape {
             });
         }
         if let Some(i) = (0..self.dim0()).find(|&i| !renumbering.keep()[i] && top[i + 1] > top[i]) {
-            return Err(Error::InvalidArgument {
-                what: "renumber_axis0_simple: removed list is not empty; its index",
-                value: i as i64,
+            return Err(Error::NonEmptyListRemoved {
+                index: i,
+                size: (top[i + 1] - top[i]) as usize,
             });
         }
         Ok(self.index_axis(0, renumbering.new2old())?.0)
