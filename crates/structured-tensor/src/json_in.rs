@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::array::Array;
@@ -26,7 +27,7 @@ enum View<'a, N: Node> {
 }
 
 /// A JSON tree ingestion can read: `serde_json::Value` or the text reader's `TNode`.
-trait Node: Sized {
+trait Node: Sized + Sync {
     /// The object type.
     type Dict: ?Sized;
     fn view(&self) -> View<'_, Self>;
@@ -96,6 +97,9 @@ impl<'t> Node for TNode<'t> {
     }
 }
 
+/// Lists of at least this many structs convert their columns in parallel.
+const PARALLEL_STRUCTS: usize = 4096;
+
 /// The deepest nesting of lists and objects along one path that ingestion accepts (its
 /// walks recurse, and this keeps them far from the end of a thread's stack).
 const MAX_NESTING: usize = 1000;
@@ -141,7 +145,7 @@ impl StructuredTensor {
     /// lists is a struct array with no fields of that shape. Every invalid input is an
     /// `Error`, never a panic.
     pub fn from_json(value: &Value) -> Result<StructuredTensor, Error> {
-        from_root(value)
+        from_root(value, true)
     }
 
     /// Builds a struct array from JSON text: the same rules and result as
@@ -150,7 +154,7 @@ impl StructuredTensor {
     /// `serde_json`, whose messages report syntax errors).
     pub fn from_json_str(text: &str) -> Result<StructuredTensor, Error> {
         if let Ok(root) = crate::text::parse(text) {
-            return from_root(&root);
+            return from_root(&root, true);
         }
         let value: Value = serde_json::from_str(text).map_err(|e| Error::Json {
             message: e.to_string(),
@@ -183,10 +187,10 @@ impl Array {
 }
 
 /// A struct array from a document's root.
-fn from_root<N: Node>(value: &N) -> Result<StructuredTensor, Error> {
+fn from_root<N: Node>(value: &N, par: bool) -> Result<StructuredTensor, Error> {
     let path = FieldPath::root();
     match value.view() {
-        View::Dict(map) => from_dict::<N>(map, &path),
+        View::Dict(map) => from_dict::<N>(map, &path, par),
         View::List(items) => {
             let nested = Nested {
                 nrows: items.len(),
@@ -194,7 +198,7 @@ fn from_root<N: Node>(value: &N) -> Result<StructuredTensor, Error> {
                 leaves: items.iter().collect(),
             };
             match scan_nested(&nested, &path)?.dict_depth {
-                Some(rank) => from_list_of_dicts(nested, rank, &path),
+                Some(rank) => from_list_of_dicts(nested, rank, &path, par),
                 None => from_empty_lists(nested),
             }
         }
@@ -203,9 +207,9 @@ fn from_root<N: Node>(value: &N) -> Result<StructuredTensor, Error> {
 }
 
 /// A field value from JSON.
-fn convert_value<N: Node>(value: &N, path: &FieldPath) -> Result<FieldValue, Error> {
+fn convert_value<N: Node>(value: &N, path: &FieldPath, par: bool) -> Result<FieldValue, Error> {
     match value.view() {
-        View::Dict(map) => Ok(FieldValue::Struct(from_dict::<N>(map, path)?)),
+        View::Dict(map) => Ok(FieldValue::Struct(from_dict::<N>(map, path, par)?)),
         View::List(items) => convert_nested(
             Nested {
                 nrows: items.len(),
@@ -213,6 +217,7 @@ fn convert_value<N: Node>(value: &N, path: &FieldPath) -> Result<FieldValue, Err
                 leaves: items.iter().collect(),
             },
             path,
+            par,
         ),
         _ => to_scalar(value)
             .map(|s| FieldValue::Array(Array::scalar(s)))
@@ -228,14 +233,18 @@ fn parse_error(path: &FieldPath, source: Error) -> Error {
 }
 
 /// A rank-0 struct from a JSON object.
-fn from_dict<N: Node>(map: &N::Dict, path: &FieldPath) -> Result<StructuredTensor, Error> {
+fn from_dict<N: Node>(
+    map: &N::Dict,
+    path: &FieldPath,
+    par: bool,
+) -> Result<StructuredTensor, Error> {
     if path.len() > MAX_NESTING {
         return Err(too_deep(path));
     }
     let mut fields = BTreeMap::new();
     for (key, value) in N::dict_entries(map) {
         let child = path.child(key);
-        fields.insert(key.to_string(), convert_value(value, &child)?);
+        fields.insert(key.to_string(), convert_value(value, &child, par)?);
     }
     if let Some(bad) = fields.keys().find(|k| !is_valid_field_name(k)) {
         return Err(Error::InvalidFieldName {
@@ -252,10 +261,16 @@ fn from_dict<N: Node>(map: &N::Dict, path: &FieldPath) -> Result<StructuredTenso
 }
 
 /// A nested list: a struct array when it holds dicts, else a leaf array.
-fn convert_nested<N: Node>(nested: Nested<'_, N>, path: &FieldPath) -> Result<FieldValue, Error> {
+fn convert_nested<N: Node>(
+    nested: Nested<'_, N>,
+    path: &FieldPath,
+    par: bool,
+) -> Result<FieldValue, Error> {
     let scan = scan_nested(&nested, path)?;
     match scan.dict_depth {
-        Some(rank) => Ok(FieldValue::Struct(from_list_of_dicts(nested, rank, path)?)),
+        Some(rank) => Ok(FieldValue::Struct(from_list_of_dicts(
+            nested, rank, path, par,
+        )?)),
         None => ragged_constant(nested, scan)
             .map(FieldValue::Array)
             .map_err(|e| parse_error(path, e)),
@@ -371,6 +386,7 @@ fn from_list_of_dicts<N: Node>(
     nested: Nested<'_, N>,
     rank: usize,
     path: &FieldPath,
+    par: bool,
 ) -> Result<StructuredTensor, Error> {
     let Nested {
         nrows,
@@ -385,18 +401,34 @@ fn from_list_of_dicts<N: Node>(
         depth += 1;
     }
     let columns = split_columns(&leaves, rank, path)?;
+    let convert = |(key, column): (&str, Vec<&N>)| {
+        let nested = Nested {
+            nrows,
+            parts: parts.clone(),
+            leaves: column,
+        };
+        convert_nested(nested, &path.child(key), par).map(|v| (key.to_string(), v))
+    };
+    let converted: Vec<Result<(String, FieldValue), Error>> =
+        if par && leaves.len() >= PARALLEL_STRUCTS && columns.len() > 1 {
+            columns.into_par_iter().map(convert).collect()
+        } else {
+            let mut out = Vec::with_capacity(columns.len());
+            for column in columns {
+                let done = convert(column);
+                let failed = done.is_err();
+                out.push(done);
+                if failed {
+                    break;
+                }
+            }
+            out
+        };
+    // The first error in key order, as the sequential walk reports it.
     let mut fields = BTreeMap::new();
-    for (key, column) in columns {
-        let child = path.child(key);
-        let value = convert_nested(
-            Nested {
-                nrows,
-                parts: parts.clone(),
-                leaves: column,
-            },
-            &child,
-        )?;
-        fields.insert(key.to_string(), value);
+    for result in converted {
+        let (key, value) = result?;
+        fields.insert(key, value);
     }
     if let Some(bad) = fields.keys().find(|k| !is_valid_field_name(k)) {
         return Err(parse_error(
@@ -610,4 +642,35 @@ fn ragged_constant<N: Node>(nested: Nested<'_, N>, scan: Scan) -> Result<Array, 
         parts,
         Arc::new(values),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parallel_and_sequential_columns_agree() {
+        let records: Vec<Value> = (0..6000)
+            .map(|i| {
+                json!({"a": i, "b": [i, i + 1], "c": {"d": format!("s{i}"), "e": [[i]]}, "f": i as f64 / 4.0})
+            })
+            .collect();
+        let v = Value::Array(records);
+        let parallel = from_root(&v, true).unwrap();
+        let sequential = from_root(&v, false).unwrap();
+        assert_eq!(parallel, sequential);
+        assert_eq!(parallel.to_json(), v);
+        // Errors: the first one in key order, whichever path runs.
+        let mut bad: Vec<Value> = (0..6000).map(|i| json!({"a": i, "b": i, "c": i})).collect();
+        bad[5000] = json!({"a": "x", "b": i64::MAX, "c": null});
+        let bad = Value::Array(bad);
+        let e1 = from_root(&bad, true).unwrap_err();
+        let e2 = from_root(&bad, false).unwrap_err();
+        assert_eq!(e1, e2);
+        assert!(
+            e1.to_string().starts_with("Error parsing path ('a',)"),
+            "{e1}"
+        );
+    }
 }
