@@ -54,6 +54,20 @@ pub enum Error {
         /// What was wrong with it.
         reason: &'static str,
     },
+    /// Reading or writing failed.
+    Io {
+        /// The I/O error's kind.
+        kind: std::io::ErrorKind,
+        /// Its message.
+        message: String,
+    },
+    /// Kaldi binary data with an unexpected token or header byte.
+    Format {
+        /// What was expected.
+        expected: &'static str,
+        /// What was found.
+        found: String,
+    },
     /// A buffer too short for the view asked of it.
     BufferTooShort {
         /// Elements the view needs.
@@ -137,6 +151,8 @@ impl fmt::Display for Error {
                 token,
                 reason,
             } => write!(f, "line {line}: `{token}`: {reason}"),
+            Error::Io { kind, message } => write!(f, "I/O error ({kind:?}): {message}"),
+            Error::Format { expected, found } => write!(f, "expected {expected}, found `{found}`"),
             Error::BufferTooShort { needed, len } => {
                 write!(
                     f,

@@ -43,6 +43,7 @@ mod decomp;
 mod error;
 mod exp;
 mod interop;
+mod io;
 mod kernels;
 mod matrix;
 mod matrix_ops;
