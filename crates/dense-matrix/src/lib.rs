@@ -14,6 +14,9 @@
 //! - [`Trans`]: Kaldi's `kNoTrans` / `kTrans` flag; [`ResizeType`], [`StrideType`].
 //! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
+//! - Interop: zero-copy `ndarray` views (`as_array`, `MatrixView::from_array`), the `approx`
+//!   traits, and Kaldi's binary and text `Write`/`Read` (`write_kaldi`, `read_kaldi`,
+//!   `Display`, `FromStr`).
 //!
 //! ```
 //! use dense_matrix::{Matrix, Trans, Vector};
