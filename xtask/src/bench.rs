@@ -32,6 +32,9 @@ const PEER_PACKAGES: &[&str] = &[
     "kaldi-native-io",
 ];
 
+/// Variables that pin OpenBLAS's kernel choice, removed from the peers' environment.
+const OPENBLAS_FORCING: [&str; 2] = ["OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"];
+
 /// k2 exists on the registry only as 1.23.2 (with torch 1.12.1) for Python 3.9.
 const K2_PACKAGES: &[&str] = &["k2==1.23.2", "numpy<2"];
 
@@ -343,6 +346,11 @@ fn run_peers(options: &Options) -> Result<(Vec<Measurement>, Vec<String>), Failu
         println!("xtask: peer {name}");
         let mut command = Command::new(venv_python(venv));
         command.arg(&script).current_dir(root());
+        // Some machines force an OpenBLAS core type for the system library's sake; the
+        // peers' own newer OpenBLAS picks its best kernel by itself, so they run without.
+        for key in OPENBLAS_FORCING {
+            command.env_remove(key);
+        }
         if options.quick {
             command.env(QUICK_ENV, "1");
         }
@@ -415,6 +423,15 @@ fn machine_facts(options: &Options) -> Vec<(String, String)> {
                  default (RAYON_NUM_THREADS={}) and OpenBLAS's (OPENBLAS_NUM_THREADS={})",
                 env_or("RAYON_NUM_THREADS", "unset: all cores"),
                 env_or("OPENBLAS_NUM_THREADS", "unset: all cores")
+            ),
+        ),
+        (
+            "OpenBLAS kernel".into(),
+            format!(
+                "ours: system OpenBLAS with OPENBLAS_CORETYPE={}; the Python peers run with \
+                 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed so their bundled OpenBLAS picks \
+                 its own kernel",
+                env_or("OPENBLAS_CORETYPE", "unset")
             ),
         ),
         ("rustc".into(), command_line("rustc", &["--version"])),
