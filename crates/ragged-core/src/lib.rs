@@ -55,6 +55,7 @@ pub use build::{
 };
 pub use error::Error;
 pub use ops::indexing::{get_counts_partitioned, get_transpose_reordering};
+pub use ops::more::get_offsets;
 pub use ops::values::{log_add, PadMode, PadSide, Real, Reduced, UniqueSequences};
 pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};
 pub use ragged::{Ragged, RaggedView};
