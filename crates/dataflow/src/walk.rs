@@ -127,6 +127,11 @@ fn band_state<A: Source, St, F: Fn(&mut St, A::Elem)>(
     let extent = a.extent();
     let (_, ncols) = extent.rows_cols();
     for row in rows {
+        // SAFETY: bands are clipped to the extent.
+        if let Some(span) = unsafe { a.span_slice(ncols, row, cols.clone()) } {
+            span.iter().for_each(|&v| f(&mut st, v));
+            continue;
+        }
         for col in cols.clone() {
             // SAFETY: bands are clipped to the extent.
             f(&mut st, unsafe {

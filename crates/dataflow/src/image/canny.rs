@@ -202,6 +202,19 @@ impl<G: Source<Shape = Dim2, Elem = [i16; 2]>> Source for Suppress<G> {
             while c < cols.end {
                 let n = CH.min(cols.end - c);
                 // mags[slot][k] is the magnitude at column c - 1 + k of row row - 1 + slot.
+                // The middle row first: a chunk with nothing above `low` is all NONE.
+                let here = self
+                    .grad
+                    .span_slice(ncols, row, c..c + n)
+                    .expect("explicit gradient");
+                let any_above = here.iter().fold(false, |any, &g| {
+                    any | (magnitude(g, self.norm) as i64 > self.low)
+                });
+                if !any_above {
+                    std::ptr::write_bytes(out.add(c - cols.start), NONE, n);
+                    c += n;
+                    continue;
+                }
                 for (slot, buf) in mags.iter_mut().enumerate() {
                     buf[..n + 2].fill(0);
                     let r = row as isize + slot as isize - 1;
@@ -219,10 +232,6 @@ impl<G: Source<Shape = Dim2, Elem = [i16; 2]>> Source for Suppress<G> {
                         buf[off + k] = magnitude(g, self.norm);
                     }
                 }
-                let here = self
-                    .grad
-                    .span_slice(ncols, row, c..c + n)
-                    .expect("explicit gradient");
                 for (k, &g) in here.iter().enumerate() {
                     let j = k + 1;
                     let mag_at =

@@ -9,27 +9,18 @@ use crate::walk::walk_p;
 
 /// Counts of each grey level (`cv2.calcHist([img], [0], None, [256], [0, 256])`).
 pub fn histogram<A: Source<Elem = u8>>(a: &A, threads: Threads) -> [u64; 256] {
-    // Per band: u32 counts split over 4 interleaved tables, so consecutive equal pixels do
-    // not wait on one another's increments; joined by adding.
-    let tables = walk_p(
+    // Per band: one table of u64 counts; joined by adding.
+    let table = walk_p(
         a,
         threads,
-        || (Box::new([[0u32; 256]; 4]), 0usize),
-        |(t, k), v| {
-            t[*k & 3][v as usize] += 1;
-            *k += 1;
+        || Box::new([0u64; 256]),
+        |t, v| t[v as usize] += 1,
+        |mut x, y| {
+            x.iter_mut().zip(y.iter()).for_each(|(p, q)| *p += q);
+            x
         },
-        |(mut x, kx), (y, _)| {
-            for (xt, yt) in x.iter_mut().zip(y.iter()) {
-                for (p, q) in xt.iter_mut().zip(yt) {
-                    *p += q;
-                }
-            }
-            (x, kx)
-        },
-    )
-    .0;
-    std::array::from_fn(|bin| tables.iter().map(|t| t[bin] as u64).sum())
+    );
+    *table
 }
 
 /// The look-up table of `cv2.equalizeHist` for a histogram: levels below the first used
