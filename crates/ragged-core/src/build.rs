@@ -274,6 +274,38 @@ pub fn random_ragged_shape(
     Ok(RaggedShape::from_layers_unchecked(layers))
 }
 
+/// A random ragged array of `i32` in `min_value..=max_value` on a [`random_ragged_shape`]
+/// (k2's `RandomRagged<int32_t>`).
+pub fn random_ragged(
+    rng: &mut ShapeRng,
+    min_value: i32,
+    max_value: i32,
+    min_num_axes: usize,
+    max_num_axes: usize,
+    min_num_elements: usize,
+    max_num_elements: usize,
+) -> Result<crate::Ragged<i32>, Error> {
+    if max_value < min_value {
+        return Err(Error::InvalidArgument {
+            what: "value range; max_value",
+            value: max_value as i64,
+        });
+    }
+    let shape = random_ragged_shape(
+        rng,
+        false,
+        min_num_axes,
+        max_num_axes,
+        min_num_elements,
+        max_num_elements,
+    )?;
+    let span = (max_value as i64 - min_value as i64 + 1) as u64;
+    let values = (0..shape.num_elements())
+        .map(|_| (min_value as i64 + (rng.next_u64() % span) as i64) as i32)
+        .collect();
+    crate::Ragged::new(shape, values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,6 +388,17 @@ mod tests {
         let e = empty_ragged_shape(3).unwrap();
         assert_eq!((e.num_axes(), e.dim0(), e.num_elements()), (3, 0, 0));
         assert_eq!(e.to_string(), "[ ]");
+    }
+
+    #[test]
+    fn random_ragged_values_in_range() {
+        let mut rng = ShapeRng::new(9);
+        for _ in 0..20 {
+            let r = random_ragged(&mut rng, -3, 4, 2, 3, 0, 50).unwrap();
+            assert!(r.values().iter().all(|v| (-3..=4).contains(v)));
+            r.shape().validate().unwrap();
+        }
+        assert!(random_ragged(&mut rng, 2, 1, 2, 2, 0, 1).is_err());
     }
 
     #[test]

@@ -50,7 +50,7 @@ mod text;
 
 pub use build::{
     compose_ragged_shapes, compose_ragged_shapes3, decompose_ragged_shape, empty_ragged_shape,
-    get_layer, ragged_shape2, ragged_shape3, ragged_shape4, random_ragged_shape,
+    get_layer, ragged_shape2, ragged_shape3, ragged_shape4, random_ragged, random_ragged_shape,
     regular_ragged_shape, trivial_shape, ShapeRng,
 };
 pub use error::Error;

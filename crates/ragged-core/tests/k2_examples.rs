@@ -400,3 +400,12 @@ fn k2_get_counts_partitioned() {
     let bad = ragged("[ [ 3 ] [ ] [ ] ]");
     assert!(ragged_core::get_counts_partitioned(&bad, &ans_shape).is_err());
 }
+
+#[test]
+fn k2_index_array_by_ragged_with_default() {
+    let idx = ragged("[ [ 2 -1 ] [ ] [ 0 ] ]");
+    let out = Ragged::from_index_or(&[10, 11, 12], &idx, 99).unwrap();
+    assert_eq!(out.to_string(), "[ [ 12 99 ] [ ] [ 10 ] ]");
+    assert!(Ragged::from_index(&[10, 11, 12], &idx).is_err());
+    assert!(Ragged::from_index_or(&[10], &idx, 0).is_err());
+}

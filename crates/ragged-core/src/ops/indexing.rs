@@ -173,6 +173,42 @@ impl<T: Clone + Send + Sync> Ragged<T> {
         ))
     }
 
+    /// `src[indexes]` with the shape of `indexes`, where an index of `-1` gives `default_value`
+    /// (k2's `Index(src, indexes, default_value)`).
+    pub fn from_index_or(
+        src: &[T],
+        indexes: &Ragged<i32>,
+        default_value: T,
+    ) -> Result<Ragged<T>, Error> {
+        if let Some(p) = indexes
+            .values()
+            .iter()
+            .position(|&i| i < -1 || i as i64 >= src.len() as i64)
+        {
+            return Err(Error::IndexOutOfRange {
+                what: "from_index_or",
+                position: p,
+                index: indexes.values()[p] as i64,
+                size: src.len(),
+            });
+        }
+        let values = indexes
+            .values()
+            .iter()
+            .map(|&i| {
+                if i < 0 {
+                    default_value.clone()
+                } else {
+                    src[i as usize].clone()
+                }
+            })
+            .collect();
+        Ok(Ragged::from_parts_unchecked(
+            indexes.shape().clone(),
+            values,
+        ))
+    }
+
     /// The first `n` items of axis 0 (k2's `Prefix`); the shape is shared, the values copied.
     #[track_caller]
     pub fn prefix(&self, n: usize) -> Ragged<T> {
