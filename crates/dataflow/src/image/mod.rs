@@ -5,9 +5,9 @@
 //! - grey: `rgb => map(cvtColor fixed-point weights) |> grey`
 //! - histogram: `grey => walk_p(mutate bins, join by adding tables)`
 //! - equalise: `grey => histogram => lut(cumulative * 255 / (n - first)) ; grey => map(lut) |> out`
-//! - blur: `grey => convolve_rows(gauss) |> tmp => convolve_cols(gauss) => map(round) |> out`
+//! - blur: `grey => convolve_separable(rows in u16, ring of N rows, cols in exact f32) => round |> out`
 //! - gradient: `grey => convolve2(sobel dx), convolve2(sobel dy) => zip_with(magnitude) |> mag`
-//! - canny: `grey => sobel dx, dy |> planes => nms |> map => hysteresis(bands, fix-up) => edges`
+//! - canny: `grey => zip(sobel dx, sobel dy) |> [dx, dy] => suppress |> map => hysteresis(bands, fix-up) => edges`
 
 mod blur;
 mod canny;
