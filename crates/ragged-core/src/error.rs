@@ -135,6 +135,13 @@ pub enum Error {
         /// The length of `row`.
         got: usize,
     },
+    /// A layer that must be the same in every source differs in one.
+    LayersDiffer {
+        /// The layer (index into `layers()`).
+        layer: usize,
+        /// The first source whose layer differs from source 0's.
+        src: usize,
+    },
     /// A list that an operation may only drop when empty was not empty.
     NonEmptyListRemoved {
         /// The list's index on axis 0.
@@ -248,6 +255,9 @@ impl fmt::Display for Error {
                 f,
                 "axis {axis} is not regular: row {row} has length {got}, row 0 has {expected}"
             ),
+            Error::LayersDiffer { layer, src } => {
+                write!(f, "layer {layer} of source {src} differs from source 0's")
+            }
             Error::NonEmptyListRemoved { index, size } => write!(
                 f,
                 "list {index} would be removed but has {size} items; only empty lists may be"

@@ -55,6 +55,10 @@ pub use build::{
 };
 pub use error::Error;
 pub use ops::indexing::{get_counts_partitioned, get_transpose_reordering};
+pub use ops::layers::{
+    append_ragged_layer, check_layer_equal, intersperse_ragged_layer, merge_ragged_layer,
+    subsample_ragged_layer,
+};
 pub use ops::more::get_offsets;
 pub use ops::values::{log_add, PadMode, PadSide, Real, Reduced, UniqueSequences};
 pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};

@@ -3,6 +3,7 @@
 pub mod cat;
 mod gather;
 pub mod indexing;
+pub mod layers;
 pub mod more;
 pub mod prune;
 pub mod reduce;
