@@ -499,6 +499,10 @@ impl FsaVec {
         (FsaVec { arcs, attrs }, arc_map)
     }
 
+    pub(crate) fn from_parts_unchecked(arcs: Ragged<Arc>, attrs: Attrs) -> Self {
+        Self { arcs, attrs }
+    }
+
     /// The arcs as a 3-axis ragged array `[fsa][state][arc]`.
     pub fn arcs(&self) -> &Ragged<Arc> {
         &self.arcs

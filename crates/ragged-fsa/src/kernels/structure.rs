@@ -14,22 +14,38 @@ fn packed_key(arc: &Arc) -> u64 {
 /// Sorts the arcs of every state by k2's order (label as `u32`, then dest); stable.
 pub(crate) fn arc_sort(view: FsaView<'_>) -> Built {
     let mut out = Built::copy_of(view);
+    let splits: Vec<i32> = out.splits.clone();
+    arc_sort_in_place(&splits, &mut out.arcs, &mut out.arc_map);
+    out
+}
+
+/// Sorts, in place, the arcs of the states whose arcs `splits` delimits (offsets relative to
+/// `arcs[0]` after subtracting `splits[0]`), permuting `arc_map` along; stable.
+pub(crate) fn arc_sort_in_place(splits: &[i32], arcs: &mut [Arc], arc_map: &mut [i32]) {
+    let base = splits[0];
     let mut keyed: Vec<(u64, u32)> = Vec::new();
-    for state in 0..view.num_states() {
-        let range = view.arc_range(state);
-        let arcs = &view.arcs[range.clone()];
-        keyed.clear();
+    let mut saved_arcs: Vec<Arc> = Vec::new();
+    let mut saved_map: Vec<i32> = Vec::new();
+    for w in splits.windows(2) {
+        let range = (w[0] - base) as usize..(w[1] - base) as usize;
+        let state_arcs = &mut arcs[range.clone()];
         let mut sorted = true;
-        let mut previous = 0u64;
-        for (i, arc) in arcs.iter().enumerate() {
-            let key = packed_key(arc);
-            sorted &= key >= previous;
-            previous = key;
-            keyed.push((key, i as u32));
+        for pair in state_arcs.windows(2) {
+            if packed_key(&pair[1]) < packed_key(&pair[0]) {
+                sorted = false;
+                break;
+            }
         }
         if sorted {
             continue;
         }
+        keyed.clear();
+        keyed.extend(
+            state_arcs
+                .iter()
+                .enumerate()
+                .map(|(i, arc)| (packed_key(arc), i as u32)),
+        );
         if keyed.len() <= 16 {
             // insertion sort: stable and quickest for the few arcs of a typical state
             for j in 1..keyed.len() {
@@ -44,12 +60,15 @@ pub(crate) fn arc_sort(view: FsaView<'_>) -> Built {
         } else {
             keyed.sort_by_key(|&(key, _)| key);
         }
+        saved_arcs.clear();
+        saved_arcs.extend_from_slice(state_arcs);
+        saved_map.clear();
+        saved_map.extend_from_slice(&arc_map[range.clone()]);
         for (k, &(_, i)) in keyed.iter().enumerate() {
-            out.arcs[range.start + k] = arcs[i as usize];
-            out.arc_map[range.start + k] = (range.start + i as usize) as i32;
+            state_arcs[k] = saved_arcs[i as usize];
+            arc_map[range.start + k] = saved_map[i as usize];
         }
     }
-    out
 }
 
 /// Whether every state's arcs are in k2's order.
