@@ -637,6 +637,14 @@ proptest! {
         for (k, &m) in arc_map.iter().enumerate() {
             prop_assert_eq!(out.arcs().values()[k], fsa.arcs().values()[m as usize]);
         }
+        // the FsaVec path (sorting in place) agrees, with arc maps shifted per FSA
+        let (v, v_map) = create_fsa_vec(&[fsa.clone(), fsa.clone()]).arc_sort();
+        prop_assert_eq!(v.get(0), out.clone());
+        prop_assert_eq!(v.get(1), out);
+        let n = fsa.num_arcs() as i32;
+        let shifted: Vec<i32> = arc_map.iter().map(|m| m + n).collect();
+        prop_assert_eq!(&v_map[..n as usize], &arc_map[..]);
+        prop_assert_eq!(&v_map[n as usize..], &shifted[..]);
     }
 
     #[test]
