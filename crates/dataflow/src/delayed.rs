@@ -6,7 +6,10 @@ use crate::error::{index_out_of_bounds, Error};
 use crate::shape::{Dim1, Dim2, Dim3, Shape};
 use std::ops::Range;
 
-use crate::source::{fill_span_by_elements, map_span, zip_span, Source};
+use crate::explicit::Array;
+use crate::source::{
+    fill_span_by_elements, map_span, zip_span, SliceWriter, Source, Target, Writer,
+};
 
 /// A delayed array: an extent and a function from index to element.
 #[derive(Clone, Copy, Debug)]
@@ -674,6 +677,46 @@ impl<A: Source, const N: usize> Source for Separate<A, N> {
     }
 }
 
+/// The writer of a [`Separate`] target: one element's components go to the `N` arrays.
+#[derive(Debug)]
+pub struct SeparateWriter<'w, T, const N: usize> {
+    parts: [SliceWriter<'w, T>; N],
+}
+
+// SAFETY: each component write goes to its own array at the same position, so distinct
+// positions written concurrently stay distinct in every part.
+unsafe impl<T: Copy + Send, const N: usize> Writer<[T; N]> for SeparateWriter<'_, T, N> {
+    #[inline(always)]
+    unsafe fn write(&self, i: usize, row: usize, col: usize, v: [T; N]) {
+        for (part, c) in self.parts.iter().zip(v) {
+            // SAFETY: forwarded contract; every part has the same extent.
+            unsafe { part.write(i, row, col, c) };
+        }
+    }
+}
+
+/// Separate component arrays as a load target (Yarr's `SE` target): one pass over an
+/// array of vectors writes every component plane.
+impl<T: Copy + Send + Sync, S: Shape, const N: usize> Target for Separate<Array<T, S>, N> {
+    type Elem = [T; N];
+    type Shape = S;
+    type Writer<'w>
+        = SeparateWriter<'w, T, N>
+    where
+        Self: 'w;
+    fn extent(&self) -> S {
+        self.parts[0].extent()
+    }
+    fn writer(&mut self) -> SeparateWriter<'_, T, N> {
+        let mut it = self.parts.iter_mut();
+        SeparateWriter {
+            parts: std::array::from_fn(|_| {
+                SliceWriter::new(it.next().expect("N parts").as_mut_slice())
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -721,6 +764,18 @@ mod tests {
         );
         let sep = Separate::new([r, g, b]).unwrap();
         assert_eq!(sep.index(Dim1(1)), [4, 5, 6]);
+        let mut planes = Separate::new([(); 3].map(|_| Array::filled(Dim1(2), 0u8))).unwrap();
+        crate::load::load(
+            &v,
+            &mut planes,
+            crate::load::Plain,
+            crate::load::Threads::Seq,
+        );
+        let [pr, pg, pb] = planes.into_parts();
+        assert_eq!(
+            (pr.as_slice(), pg.as_slice(), pb.as_slice()),
+            (&[1, 4][..], &[2, 5][..], &[3, 6][..])
+        );
         let xs = [1, 2, 3];
         let ys = [10, 20];
         let x = View::new(Dim1(3), &xs[..]).unwrap();

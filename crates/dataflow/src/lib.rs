@@ -56,7 +56,8 @@ pub use convolve::{
 };
 pub use delayed::{
     cart_product2, cart_product3, from_fn, slices, CartProduct2, CartProduct3, Checked,
-    ComponentSlice, Delayed, IMap, IZip, Map, Separate, SourceExt, Traverse, ZipWith, ZipWith3,
+    ComponentSlice, Delayed, IMap, IZip, Map, Separate, SeparateWriter, SourceExt, Traverse,
+    ZipWith, ZipWith3,
 };
 pub use error::Error;
 pub use explicit::{Array, View, ViewMut};

@@ -8,7 +8,7 @@ use crate::convolve::{Border, Stencil1};
 use crate::delayed::Separate;
 use crate::error::Error;
 use crate::explicit::Array;
-use crate::load::{compute_slices, compute_with, Plain, Threads};
+use crate::load::{compute_with, load, Plain, Threads};
 use crate::separable::convolve_separable;
 use crate::shape::Dim2;
 use crate::source::Source;
@@ -134,7 +134,9 @@ pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]>
     let per = Threads::Fixed(threads.count().div_ceil(3));
     // Split the channels into separate planes first (Yarr's component-wise load), so each
     // plane is contiguous memory the row pass reads directly.
-    let planes = compute_slices(&a, Plain, threads);
+    let extent = a.extent();
+    let mut planes = Separate::new([(); 3].map(|_| Array::filled(extent, 0u8)))?;
+    load(&a, &mut planes, Plain, threads);
     let channels = planes.parts();
     let blurred: Vec<Result<Array<u8, Dim2>, Error>> = if threads.count() > 1 {
         channels
