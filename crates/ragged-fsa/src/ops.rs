@@ -32,7 +32,13 @@ impl Fsa {
     /// Sorts the arcs of every state by label (as `u32`: epsilon first, `-1` last), then by
     /// destination (k2's `arc_sort`).
     pub fn arc_sort(&self) -> (Fsa, Vec<i32>) {
-        self.unary(structure::arc_sort)
+        let mut values = self.arcs().values().to_vec();
+        let mut arc_map: Vec<i32> = (0..values.len() as i32).collect();
+        let shape = self.arcs().shape();
+        structure::arc_sort_in_place(shape.row_splits(1), &mut values, &mut arc_map);
+        let arcs = ragged_core::Ragged::new(shape.clone(), values).expect("same shape");
+        let attrs = gather_all(self.attrs(), &arc_map);
+        (Fsa::from_parts_unchecked(arcs, attrs), arc_map)
     }
 
     /// Sorts the states topologically as k2's `top_sort` does (Kahn's algorithm in batches,

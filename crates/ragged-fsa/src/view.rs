@@ -82,6 +82,7 @@ impl Built {
     }
 
     /// A copy of the input as it is (identity arc map).
+    #[cfg(test)]
     pub(crate) fn copy_of(view: FsaView<'_>) -> Self {
         let base = view.splits[0];
         Self {

@@ -12,6 +12,7 @@ fn packed_key(arc: &Arc) -> u64 {
 }
 
 /// Sorts the arcs of every state by k2's order (label as `u32`, then dest); stable.
+#[cfg(test)]
 pub(crate) fn arc_sort(view: FsaView<'_>) -> Built {
     let mut out = Built::copy_of(view);
     let splits: Vec<i32> = out.splits.clone();
