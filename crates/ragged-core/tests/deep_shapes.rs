@@ -116,3 +116,50 @@ fn transposable_shapes_transpose_twice_to_themselves() {
         }
     }
 }
+
+#[test]
+fn reduce_axis_matches_grouping_by_coordinates() {
+    use ragged_core::Reduced;
+    use std::collections::BTreeMap;
+    for s in shapes() {
+        let n = s.num_elements();
+        let r = Ragged::new(s.clone(), (0..n as i64).map(|v| v * 3 + 1).collect()).unwrap();
+        let coords = all_coords(&s);
+        for axis in 0..s.num_axes() {
+            let mut groups: BTreeMap<Vec<usize>, i64> = BTreeMap::new();
+            for (offset, c) in coords.iter().enumerate() {
+                let mut key = c.clone();
+                key.remove(axis);
+                *groups.entry(key).or_insert(0) += r.values()[offset];
+            }
+            match r.sum_axis(axis, 0).unwrap() {
+                Reduced::Flat(v) => {
+                    // A 2-axis source: keys are single coordinates; unreached slots stay 0.
+                    for (key, total) in &groups {
+                        assert_eq!(v[key[0]], *total, "{s} axis {axis}");
+                    }
+                    if axis == 0 {
+                        assert_eq!(v.len(), groups.len());
+                    }
+                }
+                Reduced::Ragged(out) => {
+                    out.shape().validate().unwrap();
+                    for (key, total) in &groups {
+                        let off = out
+                            .shape()
+                            .offset_of(key)
+                            .unwrap_or_else(|| panic!("{s} axis {axis} key {key:?}"));
+                        assert_eq!(out.values()[off], *total, "{s} axis {axis}");
+                    }
+                    // Lists align at the left, so every result element has at least one source,
+                    // except the empty last-axis sublists a per-sublist reduction keeps.
+                    if axis + 1 < s.num_axes() {
+                        assert_eq!(out.num_elements(), groups.len(), "{s} axis {axis}");
+                    } else {
+                        assert!(out.num_elements() >= groups.len());
+                    }
+                }
+            }
+        }
+    }
+}
