@@ -69,15 +69,23 @@ pub fn gaussian_kernel(ksize: usize, sigma: f64) -> Result<Vec<f64>, Error> {
 }
 
 /// The kernel of [`gaussian_kernel`] as fixed-point taps with 8 fraction bits summing to
-/// exactly 256 (rounding residue put on the middle tap), as OpenCV's 8-bit path uses.
+/// exactly 256, as OpenCV's 8-bit path uses: each tap rounded down, then the missing units
+/// given one each to the taps with the largest remainders (ties to the lower index).
 pub fn gaussian_stencil<const N: usize>(sigma: f64) -> Result<Stencil1<u16, N>, Error> {
     let k = gaussian_kernel(N, sigma)?;
-    let mut taps: [i32; N] = std::array::from_fn(|i| (k[i] * 256.0).round() as i32);
-    let sum: i32 = taps.iter().sum();
-    taps[N / 2] += 256 - sum;
-    Ok(Stencil1 {
-        taps: taps.map(|t| t as u16),
-    })
+    let scaled: Vec<f64> = k.iter().map(|t| t * 256.0).collect();
+    let mut taps: [u16; N] = std::array::from_fn(|i| scaled[i].floor() as u16);
+    let missing = 256 - taps.iter().map(|&t| t as usize).sum::<usize>();
+    let mut order: Vec<usize> = (0..N).collect();
+    order.sort_by(|&i, &j| {
+        (scaled[j] - scaled[j].floor())
+            .total_cmp(&(scaled[i] - scaled[i].floor()))
+            .then(i.cmp(&j))
+    });
+    for &i in order.iter().cycle().take(missing) {
+        taps[i] += 1;
+    }
+    Ok(Stencil1 { taps })
 }
 
 fn wide_border(b: Border<u8>) -> Border<u16> {
@@ -190,6 +198,10 @@ mod tests {
             [16, 64, 96, 64, 16]
         );
         assert!(gaussian_kernel(4, 1.0).is_err());
+        // A wide, flat kernel: every tap about 2.5, the sum still exactly 256.
+        let wide = gaussian_stencil::<101>(1e6).unwrap().taps;
+        assert_eq!(wide.iter().map(|&t| t as u32).sum::<u32>(), 256);
+        assert!(wide.iter().all(|&t| t == 2 || t == 3), "{wide:?}");
     }
 
     /// Float model of a separable blur with reflect-101 borders.
