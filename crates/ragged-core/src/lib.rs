@@ -22,7 +22,7 @@
 //! `docs/ragged-core.md` maps every k2 name to ours and lists where we differ.
 //!
 //! ```
-//! use ragged_core::{Ragged, RaggedShape};
+//! use ragged_core::Ragged;
 //!
 //! // Words and their phones: row_splits map coordinates to offsets, row_ids back.
 //! let phones: Ragged<String> = "[ [ h e ] [ sh an ] [ t on g ] [ yi ] ]".parse().unwrap();
@@ -54,7 +54,7 @@ pub use build::{
     regular_ragged_shape, trivial_shape, ShapeRng,
 };
 pub use error::Error;
-pub use ops::indexing::{get_counts_partitioned, get_transpose_reordering};
+pub use ops::indexing::{get_counts_partitioned, get_transpose_reordering, Unstacked};
 pub use ops::layers::{
     append_ragged_layer, check_layer_equal, intersperse_ragged_layer, merge_ragged_layer,
     subsample_ragged_layer,
