@@ -583,6 +583,60 @@ fn from_fields_rank2_with_ragged_fields() {
 }
 
 #[test]
+fn from_fields_rank1_with_mixed_fields() {
+    let s = StructuredTensor::from_fields(
+        [
+            ("x", arr(json!([1, 2]))),
+            ("y", arr(json!([[1, 2], [3, 4]]))),
+            ("r", arr(json!([[1, 2], [3]]))),
+            (
+                "s",
+                FieldValue::Struct(st(json!([[{"x": 12}], [{"x": 13}, {"x": 14}]]))),
+            ),
+        ],
+        &[Some(2)],
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(s.shape(), vec![Some(2)]);
+    assert_eq!(
+        s.to_json(),
+        json!([
+            {"r": [1, 2], "s": [{"x": 12}], "x": 1, "y": [1, 2]},
+            {"r": [3], "s": [{"x": 13}, {"x": 14}], "x": 2, "y": [3, 4]}])
+    );
+}
+
+#[test]
+fn from_fields_rank2_with_mixed_fields() {
+    let dense = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4])).unwrap();
+    let s = StructuredTensor::from_fields(
+        [
+            ("a", FieldValue::Array(dense)),
+            ("b", arr(json!([[1, 2], [3, 4]]))),
+            (
+                "c",
+                FieldValue::Struct(st(json!([[[{"y": 1}], []], [[], [{"y": 2}, {"y": 3}]]]))),
+            ),
+            ("d", arr(json!([[[1, 2], []], [[3], [4]]]))),
+        ],
+        &[Some(2), None],
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(s.shape(), vec![Some(2), Some(2)]);
+    let p = &s.row_partitions()[0];
+    for name in ["a", "b", "c", "d"] {
+        assert!(
+            s.field_value(name).unwrap().row_partitions()[0].ptr_eq(p),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn from_fields_rank2_with_structured_fields() {
     let s = StructuredTensor::from_fields(
         [
