@@ -123,7 +123,10 @@ pub(crate) fn slice_indices(
         let mut i = a;
         while i < b {
             out.push(i as usize);
-            i += step;
+            match i.checked_add(step) {
+                Some(next) => i = next,
+                None => break,
+            }
         }
     } else {
         let a = start.map_or(n - 1, |s| clamp(norm(s), -1, n - 1));
@@ -131,7 +134,10 @@ pub(crate) fn slice_indices(
         let mut i = a;
         while i > b {
             out.push(i as usize);
-            i += step;
+            match i.checked_add(step) {
+                Some(next) => i = next,
+                None => break,
+            }
         }
     }
     Ok(out)
