@@ -437,7 +437,11 @@ pub(crate) fn splits_from_lengths<I: IntoIterator<Item = usize>>(
     splits.push(0i32);
     let mut total = 0usize;
     for len in iter {
-        total += len;
+        total = total
+            .checked_add(len)
+            .ok_or_else(|| Error::InvalidPartition {
+                what: "row lengths overflow".to_string(),
+            })?;
         splits.push(partition::offset(total)?);
     }
     Ok(splits)

@@ -636,3 +636,76 @@ fn ragged_core_interop_shares_partitions() {
     assert!(x.to_ragged_i64().is_none());
     assert!(st(json!([{"a": 1}])).ragged_shape().is_none());
 }
+
+#[test]
+fn builder_checks_lengths() {
+    use structured_tensor::Builder;
+    let e = Builder::vector(2)
+        .list_lengths("a", Values::I64(vec![1]), &[usize::MAX, 2])
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidPartition { .. }), "{e}");
+    let e = Builder::vector(2)
+        .list_lengths("a", Values::I64(vec![1]), &[1, 1])
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::ValuesLength {
+            expected: 2,
+            got: 1
+        }
+    );
+    let e = Builder::vector(2)
+        .scalar("a", Values::I64(vec![1]))
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::ValuesLength {
+            expected: 2,
+            got: 1
+        }
+    );
+    let e = Builder::vector(2)
+        .list_lengths("a", Values::I64(vec![1]), &[1])
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::LayerMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = Builder::vector(1)
+        .scalar("_a", Values::I64(vec![1]))
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidFieldName { .. }));
+    let ok = Builder::with_row_lengths(&[2, 0, 1])
+        .unwrap()
+        .scalar("a", Values::Bool(vec![true, false, true]))
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(
+        ok.to_json(),
+        json!([[{"a": true}, {"a": false}], [], [{"a": true}]])
+    );
+    let e = Builder::vector(2)
+        .field("a", Array::from_json(&json!([1, 2, 3])).unwrap())
+        .unwrap()
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::IncompatibleNrows {
+                expected: 2,
+                got: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
