@@ -239,9 +239,32 @@ fn reachable(view: FsaView<'_>, forward: bool) -> Vec<bool> {
     seen
 }
 
-/// Accessibility and co-accessibility of every state.
+/// Accessibility and co-accessibility of every state. When no arc goes backwards (the FSA is
+/// top-sorted, self-loops allowed) one sweep each way suffices; otherwise a search is made.
 pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool>) {
-    (reachable(view, true), reachable(view, false))
+    let n = view.num_states();
+    let forward_only = view.arcs.iter().all(|a| a.dest_state >= a.src_state);
+    if !forward_only || n == 0 {
+        return (reachable(view, true), reachable(view, false));
+    }
+    let mut acc = vec![false; n];
+    acc[0] = true;
+    for state in 0..n {
+        if acc[state] {
+            for arc in view.state_arcs(state) {
+                acc[arc.dest_state as usize] = true;
+            }
+        }
+    }
+    let mut coacc = vec![false; n];
+    coacc[n - 1] = true;
+    for state in (0..n - 1).rev() {
+        coacc[state] = view
+            .state_arcs(state)
+            .iter()
+            .any(|arc| coacc[arc.dest_state as usize]);
+    }
+    (acc, coacc)
 }
 
 /// Keeps the states that are both accessible and co-accessible, in their order. If the start
@@ -555,6 +578,32 @@ mod tests {
         assert_eq!(out.splits, vec![0, 1, 2, 2]);
         let dead = fsa(3, &[(0, 1, 1, 0.)]);
         assert_eq!(connect(dead.view()), Built::empty());
+    }
+
+    #[test]
+    fn sweeps_and_searches_agree_on_reachability() {
+        // top-sorted (sweeps) and the same graph with states renamed backwards (searches)
+        let sorted = fsa(
+            6,
+            &[
+                (0, 1, 1, 0.),
+                (0, 2, 2, 0.),
+                (1, 1, 3, 0.),
+                (1, 5, -1, 0.),
+                (3, 4, 4, 0.),
+                (4, 5, -1, 0.),
+            ],
+        );
+        let (acc, coacc) = accessible_coaccessible(sorted.view());
+        assert_eq!(acc, vec![true, true, true, false, false, true]);
+        assert_eq!(coacc, vec![true, true, false, true, true, true]);
+        assert_eq!(
+            (acc, coacc),
+            (
+                reachable(sorted.view(), true),
+                reachable(sorted.view(), false)
+            )
+        );
     }
 
     #[test]
