@@ -119,7 +119,7 @@ pub(crate) fn top_sort(view: FsaView<'_>, fsa_idx: usize) -> Result<Built, Error
         return Ok(Built::empty());
     }
     let final_state = n - 1;
-    let accessible = reachable(view, true);
+    let accessible = accessible(view);
     let mut in_degree = vec![0u32; n];
     for arc in view.arcs {
         if accessible[arc.src_state as usize] && arc.src_state != arc.dest_state {
@@ -239,15 +239,18 @@ fn reachable(view: FsaView<'_>, forward: bool) -> Vec<bool> {
     seen
 }
 
-/// Accessibility and co-accessibility of every state. When no arc goes backwards (the FSA is
-/// top-sorted, self-loops allowed) one sweep each way suffices; otherwise a search is made.
-pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool>) {
+/// Whether no arc goes to a lower-numbered state.
+fn forward_only(view: FsaView<'_>) -> bool {
+    view.arcs.iter().all(|a| a.dest_state >= a.src_state)
+}
+
+/// Accessibility in one sweep, for an FSA whose arcs all go forward (or are self-loops).
+fn accessible_by_sweep(view: FsaView<'_>) -> Vec<bool> {
     let n = view.num_states();
-    let forward_only = view.arcs.iter().all(|a| a.dest_state >= a.src_state);
-    if !forward_only || n == 0 {
-        return (reachable(view, true), reachable(view, false));
-    }
     let mut acc = vec![false; n];
+    if n == 0 {
+        return acc;
+    }
     acc[0] = true;
     for state in 0..n {
         if acc[state] {
@@ -256,6 +259,26 @@ pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool
             }
         }
     }
+    acc
+}
+
+/// Accessibility of every state: a sweep when no arc goes backwards, else a search.
+fn accessible(view: FsaView<'_>) -> Vec<bool> {
+    if forward_only(view) {
+        accessible_by_sweep(view)
+    } else {
+        reachable(view, true)
+    }
+}
+
+/// Accessibility and co-accessibility of every state. When no arc goes backwards (the FSA is
+/// top-sorted, self-loops allowed) one sweep each way suffices; otherwise a search is made.
+pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool>) {
+    let n = view.num_states();
+    if n == 0 || !forward_only(view) {
+        return (reachable(view, true), reachable(view, false));
+    }
+    let acc = accessible_by_sweep(view);
     let mut coacc = vec![false; n];
     coacc[n - 1] = true;
     for state in (0..n - 1).rev() {
