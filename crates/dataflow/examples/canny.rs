@@ -15,6 +15,7 @@ use dataflow::Threads;
 const USAGE: &str =
     "usage: canny IN.png OUT.png --low L --high H [--l2] [--threads N] [--repeat R]";
 
+#[derive(Debug)]
 struct Args {
     input: String,
     output: String,
@@ -22,14 +23,15 @@ struct Args {
     repeat: usize,
 }
 
-fn parse() -> Result<Args, String> {
+/// Reads the command line (without the program name).
+fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut positional = Vec::new();
     let mut low = None;
     let mut high = None;
     let mut norm = Norm::L1;
     let mut threads = Threads::All;
     let mut repeat = 1usize;
-    let mut it = std::env::args().skip(1);
+    let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -114,7 +116,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse() {
+    let args = match parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(msg) => {
             eprintln!("{msg}\n{USAGE}");
@@ -126,6 +128,65 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Args, String> {
+        parse(line.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn full_command_line() {
+        let a =
+            parse_str("in.png out.png --low 20.5 --high 60 --l2 --threads 3 --repeat 5").unwrap();
+        assert_eq!((a.input.as_str(), a.output.as_str()), ("in.png", "out.png"));
+        assert_eq!(
+            a.params,
+            Canny {
+                low: 20.5,
+                high: 60.0,
+                norm: Norm::L2,
+                threads: Threads::Fixed(3),
+            }
+        );
+        assert_eq!(a.repeat, 5);
+    }
+
+    #[test]
+    fn defaults_and_option_order() {
+        let a = parse_str("--high 9 a.png --low 3 b.png").unwrap();
+        assert_eq!((a.input.as_str(), a.output.as_str()), ("a.png", "b.png"));
+        assert_eq!((a.params.low, a.params.high), (3.0, 9.0));
+        assert_eq!(a.params.norm, Norm::L1);
+        assert_eq!(a.params.threads, Threads::All);
+        assert_eq!(a.repeat, 1);
+    }
+
+    #[test]
+    fn bad_command_lines_are_refused() {
+        for (line, says) in [
+            ("a.png b.png --high 9", "--low is required"),
+            ("a.png b.png --low 1", "--high is required"),
+            ("a.png --low 1 --high 2", "got 1 paths"),
+            ("a b c --low 1 --high 2", "got 3 paths"),
+            ("a.png b.png --low x --high 2", "--low:"),
+            ("a.png b.png --low 1 --high", "--high needs a value"),
+            ("a.png b.png --low 1 --high 2 --threads 0", "at least 1"),
+            ("a.png b.png --low 1 --high 2 --repeat 0", "at least 1"),
+            ("a.png b.png --low 1 --high 2 --repeat -1", "--repeat:"),
+            (
+                "a.png b.png --low 1 --high 2 --fast",
+                "unknown option --fast",
+            ),
+            ("--help", "usage:"),
+        ] {
+            let err = parse_str(line).unwrap_err();
+            assert!(err.contains(says), "{line}: {err}");
         }
     }
 }
