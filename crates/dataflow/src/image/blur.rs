@@ -2,16 +2,14 @@
 //! fixed-point arithmetic: taps with 8 fraction bits, a 16-bit horizontal pass, a vertical
 //! pass with 16 fraction bits rounded to the nearest level.
 
-use rayon::prelude::*;
-
 use crate::convolve::{Border, Stencil1};
-use crate::delayed::Separate;
 use crate::error::Error;
 use crate::explicit::Array;
-use crate::load::{compute_with, load, Plain, Threads};
-use crate::separable::convolve_separable;
+use crate::load::Threads;
 use crate::shape::Dim2;
 use crate::source::Source;
+
+use super::fixed_blur::blur_fixed;
 
 /// OpenCV's sigma for a kernel size when none is given: `0.3 ((ksize - 1) / 2 - 1) + 0.8`.
 pub fn sigma_for_ksize(ksize: usize) -> f64 {
@@ -88,19 +86,13 @@ pub fn gaussian_stencil<const N: usize>(sigma: f64) -> Result<Stencil1<u16, N>, 
     Ok(Stencil1 { taps })
 }
 
-fn wide_border(b: Border<u8>) -> Border<u16> {
-    match b {
-        Border::Constant(v) => Border::Constant(u16::from(v) << 8),
-        Border::Replicate => Border::Replicate,
-        Border::Reflect => Border::Reflect,
-        Border::Reflect101 => Border::Reflect101,
-        Border::Wrap => Border::Wrap,
-    }
-}
-
 /// Gaussian blur of a grey image with an `N x N` kernel (`cv2.GaussianBlur(img, (N, N),
 /// sigma)`; `sigma <= 0` picks OpenCV's sigma for `N`), reading outside through `border`
 /// (OpenCV's default is [`Border::Reflect101`]).
+///
+/// Integer arithmetic throughout: the row pass in `u16` (8 fraction bits, at most
+/// `255 * 256`), the column pass in `u32` (16 fraction bits) rounded to the nearest level.
+/// Bands keep only `N` intermediate rows.
 pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     sigma: f64,
@@ -108,60 +100,24 @@ pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
     threads: Threads,
 ) -> Result<Array<u8, Dim2>, Error> {
     let st = gaussian_stencil::<N>(sigma)?;
-    // Row pass in u16: 8 fraction bits, at most 255 * 256. Column pass: 16 fraction bits,
-    // at most 255 * 2^16 < 2^24, so f32 sums of these integer products are exact; then
-    // rounded to the nearest level. Bands keep only N intermediate rows.
-    let st_f = Stencil1 {
-        taps: st.taps.map(f32::from),
-    };
-    let round = |v: f32| {
-        let level = (v + 32768.0) * (1.0 / 65536.0);
-        // SAFETY: `v` is a sum of products of non-negative integers below 2^24, so `level`
-        // is finite and in 0.0..256.0; the unchecked conversion (which vectorises) is exact.
-        unsafe { level.to_int_unchecked::<i32>() as u8 }
-    };
-    Ok(convolve_separable(
-        a,
-        st,
-        st_f,
-        border,
-        wide_border(border),
-        round,
-        threads,
-    ))
+    let mut out = Array::filled(a.extent(), 0u8);
+    blur_fixed(a, st.taps, border, threads, out.as_mut_slice());
+    Ok(out)
 }
 
-/// Gaussian blur of an RGB image, component by component (Yarr's component-wise loads):
-/// each channel is blurred as a grey image, the channels in parallel.
-pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]> + Copy>(
+/// Gaussian blur of an RGB image, each channel blurred as a grey image would be. The
+/// kernel reads the interleaved rows directly (neighbours along a row are 3 bytes apart),
+/// so no channel planes are made.
+pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]>>(
     a: A,
     sigma: f64,
     border: Border<u8>,
     threads: Threads,
 ) -> Result<Array<[u8; 3], Dim2>, Error> {
-    let per = Threads::Fixed(threads.count().div_ceil(3));
-    // Split the channels into separate planes first (Yarr's component-wise load), so each
-    // plane is contiguous memory the row pass reads directly.
-    let extent = a.extent();
-    let mut planes = Separate::new([(); 3].map(|_| Array::filled(extent, 0u8)))?;
-    load(&a, &mut planes, Plain, threads);
-    let channels = planes.parts();
-    let blurred: Vec<Result<Array<u8, Dim2>, Error>> = if threads.count() > 1 {
-        channels
-            .par_iter()
-            .map(|c| gaussian_blur::<N, _>(c, sigma, border, per))
-            .collect()
-    } else {
-        channels
-            .iter()
-            .map(|c| gaussian_blur::<N, _>(c, sigma, border, per))
-            .collect()
-    };
-    let mut it = blurred.into_iter();
-    let parts = [(); 3].map(|_| it.next().expect("three channels"));
-    let [r, g, b] = parts;
-    let sep = Separate::new([r?, g?, b?])?;
-    Ok(compute_with(&sep, Plain, threads))
+    let st = gaussian_stencil::<N>(sigma)?;
+    let mut out = Array::filled(a.extent(), [0u8; 3]);
+    blur_fixed(&a, st.taps, border, threads, out.as_mut_slice());
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -169,6 +125,91 @@ mod tests {
     use super::*;
     use crate::delayed::SourceExt;
     use crate::explicit::View;
+    use crate::separable::convolve_separable;
+
+    fn wide_border(b: Border<u8>) -> Border<u16> {
+        match b {
+            Border::Constant(v) => Border::Constant(u16::from(v) << 8),
+            Border::Replicate => Border::Replicate,
+            Border::Reflect => Border::Reflect,
+            Border::Reflect101 => Border::Reflect101,
+            Border::Wrap => Border::Wrap,
+        }
+    }
+
+    /// The generic path the fixed-point kernel replaced: the row pass in `u16` through
+    /// `convolve_separable`, the column pass as exact `f32` sums of integer products.
+    fn reference<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
+        a: &A,
+        sigma: f64,
+        border: Border<u8>,
+    ) -> Array<u8, Dim2> {
+        let st = gaussian_stencil::<N>(sigma).unwrap();
+        let st_f = Stencil1 {
+            taps: st.taps.map(f32::from),
+        };
+        let round = |v: f32| ((v + 32768.0) * (1.0 / 65536.0)) as u8;
+        convolve_separable(
+            a,
+            st,
+            st_f,
+            border,
+            wide_border(border),
+            round,
+            Threads::Seq,
+        )
+    }
+
+    fn check_against_reference<const N: usize>(rows: usize, cols: usize, sigma: f64) {
+        let data: Vec<u8> = (0..rows * cols)
+            .map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8)
+            .collect();
+        let rgb: Vec<[u8; 3]> = data
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| [v, (i * 13 % 256) as u8, 255 - v])
+            .collect();
+        let a = View::new(Dim2(rows, cols), &data).unwrap();
+        let c = View::new(Dim2(rows, cols), &rgb).unwrap();
+        for border in [
+            Border::Constant(77),
+            Border::Replicate,
+            Border::Reflect,
+            Border::Reflect101,
+            Border::Wrap,
+        ] {
+            let want = reference::<N, _>(&a, sigma, border);
+            let planes = [0, 1, 2].map(|k| reference::<N, _>(&c.map(move |p| p[k]), sigma, border));
+            for threads in [Threads::Seq, Threads::Fixed(3)] {
+                let got = gaussian_blur::<N, _>(&a, sigma, border, threads).unwrap();
+                assert_eq!(got, want, "{rows}x{cols} N={N} {border:?}");
+                // A delayed source goes through the row-filling path.
+                let delayed = gaussian_blur::<N, _>(&a.map(|v| v), sigma, border, threads).unwrap();
+                assert_eq!(delayed, want, "{rows}x{cols} N={N} {border:?} delayed");
+                let got_rgb = gaussian_blur_rgb::<N, _>(c, sigma, border, threads).unwrap();
+                for (k, plane) in planes.iter().enumerate() {
+                    assert!(
+                        got_rgb
+                            .as_slice()
+                            .iter()
+                            .zip(plane.as_slice())
+                            .all(|(p, v)| p[k] == *v),
+                        "{rows}x{cols} N={N} {border:?} channel {k}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_point_kernel_equals_the_generic_path() {
+        for (rows, cols) in [(1, 1), (2, 3), (3, 1), (7, 9), (61, 300)] {
+            check_against_reference::<3>(rows, cols, 0.0);
+            check_against_reference::<5>(rows, cols, 0.0);
+            check_against_reference::<7>(rows, cols, 2.5);
+        }
+        check_against_reference::<9>(130, 700, 0.0);
+    }
 
     #[test]
     fn kernels_match_opencv() {

@@ -5,13 +5,14 @@
 //! - grey: `rgb => map(cvtColor fixed-point weights) |> grey`
 //! - histogram: `grey => walk_p(mutate bins, join by adding tables)`
 //! - equalise: `grey => histogram => lut(cumulative * 255 / (n - first)) ; grey => map(lut) |> out`
-//! - blur: `grey => convolve_separable(rows in u16, ring of N rows, cols in exact f32) => round |> out`
+//! - blur: `grey or rgb rows => row pass in u16 (ring of N rows) => cols in u32 => round |> out`
 //! - gradient: `grey => convolve2(sobel dx), convolve2(sobel dy) => zip_with(magnitude) |> mag`
 //! - canny: `grey => zip(sobel dx, sobel dy) |> [dx, dy] => suppress |> map => hysteresis(bands, fix-up) => edges`
 
 mod blur;
 mod canny;
 mod color;
+mod fixed_blur;
 mod hist;
 mod io;
 mod sobel;

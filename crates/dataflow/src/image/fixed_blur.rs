@@ -1,0 +1,215 @@
+//! The 8-bit separable blur in integers over whole interleaved rows: the row pass in `u16`
+//! (taps with 8 fraction bits, so at most `255 * 256`), the column pass in `u32` rounded
+//! to the nearest level (`(sum + 2^15) >> 16`), as OpenCV's fixed-point `GaussianBlur`.
+//! Grey and RGB share the kernel: an RGB row is `3 * cols` bytes whose neighbours along
+//! the row are 3 bytes apart, so no channel planes are ever made.
+
+use rayon::prelude::*;
+
+use crate::convolve::{border_interpolate, Border};
+use crate::load::{schedule_bands, Threads};
+use crate::shape::Dim2;
+use crate::source::Source;
+
+/// An 8-bit pixel of `C` interleaved channels.
+pub(crate) trait Pixel: Copy + Send + Sync + Default + 'static {
+    /// Channels per pixel.
+    const C: usize;
+    /// The bytes of a run of pixels.
+    fn bytes(s: &[Self]) -> &[u8];
+    /// The bytes of a run of pixels, writable.
+    fn bytes_mut(s: &mut [Self]) -> &mut [u8];
+}
+
+impl Pixel for u8 {
+    const C: usize = 1;
+    fn bytes(s: &[u8]) -> &[u8] {
+        s
+    }
+    fn bytes_mut(s: &mut [u8]) -> &mut [u8] {
+        s
+    }
+}
+
+impl Pixel for [u8; 3] {
+    const C: usize = 3;
+    fn bytes(s: &[[u8; 3]]) -> &[u8] {
+        s.as_flattened()
+    }
+    fn bytes_mut(s: &mut [[u8; 3]]) -> &mut [u8] {
+        s.as_flattened_mut()
+    }
+}
+
+/// Which source row a ring slot holds (`None` for a constant border row).
+type Key = Option<usize>;
+
+/// The row pass of image row `q` into `h` (`cols * C` sums), through the padded row `pad`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn row_pass<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
+    a: &A,
+    q: usize,
+    taps: &[u16; N],
+    border: &Border<u8>,
+    scratch: &mut [P],
+    pad: &mut [u8],
+    h: &mut [u16],
+) {
+    let Dim2(_, cols) = a.extent();
+    let c = P::C;
+    let r = N / 2;
+    let w = cols * c;
+    // SAFETY: row q and columns 0..cols lie inside the extent; `scratch` holds `cols`.
+    let row: &[u8] = match unsafe { a.span_slice(cols, q, 0..cols) } {
+        Some(s) => P::bytes(s),
+        None => {
+            unsafe { a.fill_span(a.extent(), cols, q, 0..cols, scratch.as_mut_ptr()) };
+            P::bytes(scratch)
+        }
+    };
+    pad[r * c..r * c + w].copy_from_slice(row);
+    let constant = match border {
+        Border::Constant(v) => *v,
+        _ => 0,
+    };
+    for i in 0..r {
+        for (p, at) in [
+            (i as isize - r as isize, i),
+            ((cols + i) as isize, r + cols + i),
+        ] {
+            let dst = &mut pad[at * c..(at + 1) * c];
+            match border_interpolate(p, cols, border) {
+                Some(s) => dst.copy_from_slice(&row[s * c..(s + 1) * c]),
+                None => dst.fill(constant),
+            }
+        }
+    }
+    let pad = &pad[..w + 2 * r * c];
+    let h = &mut h[..w];
+    for (x, out) in h.iter_mut().enumerate() {
+        let mut s = 0u16;
+        for (k, &t) in taps.iter().enumerate() {
+            // SAFETY: x + k * c <= w - 1 + 2 r c < pad.len().
+            s = s.wrapping_add(t.wrapping_mul(u16::from(unsafe { *pad.get_unchecked(x + k * c) })));
+        }
+        *out = s;
+    }
+}
+
+/// One band of output rows, written to `out` (the band's rows only, as bytes).
+#[inline(always)]
+fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
+    a: &A,
+    taps: [u16; N],
+    border: Border<u8>,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+) {
+    let Dim2(rows, cols) = a.extent();
+    let w = cols * P::C;
+    let r = N / 2;
+    let mut scratch = vec![P::default(); cols];
+    let mut pad = vec![0u8; w + 2 * r * P::C];
+    let mut keys: [Option<Key>; N] = [None; N];
+    let mut ring: Vec<Vec<u16>> = (0..N).map(|_| vec![0u16; w]).collect();
+    let constant_row = match border {
+        Border::Constant(v) => u16::from(v) << 8,
+        _ => 0,
+    };
+    for y in band.clone() {
+        let need: [Key; N] = std::array::from_fn(|i| {
+            border_interpolate(y as isize + i as isize - r as isize, rows, &border)
+        });
+        for key in need {
+            if keys.contains(&Some(key)) {
+                continue;
+            }
+            let slot = keys
+                .iter()
+                .position(|k| k.map_or(true, |k| !need.contains(&k)))
+                .expect("N slots hold at most N needed rows");
+            match key {
+                Some(q) => row_pass(
+                    a,
+                    q,
+                    &taps,
+                    &border,
+                    &mut scratch,
+                    &mut pad,
+                    &mut ring[slot],
+                ),
+                None => ring[slot].fill(constant_row),
+            }
+            keys[slot] = Some(key);
+        }
+        let src: [&[u16]; N] = std::array::from_fn(|i| {
+            let slot = keys
+                .iter()
+                .position(|k| *k == Some(need[i]))
+                .expect("loaded above");
+            &ring[slot][..w]
+        });
+        let dst = &mut out[(y - band.start) * w..(y - band.start + 1) * w];
+        for (x, o) in dst.iter_mut().enumerate() {
+            let mut s = 1u32 << 15;
+            for i in 0..N {
+                // SAFETY: every ring row holds `w` sums and x < w.
+                s += u32::from(taps[i]) * u32::from(unsafe { *src[i].get_unchecked(x) });
+            }
+            *o = (s >> 16) as u8;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn band_avx2<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
+    a: &A,
+    taps: [u16; N],
+    border: Border<u8>,
+    rows: std::ops::Range<usize>,
+    out: &mut [u8],
+) {
+    band(a, taps, border, rows, out)
+}
+
+/// The separable blur of an 8-bit source of `P` pixels with taps summing to 256, into
+/// `out` (`rows * cols` pixels), in static row bands: the result does not depend on
+/// `threads`.
+pub(crate) fn blur_fixed<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
+    a: &A,
+    taps: [u16; N],
+    border: Border<u8>,
+    threads: Threads,
+    out: &mut [P],
+) {
+    let Dim2(rows, cols) = a.extent();
+    if rows == 0 || cols == 0 {
+        return;
+    }
+    let w = cols * P::C;
+    let work = schedule_bands(&[(0..rows, 0..cols)], threads);
+    let mut pieces = Vec::with_capacity(work.len());
+    let mut rest = P::bytes_mut(out);
+    for (r, _) in &work {
+        let (head, tail) = rest.split_at_mut(r.len() * w);
+        pieces.push((r.clone(), head));
+        rest = tail;
+    }
+    let run = |(r, piece): (std::ops::Range<usize>, &mut [u8])| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor supports AVX2 (checked just above).
+                return unsafe { band_avx2(a, taps, border, r, piece) };
+            }
+        }
+        band(a, taps, border, r, piece)
+    };
+    if pieces.len() > 1 {
+        pieces.into_par_iter().for_each(run);
+    } else {
+        pieces.into_iter().for_each(run);
+    }
+}
