@@ -99,4 +99,19 @@ mod tests {
         assert!(named.contains("  0 -> 1 [label = \"a\\\"b/0.1\", fontsize = 14];"));
         assert!(named.contains("  0 -> 2 [label = \"20/0.2\""));
     }
+
+    #[test]
+    fn dot_shows_plain_and_ragged_aux_labels() {
+        use crate::{Attr, TextFormat};
+        let fst =
+            Fsa::from_text("0 1 1 7 0.5\n1 2 -1 -1 0\n2\n", &TextFormat::transducer()).unwrap();
+        let dot = fst.to_dot("fst");
+        assert!(dot.contains("  0 -> 1 [label = \"1:7/0.5\", fontsize = 14];"));
+        assert!(dot.contains("  1 -> 2 [label = \"-1:-1/0\", fontsize = 14];"));
+        let ragged = ragged_core::Ragged::from_nested(vec![vec![7, 8], vec![]]).unwrap();
+        let lexicon = fst.with_attr("aux_labels", Attr::Ragged(ragged)).unwrap();
+        let dot = lexicon.to_dot("lexicon");
+        assert!(dot.contains("  0 -> 1 [label = \"1:7 8/0.5\", fontsize = 14];"));
+        assert!(dot.contains("  1 -> 2 [label = \"-1:<eps>/0\", fontsize = 14];"));
+    }
 }
