@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use dataflow::image::{
-    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, sobel_dx, sobel_dy, Canny, Norm,
+    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, sobel_xy, Canny, Norm,
 };
 use dataflow::{compute_with, Array, Border, Dim2, Plain, SourceExt, Threads, View};
 
@@ -85,21 +85,7 @@ fn bench(c: &mut Criterion) {
             })
         });
         g.bench_function(format!("sobel_{name}"), |b| {
-            b.iter(|| {
-                p.install(|| {
-                    let dx = compute_with(
-                        &sobel_dx(black_box(&grey_img), Border::Reflect101),
-                        Plain,
-                        threads,
-                    );
-                    let dy = compute_with(
-                        &sobel_dy(black_box(&grey_img), Border::Reflect101),
-                        Plain,
-                        threads,
-                    );
-                    (dx, dy)
-                })
-            })
+            b.iter(|| p.install(|| sobel_xy(black_box(&grey_img), Border::Reflect101, threads)))
         });
         let params = Canny {
             low: 50.0,

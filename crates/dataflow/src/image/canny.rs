@@ -6,14 +6,13 @@
 use rayon::prelude::*;
 
 use crate::convolve::Border;
-use crate::delayed::SourceExt;
 use crate::error::Error;
 use crate::explicit::Array;
 use crate::load::{bands, compute_with, schedule_bands, Plain, Threads};
 use crate::shape::{Dim2, Shape};
 use crate::source::Source;
 
-use super::sobel::{sobel_dx, sobel_dy};
+use super::sobel::sobel_pairs;
 
 /// The gradient norm used for the thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -347,9 +346,7 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     let (low, high) = thresholds(params)?;
     let norm = params.norm;
     let threads = params.threads;
-    let gradient =
-        sobel_dx(a, Border::Replicate).zip_with(sobel_dy(a, Border::Replicate), |x, y| [x, y])?;
-    let grad = compute_with(&gradient, Plain, threads);
+    let grad = sobel_pairs(a, Border::Replicate, threads);
     let extent = grad.extent();
     let classes = Suppress {
         grad: grad.view(),
@@ -377,7 +374,9 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::sobel::{sobel_dx, sobel_dy};
     use super::*;
+    use crate::delayed::SourceExt;
     use crate::explicit::View;
 
     /// A direct transcription of the algorithm's definition: Sobel with replicated

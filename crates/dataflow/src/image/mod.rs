@@ -24,4 +24,6 @@ pub use canny::{canny, Canny, Norm};
 pub use color::{grey, grey_of, rgb_to_grey, Grey};
 pub use hist::{equalize_hist, equalize_lut, histogram};
 pub use io::{read_grey_png, write_grey_png};
-pub use sobel::{direction, magnitude_l1, magnitude_l2, sobel_dx, sobel_dy, SOBEL_DX, SOBEL_DY};
+pub use sobel::{
+    direction, magnitude_l1, magnitude_l2, sobel_dx, sobel_dy, sobel_xy, SOBEL_DX, SOBEL_DY,
+};

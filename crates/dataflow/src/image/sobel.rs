@@ -1,9 +1,13 @@
 //! The Sobel 3x3 gradient (`cv2.Sobel(img, CV_16S, 1, 0)` and `(0, 1)`), its magnitude in
 //! the L1 and L2 norms, and its direction.
 
-use crate::convolve::{convolve2, Border, Convolved2, Stencil2};
+use rayon::prelude::*;
+
+use crate::convolve::{border_interpolate, convolve2, Border, Convolved2, Stencil2};
 use crate::delayed::{SourceExt, ZipWith};
 use crate::error::Error;
+use crate::explicit::Array;
+use crate::load::{schedule_bands, Threads};
 use crate::shape::Dim2;
 use crate::source::Source;
 
@@ -78,11 +82,238 @@ where
     )
 }
 
+/// Receives each gradient row: its offset in the band, `dx`, `dy`.
+type RowSink<'e> = &'e mut dyn FnMut(usize, &[i16], &[i16]);
+
+/// A row of the source widened by one column each side through `border` (`cols + 2`
+/// bytes), or the constant row when `q` is `None`.
+#[inline(always)]
+fn padded_row<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    q: Option<usize>,
+    border: &Border<u8>,
+    out: &mut [u8],
+) {
+    let Dim2(_, cols) = a.extent();
+    let constant = match border {
+        Border::Constant(v) => *v,
+        _ => 0,
+    };
+    let Some(q) = q else {
+        out.fill(constant);
+        return;
+    };
+    // SAFETY: row q and columns 0..cols lie inside the extent; `out` holds cols + 2.
+    unsafe {
+        match a.span_slice(cols, q, 0..cols) {
+            Some(s) => out[1..cols + 1].copy_from_slice(s),
+            None => a.fill_span(a.extent(), cols, q, 0..cols, out.as_mut_ptr().add(1)),
+        }
+    }
+    for (p, at) in [(-1isize, 0usize), (cols as isize, cols + 1)] {
+        out[at] = match border_interpolate(p, cols, border) {
+            Some(s) => out[s + 1],
+            None => constant,
+        };
+    }
+}
+
+/// Rows `band` of the Sobel gradient, handing each row's `dx` and `dy` to `emit` with the
+/// row's offset inside the band. Three padded source rows are summed down the columns
+/// (`p0 + 2 p1 + p2` and `p2 - p0`), then across.
+#[inline(always)]
+fn sobel_band<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    border: Border<u8>,
+    band: std::ops::Range<usize>,
+    emit: RowSink<'_>,
+) {
+    let Dim2(rows, cols) = a.extent();
+    let w = cols + 2;
+    let mut p = [vec![0u8; w], vec![0u8; w], vec![0u8; w]];
+    let mut smooth = vec![0i16; w];
+    let mut diff = vec![0i16; w];
+    let mut dx = vec![0i16; cols];
+    let mut dy = vec![0i16; cols];
+    for y in band.clone() {
+        for (k, buf) in p.iter_mut().enumerate() {
+            let q = border_interpolate(y as isize + k as isize - 1, rows, &border);
+            padded_row(a, q, &border, buf);
+        }
+        let [p0, p1, p2] = &p;
+        for (((s, d), (&u, &m)), &l) in smooth
+            .iter_mut()
+            .zip(diff.iter_mut())
+            .zip(p0.iter().zip(p1))
+            .zip(p2)
+        {
+            *s = i16::from(u) + 2 * i16::from(m) + i16::from(l);
+            *d = i16::from(l) - i16::from(u);
+        }
+        for ((o, &l), &r) in dx.iter_mut().zip(&smooth[..cols]).zip(&smooth[2..]) {
+            *o = r - l;
+        }
+        for (((o, &l), &m), &r) in dy
+            .iter_mut()
+            .zip(&diff[..cols])
+            .zip(&diff[1..cols + 1])
+            .zip(&diff[2..])
+        {
+            *o = l + 2 * m + r;
+        }
+        emit(y - band.start, &dx, &dy);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sobel_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    border: Border<u8>,
+    band: std::ops::Range<usize>,
+    emit: RowSink<'_>,
+) {
+    sobel_band(a, border, band, emit)
+}
+
+/// [`sobel_band`] with AVX2 when the processor has it.
+fn sobel_band_best<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    border: Border<u8>,
+    band: std::ops::Range<usize>,
+    emit: RowSink<'_>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor supports AVX2 (checked just above).
+            return unsafe { sobel_band_avx2(a, border, band, emit) };
+        }
+    }
+    sobel_band(a, border, band, emit)
+}
+
+/// Splits `out` (rows of `w` elements) into the pieces of `bands`.
+fn split_bands<'a, T>(
+    out: &'a mut [T],
+    w: usize,
+    bands: &[std::ops::Range<usize>],
+) -> Vec<&'a mut [T]> {
+    let mut pieces = Vec::with_capacity(bands.len());
+    let mut rest = out;
+    for r in bands {
+        let (head, tail) = rest.split_at_mut(r.len() * w);
+        pieces.push(head);
+        rest = tail;
+    }
+    pieces
+}
+
+/// Runs `job` on every band, in parallel when there are several.
+fn run_bands<J: Send>(jobs: Vec<J>, job: impl Fn(J) + Sync + Send) {
+    if jobs.len() > 1 {
+        jobs.into_par_iter().for_each(job);
+    } else {
+        jobs.into_iter().for_each(job);
+    }
+}
+
+/// Both Sobel derivatives of a grey image loaded in one pass over it: `(dx, dy)` equal to
+/// loading [`sobel_dx`] and [`sobel_dy`] with the same border, bit for bit, in static row
+/// bands (the result does not depend on `threads`).
+pub fn sobel_xy<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    border: Border<u8>,
+    threads: Threads,
+) -> (Array<i16, Dim2>, Array<i16, Dim2>) {
+    let extent = a.extent();
+    let Dim2(rows, cols) = extent;
+    let mut dx = Array::filled(extent, 0i16);
+    let mut dy = Array::filled(extent, 0i16);
+    if rows == 0 || cols == 0 {
+        return (dx, dy);
+    }
+    let bands: Vec<_> = schedule_bands(&[(0..rows, 0..cols)], threads)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    let px = split_bands(dx.as_mut_slice(), cols, &bands);
+    let py = split_bands(dy.as_mut_slice(), cols, &bands);
+    let jobs: Vec<_> = bands.into_iter().zip(px.into_iter().zip(py)).collect();
+    run_bands(jobs, |(r, (ox, oy))| {
+        sobel_band_best(a, border, r, &mut |k, gx, gy| {
+            ox[k * cols..(k + 1) * cols].copy_from_slice(gx);
+            oy[k * cols..(k + 1) * cols].copy_from_slice(gy);
+        })
+    });
+    (dx, dy)
+}
+
+/// The gradient plane `[dx, dy]` of a grey image in one pass, as loading
+/// `zip_with(sobel_dx, sobel_dy, |x, y| [x, y])` gives, bit for bit.
+pub(crate) fn sobel_pairs<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    border: Border<u8>,
+    threads: Threads,
+) -> Array<[i16; 2], Dim2> {
+    let extent = a.extent();
+    let Dim2(rows, cols) = extent;
+    let mut g = Array::filled(extent, [0i16; 2]);
+    if rows == 0 || cols == 0 {
+        return g;
+    }
+    let bands: Vec<_> = schedule_bands(&[(0..rows, 0..cols)], threads)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    let pieces = split_bands(g.as_mut_slice(), cols, &bands);
+    let jobs: Vec<_> = bands.into_iter().zip(pieces).collect();
+    run_bands(jobs, |(r, out)| {
+        sobel_band_best(a, border, r, &mut |k, gx, gy| {
+            for ((o, &x), &y) in out[k * cols..(k + 1) * cols].iter_mut().zip(gx).zip(gy) {
+                *o = [x, y];
+            }
+        })
+    });
+    g
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::explicit::View;
-    use crate::load::{compute_with, Plain, Threads};
+    use crate::load::{compute_with, Plain};
+
+    #[test]
+    fn one_pass_equals_the_stencils() {
+        for (rows, cols) in [(1, 1), (1, 5), (4, 1), (2, 2), (67, 301)] {
+            let data: Vec<u8> = (0..(rows * cols) as u64)
+                .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8)
+                .collect();
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            for border in [
+                Border::Constant(200),
+                Border::Replicate,
+                Border::Reflect,
+                Border::Reflect101,
+                Border::Wrap,
+            ] {
+                let want_x = compute_with(&sobel_dx(a, border), Plain, Threads::Seq);
+                let want_y = compute_with(&sobel_dy(a, border), Plain, Threads::Seq);
+                for threads in [Threads::Seq, Threads::Fixed(3)] {
+                    let (dx, dy) = sobel_xy(&a, border, threads);
+                    assert_eq!((&dx, &dy), (&want_x, &want_y), "{rows}x{cols} {border:?}");
+                    // A delayed source goes through the row-filling path.
+                    let pairs = sobel_pairs(&a.map(|v| v), border, threads);
+                    assert!(pairs
+                        .as_slice()
+                        .iter()
+                        .zip(want_x.as_slice().iter().zip(want_y.as_slice()))
+                        .all(|(p, (&x, &y))| *p == [x, y]));
+                }
+            }
+        }
+    }
 
     #[test]
     fn sobel_hand_worked() {
