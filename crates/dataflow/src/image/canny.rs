@@ -8,11 +8,11 @@ use rayon::prelude::*;
 use crate::convolve::Border;
 use crate::error::Error;
 use crate::explicit::Array;
-use crate::load::{bands, compute_with, schedule_bands, Plain, Threads};
+use crate::load::{schedule_bands, Threads};
 use crate::shape::{Dim2, Shape};
 use crate::source::Source;
 
-use super::sobel::sobel_pairs;
+use super::sobel::SobelRows;
 
 /// The gradient norm used for the thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -127,142 +127,137 @@ fn decide(g: [i16; 2], m: i32, low: i64, high: i64, mag_at: impl Fn(isize, isize
     }
 }
 
-/// Non-maximum suppression and double threshold over a gradient plane, delayed: a source
-/// of map classes. Whole row spans over explicit gradient memory are computed from three
-/// rows of magnitudes at a time; anything else element by element, with the same rules.
-#[derive(Clone, Copy, Debug)]
-struct Suppress<G> {
-    grad: G,
-    norm: Norm,
-    low: i64,
-    high: i64,
-}
-
-impl<G: Source<Shape = Dim2, Elem = [i16; 2]>> Source for Suppress<G> {
-    type Elem = u8;
-    type Shape = Dim2;
-    const LINEAR: bool = false;
-    fn extent(&self) -> Dim2 {
-        self.grad.extent()
-    }
-    fn index(&self, idx: Dim2) -> u8 {
-        let extent = self.grad.extent();
-        if !extent.contains(idx) {
-            crate::error::index_out_of_bounds(idx, extent);
-        }
-        // SAFETY: checked just above.
-        unsafe { self.index_unchecked(idx) }
-    }
-    #[inline(always)]
-    unsafe fn index_unchecked(&self, idx: Dim2) -> u8 {
-        let Dim2(rows, cols) = self.grad.extent();
-        let Dim2(y, x) = idx;
-        let norm = self.norm;
-        let mag_at = |dy: isize, dx: isize| -> i32 {
-            let (yy, xx) = (y as isize + dy, x as isize + dx);
-            if yy < 0 || xx < 0 || yy as usize >= rows || xx as usize >= cols {
-                0
-            } else {
-                // SAFETY: checked inside the extent just above.
-                magnitude(
-                    unsafe { self.grad.index_unchecked(Dim2(yy as usize, xx as usize)) },
-                    norm,
-                )
-            }
-        };
-        // SAFETY: the caller keeps idx inside the extent.
-        let g = unsafe { self.grad.index_unchecked(idx) };
-        decide(g, magnitude(g, norm), self.low, self.high, mag_at)
-    }
-    #[inline(always)]
-    unsafe fn fill_span(
-        &self,
-        extent: Dim2,
-        ncols: usize,
-        row: usize,
-        cols: std::ops::Range<usize>,
-        out: *mut u8,
-    ) {
-        const CH: usize = 256;
-        let Dim2(rows, _) = extent;
-        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
-        // writable for it; every slice asked of the gradient lies inside the extent.
-        unsafe {
-            if cols.is_empty()
-                || self
-                    .grad
-                    .span_slice(ncols, row, cols.start..cols.start + 1)
-                    .is_none()
-            {
-                return crate::source::fill_span_by_elements(self, extent, ncols, row, cols, out);
-            }
-            let mut mags = [[0i32; CH + 2]; 3];
-            let mut c = cols.start;
-            while c < cols.end {
-                let n = CH.min(cols.end - c);
-                // mags[slot][k] is the magnitude at column c - 1 + k of row row - 1 + slot.
-                // The middle row first: a chunk with nothing above `low` is all NONE.
-                let here = self
-                    .grad
-                    .span_slice(ncols, row, c..c + n)
-                    .expect("explicit gradient");
-                let any_above = here.iter().fold(false, |any, &g| {
-                    any | (magnitude(g, self.norm) as i64 > self.low)
-                });
-                if !any_above {
-                    std::ptr::write_bytes(out.add(c - cols.start), NONE, n);
-                    c += n;
-                    continue;
-                }
-                for (slot, buf) in mags.iter_mut().enumerate() {
-                    buf[..n + 2].fill(0);
-                    let r = row as isize + slot as isize - 1;
-                    if r < 0 || r as usize >= rows {
-                        continue;
-                    }
-                    let lo = c.saturating_sub(1);
-                    let hi = (c + n + 1).min(ncols);
-                    let slice = self
-                        .grad
-                        .span_slice(ncols, r as usize, lo..hi)
-                        .expect("explicit gradient");
-                    let off = lo + 1 - c;
-                    for (k, &g) in slice.iter().enumerate() {
-                        buf[off + k] = magnitude(g, self.norm);
-                    }
-                }
-                for (k, &g) in here.iter().enumerate() {
-                    let j = k + 1;
-                    let mag_at =
-                        |dy: isize, dx: isize| mags[(1 + dy) as usize][(j as isize + dx) as usize];
-                    out.add(c - cols.start + k)
-                        .write(decide(g, mags[1][j], self.low, self.high, mag_at));
-                }
-                c += n;
-            }
-        }
-    }
-}
-
-/// Grows edges from the `EDGE` positions on `stack` into 8-connected `WEAK` pixels of
-/// `map` (rows `0..rows` of width `cols`).
-fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<usize>) {
-    while let Some(p) = stack.pop() {
-        let (y, x) = (p / cols, p % cols);
+/// Grows edges from the `EDGE` positions `(y, x)` on `stack` into 8-connected `WEAK`
+/// pixels of `map` (rows `0..rows` of width `cols`).
+fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<(u32, u32)>) {
+    while let Some((y, x)) = stack.pop() {
+        let (y, x) = (y as usize, x as usize);
         let y0 = y.saturating_sub(1);
         let y1 = (y + 1).min(rows - 1);
         let x0 = x.saturating_sub(1);
         let x1 = (x + 1).min(cols - 1);
         for yy in y0..=y1 {
-            for xx in x0..=x1 {
-                let q = yy * cols + xx;
-                if map[q] == WEAK {
-                    map[q] = EDGE;
-                    stack.push(q);
+            let line = &mut map[yy * cols..(yy + 1) * cols];
+            for (xx, v) in line[x0..=x1].iter_mut().enumerate() {
+                if *v == WEAK {
+                    *v = EDGE;
+                    stack.push((yy as u32, (x0 + xx) as u32));
                 }
             }
         }
     }
+}
+
+/// Suppression and double threshold of rows `band`, written to `out` (the band's rows),
+/// in one pass over the image: each row's Sobel gradient is computed once, its magnitudes
+/// kept in a ring of three zero-padded rows, and the middle row decided from them.
+/// Returns the band's `EDGE` positions, relative to the band.
+#[inline(always)]
+fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    norm: Norm,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> Vec<(u32, u32)> {
+    const CH: usize = 32;
+    let Dim2(rows, cols) = a.extent();
+    let border = Border::Replicate;
+    let mut sobel = SobelRows::new(cols);
+    // Slot k: the gradient and magnitudes (zero-padded, `cols + 2`) of one image row.
+    let mut grads: [Vec<[i16; 2]>; 3] = std::array::from_fn(|_| vec![[0i16; 2]; cols]);
+    let mut mags: [Vec<i32>; 3] = std::array::from_fn(|_| vec![0i32; cols + 2]);
+    let mut load =
+        |slot: usize, r: isize, grads: &mut [Vec<[i16; 2]>; 3], mags: &mut [Vec<i32>; 3]| {
+            let m = &mut mags[slot];
+            if r < 0 || r as usize >= rows {
+                m.fill(0);
+                return;
+            }
+            sobel.row(a, &border, r as usize);
+            for ((g, &x), &y) in grads[slot].iter_mut().zip(&sobel.dx).zip(&sobel.dy) {
+                *g = [x, y];
+            }
+            for ((o, &x), &y) in m[1..cols + 1].iter_mut().zip(&sobel.dx).zip(&sobel.dy) {
+                *o = magnitude([x, y], norm);
+            }
+        };
+    let mut seeds = Vec::new();
+    // order[k] is the slot of image row y - 1 + k.
+    let mut order = [0usize, 1, 2];
+    let start = band.start as isize;
+    load(0, start - 1, &mut grads, &mut mags);
+    load(1, start, &mut grads, &mut mags);
+    for y in band.clone() {
+        load(order[2], y as isize + 1, &mut grads, &mut mags);
+        let [m0, m1, m2] = order.map(|k| &mags[k][..]);
+        let g = &grads[order[1]];
+        let line = &mut out[(y - band.start) * cols..(y - band.start + 1) * cols];
+        let mut c = 0;
+        while c < cols {
+            let n = CH.min(cols - c);
+            // A chunk with nothing above `low` is all NONE.
+            let any_above = m1[c + 1..c + 1 + n]
+                .iter()
+                .fold(false, |any, &m| any | (m as i64 > low));
+            if !any_above {
+                line[c..c + n].fill(NONE);
+                c += n;
+                continue;
+            }
+            for x in c..c + n {
+                let j = x + 1;
+                let rows3 = [m0, m1, m2];
+                let mag_at =
+                    |dy: isize, dx: isize| rows3[(1 + dy) as usize][(j as isize + dx) as usize];
+                let class = decide(g[x], m1[j], low, high, mag_at);
+                if class == EDGE {
+                    seeds.push(((y - band.start) as u32, x as u32));
+                }
+                line[x] = class;
+            }
+            c += n;
+        }
+        order = [order[1], order[2], order[0]];
+    }
+    seeds
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    norm: Norm,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> Vec<(u32, u32)> {
+    classify_band(a, norm, low, high, band, out)
+}
+
+/// Suppression, threshold and the band-local flood of one band.
+fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    norm: Norm,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+) {
+    let Dim2(_, cols) = a.extent();
+    let n_rows = band.len();
+    #[cfg(target_arch = "x86_64")]
+    let seeds = if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked just above).
+        unsafe { classify_band_avx2(a, norm, low, high, band, out) }
+    } else {
+        classify_band(a, norm, low, high, band, out)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let seeds = classify_band(a, norm, low, high, band, out);
+    flood(out, n_rows, cols, seeds);
 }
 
 /// Positions inside `range` of `map` holding `EDGE`, eight bytes at a time: `EDGE` is the
@@ -290,55 +285,15 @@ fn edge_positions(map: &[u8], range: std::ops::Range<usize>) -> Vec<usize> {
     out
 }
 
-/// Hysteresis over the whole map: a local flood in each band in parallel, then a serial
-/// flood from the edge pixels of every band's first and last row, which crosses bands.
-/// The result is the set of weak pixels 8-connected to a strong one, whatever the bands.
-fn hysteresis(map: &mut Array<u8, Dim2>, threads: Threads) {
-    let Dim2(rows, cols) = map.extent();
-    if rows == 0 || cols == 0 {
-        return;
-    }
-    let work = schedule_bands(&[(0..rows, 0..cols)], threads);
-    let band_rows: Vec<std::ops::Range<usize>> = if work.is_empty() {
-        bands(0..rows, 1)
-    } else {
-        work.into_iter().map(|(r, _)| r).collect()
-    };
-    let data = map.as_mut_slice();
-    {
-        let mut pieces: Vec<(&mut [u8], usize)> = Vec::with_capacity(band_rows.len());
-        let mut rest = &mut *data;
-        for r in &band_rows {
-            let (head, tail) = rest.split_at_mut(r.len() * cols);
-            pieces.push((head, r.len()));
-            rest = tail;
-        }
-        let local = |(band, n_rows): (&mut [u8], usize)| {
-            let seeds = edge_positions(band, 0..band.len());
-            flood(band, n_rows, cols, seeds);
-        };
-        if pieces.len() > 1 {
-            pieces.into_par_iter().for_each(local);
-        } else {
-            pieces.into_iter().for_each(local);
-        }
-    }
-    if band_rows.len() > 1 {
-        let mut seeds = Vec::new();
-        for r in &band_rows {
-            for row in [r.start, r.end - 1] {
-                seeds.extend(edge_positions(data, row * cols..(row + 1) * cols));
-            }
-        }
-        flood(data, rows, cols, seeds);
-    }
-}
-
 /// Canny edges of a grey image: 255 on edges, 0 elsewhere (`cv2.Canny(img, low, high,
 /// L2gradient = norm == L2)` with aperture 3). Like OpenCV, the input is not blurred.
 ///
-/// Working memory: one plane of `[dx, dy]` (`i16` each) and the edge map (`u8`), which
-/// becomes the output; magnitudes are recomputed from the gradient where they are read.
+/// One pass per row band: the Sobel gradient of each row (replicated borders) is computed
+/// once and kept for three rows only, suppression and the double threshold write the map,
+/// and a flood grows edges inside the band; then a serial flood from the edge pixels of
+/// every band's first and last row crosses bands, so the result does not depend on the
+/// bands. Working memory: the edge map (`u8`, which becomes the output), row buffers and
+/// the flood stacks.
 pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     params: &Canny,
@@ -346,17 +301,46 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     let (low, high) = thresholds(params)?;
     let norm = params.norm;
     let threads = params.threads;
-    let grad = sobel_pairs(a, Border::Replicate, threads);
-    let extent = grad.extent();
-    let classes = Suppress {
-        grad: grad.view(),
-        norm,
-        low,
-        high,
-    };
-    let mut map = compute_with(&classes, Plain, threads);
-    drop(grad);
-    hysteresis(&mut map, threads);
+    let extent = a.extent();
+    let Dim2(rows, cols) = extent;
+    let mut map = Array::filled(extent, NONE);
+    if rows == 0 || cols == 0 {
+        return Ok(map);
+    }
+    let band_rows: Vec<std::ops::Range<usize>> = schedule_bands(&[(0..rows, 0..cols)], threads)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    {
+        let mut jobs = Vec::with_capacity(band_rows.len());
+        let mut rest = map.as_mut_slice();
+        for r in &band_rows {
+            let (head, tail) = rest.split_at_mut(r.len() * cols);
+            jobs.push((r.clone(), head));
+            rest = tail;
+        }
+        let job =
+            |(r, out): (std::ops::Range<usize>, &mut [u8])| band_edges(a, norm, low, high, r, out);
+        if jobs.len() > 1 {
+            jobs.into_par_iter().for_each(job);
+        } else {
+            jobs.into_iter().for_each(job);
+        }
+    }
+    if band_rows.len() > 1 {
+        let data = map.as_mut_slice();
+        let mut seeds = Vec::new();
+        for r in &band_rows {
+            for row in [r.start, r.end - 1] {
+                seeds.extend(
+                    edge_positions(data, row * cols..(row + 1) * cols)
+                        .into_iter()
+                        .map(|p| (row as u32, (p - row * cols) as u32)),
+                );
+            }
+        }
+        flood(data, rows, cols, seeds);
+    }
     let finish = |chunk: &mut [u8]| {
         chunk
             .iter_mut()
@@ -374,7 +358,6 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::sobel::{sobel_dx, sobel_dy};
     use super::*;
     use crate::delayed::SourceExt;
     use crate::explicit::View;
@@ -502,6 +485,8 @@ mod tests {
                     &model(&data, rows, cols, l, h, norm == Norm::L2)[..],
                     "{rows}x{cols} {norm:?}"
                 );
+                // A delayed source goes through the row-filling path.
+                assert_eq!(canny(&a.map(|v| v), &p).unwrap(), seq);
                 for t in [2, 3, 7] {
                     let par = canny(
                         &a,
@@ -514,33 +499,6 @@ mod tests {
                     assert_eq!(par, seq, "threads {t}");
                 }
             }
-        }
-    }
-
-    #[test]
-    fn suppression_spans_equal_elements() {
-        let (rows, cols) = (70, 600);
-        let data = scene(rows, cols, 9);
-        let a = View::new(Dim2(rows, cols), &data).unwrap();
-        let grad = compute_with(
-            &sobel_dx(a, Border::Replicate)
-                .zip_with(sobel_dy(a, Border::Replicate), |x, y| [x, y])
-                .unwrap(),
-            Plain,
-            Threads::Seq,
-        );
-        for norm in [Norm::L1, Norm::L2] {
-            let s = Suppress {
-                grad: grad.view(),
-                norm,
-                low: 10,
-                high: 40,
-            };
-            let spans = compute_with(&s, Plain, Threads::Fixed(2));
-            let elements: Vec<u8> = (0..rows * cols)
-                .map(|i| s.index(Dim2(i / cols, i % cols)))
-                .collect();
-            assert_eq!(spans.as_slice(), &elements[..]);
         }
     }
 

@@ -118,42 +118,61 @@ fn padded_row<A: Source<Shape = Dim2, Elem = u8>>(
     }
 }
 
-/// Rows `band` of the Sobel gradient, handing each row's `dx` and `dy` to `emit` with the
-/// row's offset inside the band. Three padded source rows are summed down the columns
-/// (`p0 + 2 p1 + p2` and `p2 - p0`), then across.
-#[inline(always)]
-fn sobel_band<A: Source<Shape = Dim2, Elem = u8>>(
-    a: &A,
-    border: Border<u8>,
-    band: std::ops::Range<usize>,
-    emit: RowSink<'_>,
-) {
-    let Dim2(rows, cols) = a.extent();
-    let w = cols + 2;
-    let mut p = [vec![0u8; w], vec![0u8; w], vec![0u8; w]];
-    let mut smooth = vec![0i16; w];
-    let mut diff = vec![0i16; w];
-    let mut dx = vec![0i16; cols];
-    let mut dy = vec![0i16; cols];
-    for y in band.clone() {
-        for (k, buf) in p.iter_mut().enumerate() {
-            let q = border_interpolate(y as isize + k as isize - 1, rows, &border);
-            padded_row(a, q, &border, buf);
+/// Buffers to compute the Sobel gradient of one row at a time: three padded source rows
+/// are summed down the columns (`p0 + 2 p1 + p2` and `p2 - p0`), then across.
+pub(crate) struct SobelRows {
+    p: [Vec<u8>; 3],
+    smooth: Vec<i16>,
+    diff: Vec<i16>,
+    /// The last row's `dx`.
+    pub(crate) dx: Vec<i16>,
+    /// The last row's `dy`.
+    pub(crate) dy: Vec<i16>,
+}
+
+impl SobelRows {
+    /// Buffers for rows of `cols` pixels.
+    pub(crate) fn new(cols: usize) -> Self {
+        let w = cols + 2;
+        SobelRows {
+            p: [vec![0u8; w], vec![0u8; w], vec![0u8; w]],
+            smooth: vec![0i16; w],
+            diff: vec![0i16; w],
+            dx: vec![0i16; cols],
+            dy: vec![0i16; cols],
         }
-        let [p0, p1, p2] = &p;
-        for (((s, d), (&u, &m)), &l) in smooth
+    }
+
+    /// The gradient of image row `y` into `self.dx` and `self.dy`.
+    #[inline(always)]
+    pub(crate) fn row<A: Source<Shape = Dim2, Elem = u8>>(
+        &mut self,
+        a: &A,
+        border: &Border<u8>,
+        y: usize,
+    ) {
+        let Dim2(rows, cols) = a.extent();
+        for (k, buf) in self.p.iter_mut().enumerate() {
+            let q = border_interpolate(y as isize + k as isize - 1, rows, border);
+            padded_row(a, q, border, buf);
+        }
+        let [p0, p1, p2] = &self.p;
+        for (((s, d), (&u, &m)), &l) in self
+            .smooth
             .iter_mut()
-            .zip(diff.iter_mut())
+            .zip(self.diff.iter_mut())
             .zip(p0.iter().zip(p1))
             .zip(p2)
         {
             *s = i16::from(u) + 2 * i16::from(m) + i16::from(l);
             *d = i16::from(l) - i16::from(u);
         }
-        for ((o, &l), &r) in dx.iter_mut().zip(&smooth[..cols]).zip(&smooth[2..]) {
+        let (smooth, diff) = (&self.smooth, &self.diff);
+        for ((o, &l), &r) in self.dx.iter_mut().zip(&smooth[..cols]).zip(&smooth[2..]) {
             *o = r - l;
         }
-        for (((o, &l), &m), &r) in dy
+        for (((o, &l), &m), &r) in self
+            .dy
             .iter_mut()
             .zip(&diff[..cols])
             .zip(&diff[1..cols + 1])
@@ -161,7 +180,23 @@ fn sobel_band<A: Source<Shape = Dim2, Elem = u8>>(
         {
             *o = l + 2 * m + r;
         }
-        emit(y - band.start, &dx, &dy);
+    }
+}
+
+/// Rows `band` of the Sobel gradient, handing each row's `dx` and `dy` to `emit` with the
+/// row's offset inside the band.
+#[inline(always)]
+fn sobel_band<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    border: Border<u8>,
+    band: std::ops::Range<usize>,
+    emit: RowSink<'_>,
+) {
+    let Dim2(_, cols) = a.extent();
+    let mut rows = SobelRows::new(cols);
+    for y in band.clone() {
+        rows.row(a, &border, y);
+        emit(y - band.start, &rows.dx, &rows.dy);
     }
 }
 
@@ -249,35 +284,6 @@ pub fn sobel_xy<A: Source<Shape = Dim2, Elem = u8>>(
     (dx, dy)
 }
 
-/// The gradient plane `[dx, dy]` of a grey image in one pass, as loading
-/// `zip_with(sobel_dx, sobel_dy, |x, y| [x, y])` gives, bit for bit.
-pub(crate) fn sobel_pairs<A: Source<Shape = Dim2, Elem = u8>>(
-    a: &A,
-    border: Border<u8>,
-    threads: Threads,
-) -> Array<[i16; 2], Dim2> {
-    let extent = a.extent();
-    let Dim2(rows, cols) = extent;
-    let mut g = Array::filled(extent, [0i16; 2]);
-    if rows == 0 || cols == 0 {
-        return g;
-    }
-    let bands: Vec<_> = schedule_bands(&[(0..rows, 0..cols)], threads)
-        .into_iter()
-        .map(|(r, _)| r)
-        .collect();
-    let pieces = split_bands(g.as_mut_slice(), cols, &bands);
-    let jobs: Vec<_> = bands.into_iter().zip(pieces).collect();
-    run_bands(jobs, |(r, out)| {
-        sobel_band_best(a, border, r, &mut |k, gx, gy| {
-            for ((o, &x), &y) in out[k * cols..(k + 1) * cols].iter_mut().zip(gx).zip(gy) {
-                *o = [x, y];
-            }
-        })
-    });
-    g
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,12 +310,8 @@ mod tests {
                     let (dx, dy) = sobel_xy(&a, border, threads);
                     assert_eq!((&dx, &dy), (&want_x, &want_y), "{rows}x{cols} {border:?}");
                     // A delayed source goes through the row-filling path.
-                    let pairs = sobel_pairs(&a.map(|v| v), border, threads);
-                    assert!(pairs
-                        .as_slice()
-                        .iter()
-                        .zip(want_x.as_slice().iter().zip(want_y.as_slice()))
-                        .all(|(p, (&x, &y))| *p == [x, y]));
+                    let (dx, dy) = sobel_xy(&a.map(|v| v), border, threads);
+                    assert_eq!((&dx, &dy), (&want_x, &want_y), "{rows}x{cols} {border:?}");
                 }
             }
         }
