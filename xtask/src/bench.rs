@@ -99,15 +99,16 @@ pub fn run(options: &Options) -> Step {
             command.args(["-p", name]);
         }
         command.args(["--bench", "*", "--"]);
+        // criterion's own defaults (3 s warm-up, 5 s and 100 samples) would take most of
+        // an hour over every workload; 20 samples give a steady median.
+        let (warm_up, measurement, samples) = if options.quick {
+            ("0.1", "0.3", "10")
+        } else {
+            ("1", "3", "20")
+        };
+        command.args(["--warm-up-time", warm_up, "--measurement-time", measurement]);
+        command.args(["--sample-size", samples]);
         if options.quick {
-            command.args([
-                "--warm-up-time",
-                "0.1",
-                "--measurement-time",
-                "0.3",
-                "--sample-size",
-                "10",
-            ]);
             command.env(QUICK_ENV, "1");
         }
         run_step("cargo bench (criterion)", &mut command)?;
