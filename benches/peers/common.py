@@ -87,3 +87,13 @@ def skip(crate, peer, why):
     """Say on stderr that a peer is not available, so the table can say so."""
     print(json.dumps({"crate": crate, "peer": peer, "skipped": why}), flush=True)
     print(f"{crate}: peer {peer} skipped: {why}", file=sys.stderr)
+
+
+def package_version(dist):
+    """`"<dist> <version>"` from the installed package's metadata (k2 has no __version__)."""
+    try:
+        from importlib.metadata import version
+
+        return f"{dist} {version(dist)}"
+    except Exception:  # the package is not installed, or has no metadata
+        return dist

@@ -42,7 +42,7 @@ def main():
         skip(CRATE, PEER, f"import k2 failed: {e}")
         return
     torch.set_num_threads(1)
-    version = getattr(k2, "__version__", "")
+    version = package_version("k2")
     num_fsas = size(1000, 50)
     fsas = []
     for i in range(num_fsas):
