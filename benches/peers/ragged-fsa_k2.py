@@ -16,24 +16,6 @@ CRATE = "ragged-fsa"
 PEER = "k2"
 
 
-def random_fsa_arcs(i, n):
-    import numpy as np
-
-    seed = 4 * (1000 + i)
-    counts = (splitmix64_array(seed, n - 1) % np.uint64(11)).astype(np.int64)
-    total = int(counts.sum())
-    src = np.repeat(np.arange(n - 1, dtype=np.int64), counts)
-    span = np.minimum(n - 1 - src, 20).astype(np.uint64)
-    dest = src + 1 + (splitmix64_array(seed + 1, total) % span).astype(np.int64)
-    label = 1 + (splitmix64_array(seed + 2, total) % np.uint64(100)).astype(np.int64)
-    label[dest == n - 1] = -1
-    unit = (splitmix64_array(seed + 3, total) >> np.uint64(11)).astype(np.float64) * (
-        1.0 / (1 << 53)
-    )
-    score = (-5.0 * unit).astype(np.float32)
-    return src, dest, label, score
-
-
 def main():
     try:
         import k2
