@@ -148,6 +148,31 @@ fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<(u32, u32)>) {
     }
 }
 
+/// The gradient and magnitudes (zero-padded: `mag[x + 1]` is column `x`) of image row
+/// `r`, or zero magnitudes outside the image.
+#[inline(always)]
+fn load_row<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    norm: Norm,
+    sobel: &mut SobelRows,
+    r: isize,
+    grad: &mut [[i16; 2]],
+    mag: &mut [i32],
+) {
+    let Dim2(rows, cols) = a.extent();
+    if r < 0 || r as usize >= rows {
+        mag.fill(0);
+        return;
+    }
+    sobel.row(a, &Border::Replicate, r as usize);
+    for ((g, &x), &y) in grad.iter_mut().zip(&sobel.dx).zip(&sobel.dy) {
+        *g = [x, y];
+    }
+    for ((o, &x), &y) in mag[1..cols + 1].iter_mut().zip(&sobel.dx).zip(&sobel.dy) {
+        *o = magnitude([x, y], norm);
+    }
+}
+
 /// Suppression and double threshold of rows `band`, written to `out` (the band's rows),
 /// in one pass over the image: each row's Sobel gradient is computed once, its magnitudes
 /// kept in a ring of three zero-padded rows, and the middle row decided from them.
@@ -162,35 +187,26 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
     out: &mut [u8],
 ) -> Vec<(u32, u32)> {
     const CH: usize = 32;
-    let Dim2(rows, cols) = a.extent();
-    let border = Border::Replicate;
+    let Dim2(_, cols) = a.extent();
     let mut sobel = SobelRows::new(cols);
     // Slot k: the gradient and magnitudes (zero-padded, `cols + 2`) of one image row.
     let mut grads: [Vec<[i16; 2]>; 3] = std::array::from_fn(|_| vec![[0i16; 2]; cols]);
     let mut mags: [Vec<i32>; 3] = std::array::from_fn(|_| vec![0i32; cols + 2]);
-    let mut load =
-        |slot: usize, r: isize, grads: &mut [Vec<[i16; 2]>; 3], mags: &mut [Vec<i32>; 3]| {
-            let m = &mut mags[slot];
-            if r < 0 || r as usize >= rows {
-                m.fill(0);
-                return;
-            }
-            sobel.row(a, &border, r as usize);
-            for ((g, &x), &y) in grads[slot].iter_mut().zip(&sobel.dx).zip(&sobel.dy) {
-                *g = [x, y];
-            }
-            for ((o, &x), &y) in m[1..cols + 1].iter_mut().zip(&sobel.dx).zip(&sobel.dy) {
-                *o = magnitude([x, y], norm);
-            }
-        };
     let mut seeds = Vec::new();
     // order[k] is the slot of image row y - 1 + k.
     let mut order = [0usize, 1, 2];
     let start = band.start as isize;
-    load(0, start - 1, &mut grads, &mut mags);
-    load(1, start, &mut grads, &mut mags);
+    load_row(a, norm, &mut sobel, start - 1, &mut grads[0], &mut mags[0]);
+    load_row(a, norm, &mut sobel, start, &mut grads[1], &mut mags[1]);
     for y in band.clone() {
-        load(order[2], y as isize + 1, &mut grads, &mut mags);
+        load_row(
+            a,
+            norm,
+            &mut sobel,
+            y as isize + 1,
+            &mut grads[order[2]],
+            &mut mags[order[2]],
+        );
         let [m0, m1, m2] = order.map(|k| &mags[k][..]);
         let g = &grads[order[1]];
         let line = &mut out[(y - band.start) * cols..(y - band.start + 1) * cols];
@@ -209,8 +225,10 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
             for x in c..c + n {
                 let j = x + 1;
                 let rows3 = [m0, m1, m2];
-                let mag_at =
-                    |dy: isize, dx: isize| rows3[(1 + dy) as usize][(j as isize + dx) as usize];
+                // SAFETY: 1 <= j <= cols, so j + dx lies in 0..cols + 2, the rows' length.
+                let mag_at = |dy: isize, dx: isize| unsafe {
+                    *rows3[(1 + dy) as usize].get_unchecked((j as isize + dx) as usize)
+                };
                 let class = decide(g[x], m1[j], low, high, mag_at);
                 if class == EDGE {
                     seeds.push(((y - band.start) as u32, x as u32));
