@@ -103,3 +103,50 @@ fn gathers_and_filters_agree() {
     same(|| Renumbering::from_keep(&keep).unwrap());
     same(|| r.shape().validate());
 }
+
+/// Gathering rows of a 2-axis array (the copy-whole-rows fast path) against appending the
+/// picked rows of a `Vec<Vec<_>>` model, on both paths, with `-1` (empty) picks, empty rows,
+/// more rows than one parallel block, and a type whose clone allocates.
+#[test]
+fn row_gather_matches_the_nested_model() {
+    let lengths = big_lengths(7, 9_000);
+    let mut next = 0u32;
+    let nested: Vec<Vec<String>> = lengths
+        .iter()
+        .map(|&l| {
+            (0..l)
+                .map(|_| {
+                    next += 1;
+                    format!("v{next}")
+                })
+                .collect()
+        })
+        .collect();
+    let r = Ragged::from_nested(nested.clone()).unwrap();
+    let mut rng = ShapeRng::new(8);
+    let idx: Vec<i32> = (0..20_000)
+        .map(|k| {
+            if k % 11 == 0 {
+                -1
+            } else {
+                rng.range(0, nested.len() - 1) as i32
+            }
+        })
+        .collect();
+    let expected: Vec<Vec<String>> = idx
+        .iter()
+        .map(|&i| {
+            if i < 0 {
+                vec![]
+            } else {
+                nested[i as usize].clone()
+            }
+        })
+        .collect();
+    for threshold in [0, usize::MAX] {
+        let got = with_parallel_threshold(threshold, || r.index_axis(0, &idx).unwrap());
+        assert_eq!(got.to_vec_vec(), expected, "threshold {threshold}");
+        got.shape().validate().unwrap();
+    }
+    assert_eq!(r.index_axis(0, &[]).unwrap().num_elements(), 0);
+}
