@@ -15,7 +15,7 @@ use crate::text::TNode;
 use crate::values::{DType, Scalar, Values};
 
 /// One JSON value as ingestion sees it, whatever tree holds it.
-enum View<'a, N: Node> {
+pub(crate) enum View<'a, N: Node> {
     Null,
     Bool(bool),
     Int(i64),
@@ -27,7 +27,7 @@ enum View<'a, N: Node> {
 }
 
 /// A JSON tree ingestion can read: `serde_json::Value` or the text reader's `TNode`.
-trait Node: Sized + Sync {
+pub(crate) trait Node: Sized + Sync {
     /// The object type.
     type Dict: ?Sized;
     fn view(&self) -> View<'_, Self>;
@@ -153,6 +153,9 @@ impl StructuredTensor {
     /// `serde_json::Value` on the way (text the fast reader does not take goes through
     /// `serde_json`, whose messages report syntax errors).
     pub fn from_json_str(text: &str) -> Result<StructuredTensor, Error> {
+        if let Some(st) = crate::text_columns::read_records(text) {
+            return Ok(st);
+        }
         if let Ok(root) = crate::text::parse(text) {
             return from_root(&root, true);
         }
@@ -658,7 +661,7 @@ fn ragged_constant<N: Node>(nested: Nested<'_, N>, scan: Scan) -> Result<Array, 
 
 /// The scalars of a leaf column being filled, its dtype fixed by the first scalar (an
 /// `int64` column turns `float64` at the first float, as a mixed list does).
-enum Column {
+pub(crate) enum Column {
     Empty,
     I64(Vec<i64>),
     F64(Vec<f64>),
@@ -669,7 +672,7 @@ enum Column {
 impl Column {
     /// Appends a scalar; `None` for anything the general path must judge (a list, a dict,
     /// `null`, an integer beyond `int64`, a dtype that does not combine).
-    fn push<N: Node>(&mut self, v: View<'_, N>, capacity: usize) -> Option<()> {
+    pub(crate) fn push<N: Node>(&mut self, v: View<'_, N>, capacity: usize) -> Option<()> {
         match (&mut *self, v) {
             (Column::I64(c), View::Int(i)) => c.push(i),
             (Column::F64(c), View::Float(f)) => c.push(f),
@@ -698,7 +701,7 @@ impl Column {
     }
 
     /// The filled buffer (`float64` when there was no scalar, as TensorFlow's default).
-    fn finish(self) -> Values {
+    pub(crate) fn finish(self) -> Values {
         match self {
             Column::Empty => Values::F64(Vec::new()),
             Column::I64(c) => Values::I64(c),

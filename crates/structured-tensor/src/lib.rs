@@ -59,6 +59,7 @@ mod partition;
 mod spec;
 mod structured;
 mod text;
+mod text_columns;
 mod values;
 
 pub use array::Array;

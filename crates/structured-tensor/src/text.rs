@@ -38,14 +38,58 @@ pub(crate) fn parse(text: &str) -> Result<TNode<'_>, GiveUp> {
     Ok(v)
 }
 
-struct Parser<'a> {
+/// The reader's position in a text.
+pub(crate) struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn skip_ws(&mut self) {
+    /// A reader at the start of `text`.
+    pub(crate) fn new(text: &'a str) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    /// Consumes `b` (after white space) or gives up.
+    pub(crate) fn eat(&mut self, b: u8) -> Result<(), GiveUp> {
+        self.skip_ws();
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// Consumes the key `"name"` written without escapes, if that is what comes next.
+    pub(crate) fn eat_plain_key(&mut self, name: &str) -> bool {
+        let end = self.pos + 1 + name.len();
+        let found = self.bytes.get(self.pos) == Some(&b'"')
+            && self.bytes.get(self.pos + 1..end) == Some(name.as_bytes())
+            && self.bytes.get(end) == Some(&b'"');
+        if found {
+            self.pos = end + 1;
+        }
+        found
+    }
+
+    /// The position in the text, in bytes.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// True at the end of the text (after white space).
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.skip_ws();
+        self.pos == self.bytes.len()
+    }
+
+    pub(crate) fn skip_ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
             if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
@@ -55,7 +99,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
@@ -68,7 +112,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<TNode<'a>, GiveUp> {
+    pub(crate) fn value(&mut self, depth: usize) -> Result<TNode<'a>, GiveUp> {
         if depth > MAX_DEPTH {
             return Err(GiveUp);
         }
@@ -143,7 +187,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn string(&mut self) -> Result<Cow<'a, str>, GiveUp> {
+    pub(crate) fn string(&mut self) -> Result<Cow<'a, str>, GiveUp> {
         self.pos += 1;
         let start = self.pos;
         loop {

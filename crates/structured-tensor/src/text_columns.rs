@@ -1,0 +1,366 @@
+//! A one-pass reader for the common shape of JSON text: a list of objects that all list the
+//! same keys in the same order, each value a scalar, a list of scalars or such an object.
+//! Values go straight from the text into columns, with no tree in between; any other text
+//! makes it answer `None`, and the general reader (tree, then the ingestion rules) decides.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::error::is_valid_field_name;
+use crate::json_in::{Column, Node};
+use crate::partition;
+use crate::structured::{FieldValue, StructuredTensor};
+use crate::text::{Parser, TNode};
+
+/// Where the values of one field go.
+enum Slot {
+    /// One scalar per record.
+    Scalar(Column),
+    /// One list of scalars per record: the scalars and the splits between records.
+    List { column: Column, splits: Vec<i32> },
+    /// One object per record, its fields in the order the text lists them.
+    Struct(Vec<(String, Slot)>),
+}
+
+impl Slot {
+    /// The slot for a value shaped like `node` (`None` for a shape this reader leaves alone:
+    /// `null`, a list of lists or of objects, an invalid field name).
+    fn of(node: &TNode<'_>, rows: usize) -> Option<Slot> {
+        Some(match node {
+            TNode::Null => return None,
+            TNode::Dict(entries) => Slot::Struct(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        if !is_valid_field_name(k) {
+                            return None;
+                        }
+                        Some((k.to_string(), Slot::of(v, rows)?))
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            TNode::List(_) => Slot::List {
+                column: Column::Empty,
+                splits: {
+                    let mut splits = Vec::with_capacity(rows + 1);
+                    splits.push(0);
+                    splits
+                },
+            },
+            _ => Slot::Scalar(Column::Empty),
+        })
+    }
+
+    /// Appends the value of one record, given as a tree (the first record).
+    fn fill(&mut self, node: &TNode<'_>, rows: usize) -> Option<()> {
+        match (self, node) {
+            (Slot::Scalar(column), _) => column.push(node.view(), rows),
+            (Slot::List { column, splits }, TNode::List(items)) => {
+                for item in items {
+                    column.push(item.view(), 2 * rows)?;
+                }
+                splits.push(partition::offset(column_len(column)).ok()?);
+                Some(())
+            }
+            (Slot::Struct(fields), TNode::Dict(entries)) if entries.len() == fields.len() => {
+                for ((name, slot), (key, value)) in fields.iter_mut().zip(entries) {
+                    if name != key {
+                        return None;
+                    }
+                    slot.fill(value, rows)?;
+                }
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// Reads the value of one record from the text.
+    fn read(&mut self, p: &mut Parser<'_>, depth: usize, rows: usize) -> Option<()> {
+        match self {
+            Slot::Scalar(column) => read_scalar(p, column, depth, rows),
+            Slot::List { column, splits } => {
+                p.eat(b'[').ok()?;
+                p.skip_ws();
+                if p.peek() == Some(b']') {
+                    p.eat(b']').ok()?;
+                } else {
+                    loop {
+                        read_scalar(p, column, depth + 1, 2 * rows)?;
+                        p.skip_ws();
+                        match p.peek()? {
+                            b',' => p.eat(b',').ok()?,
+                            b']' => {
+                                p.eat(b']').ok()?;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                splits.push(partition::offset(column_len(column)).ok()?);
+                Some(())
+            }
+            Slot::Struct(fields) => {
+                p.eat(b'{').ok()?;
+                let n = fields.len();
+                for (i, (name, slot)) in fields.iter_mut().enumerate() {
+                    p.skip_ws();
+                    let same = p.eat_plain_key(name)
+                        || (p.peek() == Some(b'"') && p.string().ok()? == name.as_str());
+                    if !same {
+                        return None;
+                    }
+                    p.eat(b':').ok()?;
+                    slot.read(p, depth + 1, rows)?;
+                    p.eat(if i + 1 < n { b',' } else { b'}' }).ok()?;
+                }
+                if n == 0 {
+                    p.eat(b'}').ok()?;
+                }
+                Some(())
+            }
+        }
+    }
+
+    /// The field value of `nrows` records.
+    fn finish(self, nrows: usize) -> Option<FieldValue> {
+        Some(match self {
+            Slot::Scalar(column) => FieldValue::Array(Array::from_parts_unchecked(
+                1,
+                nrows,
+                Vec::new(),
+                Arc::new(column.finish()),
+            )),
+            Slot::List { column, splits } => FieldValue::Array(Array::from_parts_unchecked(
+                2,
+                nrows,
+                vec![partition::from_splits(splits).ok()?],
+                Arc::new(column.finish()),
+            )),
+            Slot::Struct(fields) => FieldValue::Struct(finish_struct(fields, nrows)?),
+        })
+    }
+}
+
+/// The rank-1 struct array of `nrows` records from the slots of its fields.
+fn finish_struct(fields: Vec<(String, Slot)>, nrows: usize) -> Option<StructuredTensor> {
+    let mut out = BTreeMap::new();
+    for (name, slot) in fields {
+        out.insert(name, slot.finish(nrows)?);
+    }
+    Some(StructuredTensor::from_parts_unchecked(
+        1,
+        nrows,
+        Vec::new(),
+        out,
+    ))
+}
+
+/// Number of scalars in a column.
+fn column_len(column: &Column) -> usize {
+    match column {
+        Column::Empty => 0,
+        Column::I64(c) => c.len(),
+        Column::F64(c) => c.len(),
+        Column::Bool(c) => c.len(),
+        Column::Str(c) => c.len(),
+    }
+}
+
+/// Reads one scalar into `column` (`None` for a list, an object or a scalar it refuses).
+fn read_scalar(
+    p: &mut Parser<'_>,
+    column: &mut Column,
+    depth: usize,
+    capacity: usize,
+) -> Option<()> {
+    p.skip_ws();
+    if matches!(p.peek()?, b'[' | b'{') {
+        return None;
+    }
+    let node = p.value(depth).ok()?;
+    column.push(node.view(), capacity)
+}
+
+/// The struct array of a text holding a non-empty list of objects of one shape, or `None`
+/// when the text is anything else (then nothing is decided here).
+pub(crate) fn read_records(text: &str) -> Option<StructuredTensor> {
+    let mut p = Parser::new(text);
+    p.eat(b'[').ok()?;
+    p.skip_ws();
+    if p.peek()? != b'{' {
+        return None;
+    }
+    let start = p.position();
+    let first = p.value(1).ok()?;
+    // Room for as many records as there would be if all were as long as the first.
+    let rows = (text.len() / (p.position() - start).max(1)).min(1 << 24) + 1;
+    let mut schema = Slot::of(&first, rows)?;
+    schema.fill(&first, rows)?;
+    drop(first);
+    let mut nrows = 1usize;
+    loop {
+        p.skip_ws();
+        match p.peek()? {
+            b',' => {
+                p.eat(b',').ok()?;
+                schema.read(&mut p, 1, rows)?;
+                nrows += 1;
+            }
+            b']' => {
+                p.eat(b']').ok()?;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    if !p.at_end() {
+        return None;
+    }
+    match schema {
+        Slot::Struct(fields) => finish_struct(fields, nrows),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// A deterministic stream of numbers.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    /// A random value of the shape `kind` (0..6: int, float, string, bool, int list,
+    /// float or mixed list, string list, nested object).
+    fn value_of(kind: u64, r: &mut Lcg, depth: usize) -> Value {
+        match kind {
+            0 => json!(r.below(100) as i64 - 50),
+            1 => json!(r.below(40) as f64 / 4.0),
+            2 => json!(["a", "b\"c", "d\\u00e9", "\u{e9}t\u{e9}"][r.below(4) as usize]),
+            3 => json!(r.below(2) == 0),
+            4 => Value::Array((0..r.below(4)).map(|_| json!(r.below(9))).collect()),
+            5 => Value::Array(
+                (0..r.below(4))
+                    .map(|_| value_of(r.below(2), r, depth))
+                    .collect(),
+            ),
+            6 => Value::Array((0..r.below(3)).map(|_| value_of(2, r, depth)).collect()),
+            _ if depth < 2 => json!({"x": value_of(r.below(5), r, depth + 1), "y_1": [true]}),
+            _ => json!(1),
+        }
+    }
+
+    /// Something out of the ordinary for one record.
+    fn oddity(r: &mut Lcg) -> Value {
+        match r.below(9) {
+            0 => Value::Null,
+            1 => json!(u64::MAX),
+            2 => json!([[1], [2]]),
+            3 => json!([{"a": 1}]),
+            4 => json!({"z": 1}),
+            5 => json!("s"),
+            6 => json!(2.5),
+            7 => json!([]),
+            _ => json!([1, "a"]),
+        }
+    }
+
+    fn records(r: &mut Lcg) -> Value {
+        let nfields = r.below(4) as usize;
+        let names = ["age", "b", "c2", "Dd"];
+        let kinds: Vec<u64> = (0..nfields).map(|_| r.below(8)).collect();
+        let n = 1 + r.below(12) as usize;
+        let odd = r.below(3) == 0;
+        let out: Vec<Value> = (0..n)
+            .map(|i| {
+                let mut m = serde_json::Map::new();
+                for (f, &k) in kinds.iter().enumerate() {
+                    let v = if odd && i == n - 1 && f == 0 {
+                        oddity(r)
+                    } else {
+                        value_of(k, r, 0)
+                    };
+                    m.insert(names[f].to_string(), v);
+                }
+                if odd && i == n - 1 && r.below(4) == 0 {
+                    m.insert("extra".to_string(), json!(1));
+                }
+                Value::Object(m)
+            })
+            .collect();
+        Value::Array(out)
+    }
+
+    #[test]
+    fn one_pass_reader_matches_the_general_path() {
+        let mut r = Lcg(11);
+        let mut answered = 0;
+        let mut declined = 0;
+        for case in 0..1500 {
+            let v = records(&mut r);
+            let mut text = if case % 3 == 0 {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            if case % 7 == 0 {
+                // Reordered keys in the last record: the general path decides.
+                text = text.replace("{\"age\":1,\"b\"", "{\"b\"");
+            }
+            let parsed: Value = serde_json::from_str(&text).unwrap();
+            let general = StructuredTensor::from_json(&parsed);
+            match read_records(&text) {
+                Some(st) => {
+                    answered += 1;
+                    assert_eq!(Ok(st), general, "{text}");
+                }
+                None => declined += 1,
+            }
+            let got = StructuredTensor::from_json_str(&text);
+            assert_eq!(got, general, "{text}");
+        }
+        assert!(answered > 600 && declined > 100, "{answered} {declined}");
+    }
+
+    #[test]
+    fn texts_the_reader_declines() {
+        for text in [
+            "[]",
+            "{}",
+            "[1, 2]",
+            "[{\"a\": 1}, {\"b\": 1}]",
+            "[{\"a\": 1}, {\"a\": 1, \"b\": 2}]",
+            "[{\"a\": 1, \"b\": 2}, {\"b\": 2, \"a\": 1}]",
+            "[{\"a\": 1}, {\"a\": null}]",
+            "[{\"a\": 1}, {\"a\": \"x\"}]",
+            "[{\"a\": [1]}, {\"a\": [[1]]}]",
+            "[{\"a\": 1}, {\"a\": 1}] x",
+            "[{\"a\": 1}, {\"a\": 1}",
+            "[{\"1a\": 1}]",
+            "[{\"a\": 1}, [{\"a\": 1}]]",
+            "[{\"a\": 99999999999999999999}]",
+        ] {
+            assert!(read_records(text).is_none(), "{text}");
+        }
+        // Keys in the same order with other spacing, escapes and a float after ints: read.
+        let st =
+            read_records("[ {\"a\" : 1 ,\"s\":\"x\\ny\"} ,{\"a\":2.5,\"s\":\"\\u00e9\"}]").unwrap();
+        assert_eq!(
+            st.to_json(),
+            json!([{"a": 1.0, "s": "x\ny"}, {"a": 2.5, "s": "\u{e9}"}])
+        );
+    }
+}
