@@ -188,6 +188,8 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
 ) -> Vec<(u32, u32)> {
     const CH: usize = 32;
     let Dim2(_, cols) = a.extent();
+    // Magnitudes are non-negative `i32`, so comparing with `low` clamped to `i32` is exact.
+    let low32 = low.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
     let mut sobel = SobelRows::new(cols);
     // Slot k: the gradient and magnitudes (zero-padded, `cols + 2`) of one image row.
     let mut grads: [Vec<[i16; 2]>; 3] = std::array::from_fn(|_| vec![[0i16; 2]; cols]);
@@ -210,19 +212,18 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
         let [m0, m1, m2] = order.map(|k| &mags[k][..]);
         let g = &grads[order[1]];
         let line = &mut out[(y - band.start) * cols..(y - band.start + 1) * cols];
+        line.fill(NONE);
         let mut c = 0;
         while c < cols {
             let n = CH.min(cols - c);
-            // A chunk with nothing above `low` is all NONE.
-            let any_above = m1[c + 1..c + 1 + n]
+            // Bit k: column c + k is above `low`; only those are decided.
+            let mut above = m1[c + 1..c + 1 + n]
                 .iter()
-                .fold(false, |any, &m| any | (m as i64 > low));
-            if !any_above {
-                line[c..c + n].fill(NONE);
-                c += n;
-                continue;
-            }
-            for x in c..c + n {
+                .enumerate()
+                .fold(0u32, |bits, (k, &m)| bits | (u32::from(m > low32) << k));
+            while above != 0 {
+                let x = c + above.trailing_zeros() as usize;
+                above &= above - 1;
                 let j = x + 1;
                 let rows3 = [m0, m1, m2];
                 // SAFETY: 1 <= j <= cols, so j + dx lies in 0..cols + 2, the rows' length.
