@@ -177,24 +177,32 @@ pub(crate) fn exclusive_sum_lengths(lengths: &[i32]) -> Result<Vec<i32>, Error> 
         what: "the total of the row lengths",
         value: total as u64,
     };
-    let mut splits = vec![0i32; lengths.len() + 1];
+    // The output is written once, into reserved capacity; its length is set once every
+    // entry is written.
+    let mut splits: Vec<i32> = Vec::with_capacity(lengths.len() + 1);
+    splits.push(0);
     if !go_parallel(lengths.len()) {
+        // One pass: the running total is kept in i64 (it cannot overflow there) and checked
+        // against the i32 limit once at the end, or at the first negative length (so that an
+        // overflow before it is reported as such, as a row-by-row check would).
         let mut acc = 0i64;
-        for (row, (&l, out)) in lengths.iter().zip(&mut splits[1..]).enumerate() {
+        let slots = &mut splits.spare_capacity_mut()[..lengths.len()];
+        for (row, (&l, slot)) in lengths.iter().zip(slots).enumerate() {
             if l < 0 {
+                if acc > i32::MAX as i64 {
+                    break;
+                }
                 return Err(negative(row));
             }
             acc += l as i64;
-            if acc > i32::MAX as i64 {
-                return Err(overflow(
-                    acc + lengths[row + 1..]
-                        .iter()
-                        .map(|&l| l.max(0) as i64)
-                        .sum::<i64>(),
-                ));
-            }
-            *out = acc as i32;
+            slot.write(acc as i32);
         }
+        if acc > i32::MAX as i64 {
+            return Err(overflow(lengths.iter().map(|&l| l.max(0) as i64).sum()));
+        }
+        // SAFETY: no negative length and no overflow, so the loop ran over every length and
+        // wrote all `lengths.len()` slots after the leading 0.
+        unsafe { splits.set_len(lengths.len() + 1) };
         return Ok(splits);
     }
     // Pass 1: per-chunk totals, or the first negative length of the chunk.
@@ -216,7 +224,14 @@ pub(crate) fn exclusive_sum_lengths(lengths: &[i32]) -> Result<Vec<i32>, Error> 
     let mut acc = 0i64;
     for t in &totals {
         match t {
-            Err(row) => return Err(negative(*row)),
+            Err(row) => {
+                // As on the sequential path: an overflow before the negative length wins.
+                let before: i64 = lengths[..*row].iter().map(|&l| l as i64).sum();
+                if before > i32::MAX as i64 {
+                    return Err(overflow(lengths.iter().map(|&l| l.max(0) as i64).sum()));
+                }
+                return Err(negative(*row));
+            }
             Ok(t) => {
                 offsets.push(acc as i32);
                 acc += t;
@@ -227,7 +242,7 @@ pub(crate) fn exclusive_sum_lengths(lengths: &[i32]) -> Result<Vec<i32>, Error> 
         return Err(overflow(acc));
     }
     // Pass 2: scan each chunk from its offset.
-    splits[1..]
+    splits.spare_capacity_mut()[..lengths.len()]
         .par_chunks_mut(CHUNK)
         .zip(lengths.par_chunks(CHUNK))
         .zip(offsets.par_iter())
@@ -235,9 +250,12 @@ pub(crate) fn exclusive_sum_lengths(lengths: &[i32]) -> Result<Vec<i32>, Error> 
             let mut acc = start;
             for (slot, &x) in o.iter_mut().zip(i) {
                 acc += x;
-                *slot = acc;
+                slot.write(acc);
             }
         });
+    // SAFETY: the chunks of pass 2 cover all `lengths.len()` slots after the leading 0 and
+    // every slot of a chunk is written.
+    unsafe { splits.set_len(lengths.len() + 1) };
     Ok(splits)
 }
 
@@ -352,6 +370,24 @@ mod tests {
                         ..
                     })
                 ));
+                // An overflow before a negative length is reported as the overflow, with
+                // the total of the non-negative lengths.
+                assert_eq!(
+                    exclusive_sum_lengths(&[i32::MAX, 1, -1, 3]),
+                    Err(Error::Overflow {
+                        what: "the total of the row lengths",
+                        value: 2_147_483_651,
+                    })
+                );
+                let mut wide = vec![1 << 20; 40_000];
+                wide[39_000] = -1;
+                assert_eq!(
+                    exclusive_sum_lengths(&wide),
+                    Err(Error::Overflow {
+                        what: "the total of the row lengths",
+                        value: 39_999 << 20,
+                    })
+                );
                 let mut long = vec![1; 40_000];
                 long[33_333] = -5;
                 assert_eq!(
