@@ -113,8 +113,14 @@ fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
     let mut pad = vec![0u8; w + 2 * r * P::C];
     let mut keys: [Option<Key>; N] = [None; N];
     let mut ring: Vec<Vec<u16>> = (0..N).map(|_| vec![0u16; w]).collect();
+    // When every tap is a multiple of 16 (OpenCV's 3x3 and 5x5 kernels), both passes use
+    // the taps divided by 16: row sums are at most 255 * 16 and column sums at most
+    // 255 * 256, so the column pass stays in u16 lanes too; and since the full-precision
+    // sum is 256 times the reduced one, `(sum + 2^15) >> 16` is `(reduced + 2^7) >> 8`.
+    let reduced = taps.iter().all(|&t| t % 16 == 0);
+    let taps = if reduced { taps.map(|t| t / 16) } else { taps };
     let constant_row = match border {
-        Border::Constant(v) => u16::from(v) << 8,
+        Border::Constant(v) => u16::from(v) * taps.iter().sum::<u16>(),
         _ => 0,
     };
     for y in band.clone() {
@@ -151,6 +157,17 @@ fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
             &ring[slot][..w]
         });
         let dst = &mut out[(y - band.start) * w..(y - band.start + 1) * w];
+        if reduced {
+            for (x, o) in dst.iter_mut().enumerate() {
+                let mut s = 1u16 << 7;
+                for i in 0..N {
+                    // SAFETY: every ring row holds `w` sums and x < w.
+                    s = s.wrapping_add(taps[i].wrapping_mul(unsafe { *src[i].get_unchecked(x) }));
+                }
+                *o = (s >> 8) as u8;
+            }
+            continue;
+        }
         for (x, o) in dst.iter_mut().enumerate() {
             let mut s = 1u32 << 15;
             for i in 0..N {
