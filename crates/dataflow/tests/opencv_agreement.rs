@@ -1,6 +1,7 @@
 //! Agreement with OpenCV on golden files written by `tests/golden/generate.py`
 //! (opencv-python-headless): grey conversion and histogram identical, equalisation
-//! identical, blur within one grey level, Canny equal on at least 99.9% of pixels.
+//! identical, blur identical (the issue asks for one grey level), Canny equal on at least
+//! 99.9% of pixels.
 
 use std::path::PathBuf;
 
@@ -83,19 +84,19 @@ fn equalisation_is_identical_to_equalizehist() {
 }
 
 #[test]
-fn blur_is_within_one_level_of_gaussianblur() {
+fn blur_equals_gaussianblur() {
     for scene in SCENES {
         let g = read_grey(&format!("{scene}.grey.png"));
         let b5 = gaussian_blur::<5, _>(&g, 0.0, Border::Reflect101, Threads::Fixed(2)).unwrap();
         let want5 = read_grey(&format!("{scene}.blur5.png"));
         assert!(
-            max_diff(b5.as_slice(), want5.as_slice()) <= 1,
+            max_diff(b5.as_slice(), want5.as_slice()) == 0,
             "{scene} 5x5"
         );
         let b9 = gaussian_blur::<9, _>(&g, 2.0, Border::Reflect101, Threads::Seq).unwrap();
         let want9 = read_grey(&format!("{scene}.blur9s2.png"));
         assert!(
-            max_diff(b9.as_slice(), want9.as_slice()) <= 1,
+            max_diff(b9.as_slice(), want9.as_slice()) == 0,
             "{scene} 9x9 sigma 2"
         );
         let rgb = read_rgb(&format!("{scene}.png"));
@@ -108,7 +109,7 @@ fn blur_is_within_one_level_of_gaussianblur() {
         .unwrap();
         let want_rgb = read_rgb(&format!("{scene}.blur5rgb.png"));
         let flat: Vec<u8> = brgb.as_slice().iter().flatten().copied().collect();
-        assert!(max_diff(&flat, want_rgb.as_raw()) <= 1, "{scene} rgb 5x5");
+        assert!(max_diff(&flat, want_rgb.as_raw()) == 0, "{scene} rgb 5x5");
     }
 }
 
