@@ -248,7 +248,29 @@ impl Array {
 
     /// The array as nested JSON lists (a bare value at rank 0).
     pub fn to_json(&self) -> serde_json::Value {
-        crate::json_out::array_json(self)
+        if self.rank == 0 {
+            return self.values.json_at(0);
+        }
+        let mut level: Vec<serde_json::Value> = (0..self.values.len())
+            .map(|i| self.values.json_at(i))
+            .collect();
+        for p in self.partitions.iter().rev() {
+            level = nest_json(level, p);
+        }
+        serde_json::Value::Array(level)
+    }
+
+    /// The elements at depth `depth` (`0 < depth <= rank`) as JSON, one per position of
+    /// the first `depth` dimensions, in row-major order.
+    pub(crate) fn elements_json(&self, depth: usize) -> Vec<serde_json::Value> {
+        debug_assert!(depth >= 1 && depth <= self.rank);
+        let mut level: Vec<serde_json::Value> = (0..self.values.len())
+            .map(|i| self.values.json_at(i))
+            .collect();
+        for p in self.partitions[depth - 1..].iter().rev() {
+            level = nest_json(level, p);
+        }
+        level
     }
 
     /// Replaces the first `drop` partitions by `prefix` and the row count by `nrows` (the
@@ -423,6 +445,19 @@ pub(crate) fn splits_from_lengths<I: IntoIterator<Item = usize>>(
         splits.push(partition::offset(total)?);
     }
     Ok(splits)
+}
+
+/// Groups `values` into JSON lists by the rows of `p`.
+pub(crate) fn nest_json(
+    values: Vec<serde_json::Value>,
+    p: &RowPartition,
+) -> Vec<serde_json::Value> {
+    let mut out = Vec::with_capacity(p.nrows());
+    let mut it = values.into_iter();
+    for len in partition::lengths(p) {
+        out.push(serde_json::Value::Array(it.by_ref().take(len).collect()));
+    }
+    out
 }
 
 /// Normalises a possibly negative axis against `rank`.

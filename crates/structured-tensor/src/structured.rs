@@ -73,6 +73,14 @@ impl FieldValue {
         }
     }
 
+    /// Elements at list depth `depth >= 1` as JSON.
+    pub(crate) fn elements_json(&self, depth: usize) -> Vec<serde_json::Value> {
+        match self {
+            FieldValue::Array(a) => a.elements_json(depth),
+            FieldValue::Struct(s) => s.elements_json(depth),
+        }
+    }
+
     /// Replaces the first `drop` partitions by `prefix` (shared) and the row count.
     pub(crate) fn replace_prefix(
         &self,
@@ -457,7 +465,25 @@ impl StructuredTensor {
     /// The struct array as JSON (TensorFlow's `to_pyval`): an object at rank 0, otherwise
     /// nested lists of objects.
     pub fn to_json(&self) -> serde_json::Value {
-        crate::json_out::struct_json(self)
+        if self.rank == 0 {
+            let map = self
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+            return serde_json::Value::Object(map);
+        }
+        serde_json::Value::Array(self.elements_json(1))
+    }
+
+    /// The elements at list depth `depth` (1..=rank) as JSON.
+    pub(crate) fn elements_json(&self, depth: usize) -> Vec<serde_json::Value> {
+        let records = crate::json_out::records(self);
+        let mut level = records;
+        for p in self.row_partitions[depth - 1..].iter().rev() {
+            level = crate::array::nest_json(level, p);
+        }
+        level
     }
 
     /// The type of this value: shape and field specs (TensorFlow's `StructuredTensor.Spec`).
