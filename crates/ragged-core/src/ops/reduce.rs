@@ -30,6 +30,9 @@ where
     }
 }
 
+/// Sublists up to this length are folded by a loop of fixed trip count.
+const SHORT_ROW: usize = 24;
+
 impl<T: Sync> Ragged<T> {
     /// The `row_splits` of the last axis.
     fn last_splits(&self) -> &[i32] {
@@ -43,7 +46,19 @@ impl<T: Sync> Ragged<T> {
         F: Fn(U, &T) -> U + Sync + Send,
     {
         map_sublists(self.last_splits(), self.values(), |xs, _| {
-            xs.iter().fold(initial, &op)
+            if xs.len() <= SHORT_ROW {
+                // A fixed trip count with a guarded step instead of a loop exit that depends
+                // on the length: same operations in the same order.
+                let mut acc = initial;
+                for k in 0..SHORT_ROW {
+                    if k < xs.len() {
+                        acc = op(acc, &xs[k]);
+                    }
+                }
+                acc
+            } else {
+                xs.iter().fold(initial, &op)
+            }
         })
     }
 
@@ -115,6 +130,39 @@ impl<T: Sync> Ragged<T> {
 mod tests {
     use crate::par::with_parallel_threshold;
     use crate::Ragged;
+
+    #[test]
+    fn short_and_long_rows_fold_in_order() {
+        // Row lengths 0..=30 on both sides of the fixed-trip-count limit, with float values
+        // whose sums depend on the order of the additions: the result must be bit-identical
+        // to a front-to-back fold.
+        let rows: Vec<Vec<f32>> = (0..3_000)
+            .map(|r| {
+                (0..(r * 7) % 31)
+                    .map(|k| ((r * 31 + k * 17) % 1000) as f32 * 1.37e-3 + (k % 3) as f32 * 1e4)
+                    .collect()
+            })
+            .collect();
+        let r = Ragged::from_nested(rows.clone()).unwrap();
+        let sums: Vec<f32> = rows
+            .iter()
+            .map(|x| x.iter().fold(0.5, |a, &b| a + b))
+            .collect();
+        let maxes: Vec<f32> = rows
+            .iter()
+            .map(|x| x.iter().fold(f32::MIN, |a, &b| if b > a { b } else { a }))
+            .collect();
+        for t in [0, usize::MAX] {
+            with_parallel_threshold(t, || {
+                let got = r.sum_per_sublist(0.5);
+                assert!(got
+                    .iter()
+                    .zip(&sums)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()));
+                assert_eq!(r.max_per_sublist(f32::MIN), maxes);
+            });
+        }
+    }
 
     #[test]
     fn k2_style_reductions() {
