@@ -700,14 +700,19 @@ impl Column {
         Some(())
     }
 
-    /// The filled buffer (`float64` when there was no scalar, as TensorFlow's default).
+    /// The filled buffer, trimmed to its length (`float64` when there was no scalar, as
+    /// TensorFlow's default).
     pub(crate) fn finish(self) -> Values {
+        fn exact<T>(mut v: Vec<T>) -> Vec<T> {
+            v.shrink_to_fit();
+            v
+        }
         match self {
             Column::Empty => Values::F64(Vec::new()),
-            Column::I64(c) => Values::I64(c),
-            Column::F64(c) => Values::F64(c),
-            Column::Bool(c) => Values::Bool(c),
-            Column::Str(c) => Values::Str(c),
+            Column::I64(c) => Values::I64(exact(c)),
+            Column::F64(c) => Values::F64(exact(c)),
+            Column::Bool(c) => Values::Bool(exact(c)),
+            Column::Str(c) => Values::Str(exact(c)),
         }
     }
 }

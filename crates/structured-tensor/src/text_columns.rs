@@ -133,10 +133,14 @@ impl Slot {
                 Vec::new(),
                 Arc::new(column.finish()),
             )),
-            Slot::List { column, splits } => FieldValue::Array(Array::from_parts_unchecked(
+            Slot::List { column, mut splits } => FieldValue::Array(Array::from_parts_unchecked(
                 2,
                 nrows,
-                vec![partition::from_splits(splits).ok()?],
+                vec![partition::from_splits({
+                    splits.shrink_to_fit();
+                    splits
+                })
+                .ok()?],
                 Arc::new(column.finish()),
             )),
             Slot::Struct(fields) => FieldValue::Struct(finish_struct(fields, nrows)?),
