@@ -23,7 +23,7 @@ def main():
     except Exception as e:  # ImportError, or a broken binary wheel
         skip(CRATE, "k2", str(e))
         return
-    version = getattr(k2, "__version__", "") or getattr(k2, "__dev_version__", "")
+    version = package_version("k2")
 
     def lengths(seed, rows):
         return (splitmix64_array(seed, rows) % np.uint64(21)).astype(np.int32)

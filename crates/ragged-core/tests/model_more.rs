@@ -7,33 +7,8 @@ use ragged_core::{
     RaggedShape, Reduced, Renumbering,
 };
 
-type V2 = Vec<Vec<i32>>;
-type V3 = Vec<Vec<Vec<i32>>>;
-
-fn v2() -> impl Strategy<Value = V2> {
-    prop::collection::vec(prop::collection::vec(-20i32..20, 0..5), 0..7)
-}
-
-fn v3() -> impl Strategy<Value = V3> {
-    prop::collection::vec(v2(), 0..5)
-}
-
-fn r2(v: &V2) -> Ragged<i32> {
-    Ragged::from_nested(v.clone()).unwrap()
-}
-
-fn r3(v: &V3) -> Ragged<i32> {
-    Ragged::from_nested3(v.clone()).unwrap()
-}
-
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 64,
-        failure_persistence: None,
-        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
-        ..ProptestConfig::default()
-    }
-}
+mod common;
+use common::*;
 
 proptest! {
     #![proptest_config(config())]

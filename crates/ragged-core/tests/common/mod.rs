@@ -1,0 +1,40 @@
+//! The naive model shared by the property tests: nested `Vec`s, their strategies, and the
+//! seeded proptest configuration.
+
+use proptest::prelude::*;
+use ragged_core::Ragged;
+
+/// A 2-axis ragged array as nested vectors.
+pub type V2 = Vec<Vec<i32>>;
+/// A 3-axis ragged array as nested vectors.
+pub type V3 = Vec<Vec<Vec<i32>>>;
+
+/// Small 2-axis arrays, empty rows included.
+pub fn v2() -> impl Strategy<Value = V2> {
+    prop::collection::vec(prop::collection::vec(-20i32..20, 0..5), 0..7)
+}
+
+/// Small 3-axis arrays.
+pub fn v3() -> impl Strategy<Value = V3> {
+    prop::collection::vec(v2(), 0..5)
+}
+
+/// The ragged array of a 2-axis model.
+pub fn r2(v: &V2) -> Ragged<i32> {
+    Ragged::from_nested(v.clone()).unwrap()
+}
+
+/// The ragged array of a 3-axis model.
+pub fn r3(v: &V3) -> Ragged<i32> {
+    Ragged::from_nested3(v.clone()).unwrap()
+}
+
+/// 64 cases from a fixed ChaCha stream, no persistence files: reproducible runs.
+pub fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
+        ..ProptestConfig::default()
+    }
+}
