@@ -10,10 +10,15 @@ Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared Spli
 - invert: 1024 x 1024 f64 (seed 7, 2u - 1, plus 1024 on the diagonal); numpy.linalg.inv
   and scipy.linalg.inv (getrf + getri, as ours).
 - apply_exp: 16 M f32 (seed 8, 20u - 10); np.exp into a preallocated output.
-Every version string states the BLAS thread count, as the Rust side prints it.
+Every version string states the BLAS thread count, as the Rust side prints it, and the
+OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinned to a kernel
+(`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
+workloads run a second time in a child process pinned to that same kernel, reported as the
+peer `numpy_same_kernel`: the like-for-like comparison of the two wrappers.
 """
 
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -27,16 +32,49 @@ def uniform(np, seed, n, scale, offset):
     return scale * u + offset
 
 
-def blas_threads():
+def blas_info():
+    """(thread count, kernel name) of numpy's BLAS."""
     try:
         from threadpoolctl import threadpool_info
 
-        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
-        if counts:
-            return counts[0]
+        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        if blas:
+            return blas[0]["num_threads"], blas[0].get("architecture") or "unknown"
     except ImportError:
         pass
-    return int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1))
+    return int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1)), "unknown"
+
+
+def blas_workloads(np, peer, npv, scipy):
+    """svd, invert, gemv and gemm: the workloads whose time is the BLAS/LAPACK library's."""
+    n = size(512, 4)
+    a = uniform(np, 6, n * n, 2.0, -1.0).reshape(n, n)
+    t = time_it(lambda: np.linalg.svd(a, full_matrices=False))
+    report(CRATE, "svd", peer, t, npv)
+
+    n = size(1024, 4)
+    a = uniform(np, 7, n * n, 2.0, -1.0).reshape(n, n) + n * np.eye(n)
+    t = time_it(lambda: np.linalg.inv(a))
+    report(CRATE, "invert", peer, t, npv)
+    if scipy is not None:
+        t = time_it(lambda: scipy.linalg.inv(a))
+        scipy_peer = peer.replace("numpy", "scipy")
+        report(CRATE, "invert", scipy_peer, t, npv.replace(np.__version__, scipy.__version__))
+
+    n = size(4096, 8)
+    m = uniform(np, 1, n * n, 2.0, -1.0).astype(np.float32).reshape(n, n)
+    x = uniform(np, 2, n, 2.0, -1.0).astype(np.float32)
+    y = np.empty(n, dtype=np.float32)
+    t = time_it(lambda: np.dot(m, x, out=y))
+    report(CRATE, "add_mat_vec", peer, t, npv)
+    del m
+
+    n = size(1024, 4)
+    a = uniform(np, 3, n * n, 2.0, -1.0).reshape(n, n)
+    b = uniform(np, 4, n * n, 2.0, -1.0).reshape(n, n)
+    c = np.empty((n, n))
+    t = time_it(lambda: np.matmul(a, b, out=c))
+    report(CRATE, "add_mat_mat", peer, t, npv)
 
 
 def main():
@@ -45,8 +83,8 @@ def main():
     except ImportError as e:
         skip(CRATE, "numpy", str(e))
         return
-    threads = blas_threads()
-    npv = f"{np.__version__} (BLAS threads {threads})"
+    threads, kernel = blas_info()
+    npv = f"{np.__version__} (BLAS threads {threads}, kernel {kernel})"
     try:
         import scipy
         import scipy.linalg
@@ -54,42 +92,21 @@ def main():
     except ImportError as e:
         scipy = None
         skip(CRATE, "scipy", str(e))
+
+    if "--blas-only" in sys.argv:
+        blas_workloads(np, "numpy_same_kernel", npv, scipy)
+        return
     try:
         import torch
     except ImportError as e:
         torch = None
         skip(CRATE, "torch", str(e))
 
-    # svd and invert
-    n = size(512, 4)
-    a = uniform(np, 6, n * n, 2.0, -1.0).reshape(n, n)
-    t = time_it(lambda: np.linalg.svd(a, full_matrices=False))
-    report(CRATE, "svd", "numpy", t, npv)
-
-    n = size(1024, 4)
-    a = uniform(np, 7, n * n, 2.0, -1.0).reshape(n, n) + n * np.eye(n)
-    t = time_it(lambda: np.linalg.inv(a))
-    report(CRATE, "invert", "numpy", t, npv)
-    if scipy is not None:
-        t = time_it(lambda: scipy.linalg.inv(a))
-        report(CRATE, "invert", "scipy", t, f"{scipy.__version__} (BLAS threads {threads})")
-
-    # gemv
-    n = size(4096, 8)
-    m = uniform(np, 1, n * n, 2.0, -1.0).astype(np.float32).reshape(n, n)
-    x = uniform(np, 2, n, 2.0, -1.0).astype(np.float32)
-    y = np.empty(n, dtype=np.float32)
-    t = time_it(lambda: np.dot(m, x, out=y))
-    report(CRATE, "add_mat_vec", "numpy", t, npv)
-    del m
-
-    # gemm
-    n = size(1024, 4)
-    a = uniform(np, 3, n * n, 2.0, -1.0).reshape(n, n)
-    b = uniform(np, 4, n * n, 2.0, -1.0).reshape(n, n)
-    c = np.empty((n, n))
-    t = time_it(lambda: np.matmul(a, b, out=c))
-    report(CRATE, "add_mat_mat", "numpy", t, npv)
+    blas_workloads(np, "numpy", npv, scipy)
+    pinned = os.environ.get("ARRAYS_OUR_OPENBLAS_CORETYPE")
+    if pinned:
+        env = dict(os.environ, OPENBLAS_CORETYPE=pinned)
+        subprocess.run([sys.executable, __file__, "--blas-only"], env=env, check=False)
 
     # softmax per row
     n = size(4096, 8)

@@ -30,6 +30,7 @@ const PEER_PACKAGES: &[&str] = &[
     "tensorflow-cpu",
     "kaldifst",
     "kaldi-native-io",
+    "threadpoolctl",
 ];
 
 /// Variables that pin OpenBLAS's kernel choice, removed from the peers' environment.
@@ -352,6 +353,10 @@ fn run_peers(options: &Options) -> Result<(Vec<Measurement>, Vec<String>), Failu
         for key in OPENBLAS_FORCING {
             command.env_remove(key);
         }
+        // ...but a peer may rerun its BLAS workloads on our kernel, for a like-for-like ratio.
+        if let Ok(core_type) = std::env::var(OPENBLAS_FORCING[0]) {
+            command.env("ARRAYS_OUR_OPENBLAS_CORETYPE", core_type);
+        }
         if options.quick {
             command.env(QUICK_ENV, "1");
         }
@@ -431,7 +436,7 @@ fn machine_facts(options: &Options) -> Vec<(String, String)> {
             format!(
                 "ours: system OpenBLAS with OPENBLAS_CORETYPE={}; the Python peers run with \
                  OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed so their bundled OpenBLAS picks \
-                 its own kernel",
+                 its own kernel; `numpy_same_kernel` rows rerun numpy pinned to our kernel",
                 env_or("OPENBLAS_CORETYPE", "unset")
             ),
         ),
