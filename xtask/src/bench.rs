@@ -99,7 +99,9 @@ pub fn run(options: &Options) -> Step {
         for name in &with_benches {
             command.args(["-p", name]);
         }
-        command.args(["--bench", "*", "--"]);
+        // `--all-features` turns on the optional Rust peers (such as dataflow's
+        // `imageproc-peer`), which normal builds and tests never compile.
+        command.args(["--all-features", "--bench", "*", "--"]);
         // criterion's own defaults (3 s warm-up, 5 s and 100 samples) would take most of
         // an hour over every workload; 20 samples give a steady median.
         let (warm_up, measurement, samples) = if options.quick {
