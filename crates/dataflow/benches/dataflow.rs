@@ -97,6 +97,8 @@ fn bench(c: &mut Criterion) {
             b.iter(|| p.install(|| canny(black_box(&grey_img), &params)))
         });
     }
+    #[cfg(feature = "imageproc-peer")]
+    imageproc_peers(&mut g, &grey_img);
 
     // A fused chain of maps and a zip, loaded once, against the same arithmetic by hand.
     let a: Vec<f32> = grey_img.as_slice().iter().map(|&v| v as f32).collect();
@@ -126,6 +128,32 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// Rust peer: the crate imageproc on the same grey input as `canny_t1` / `blur5_grey_t1`.
+/// Its `canny` and `gaussian_blur_f32` are sequential whatever its features, so only the
+/// `_t1` workloads are measured.
+#[cfg(feature = "imageproc-peer")]
+fn imageproc_peers(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    grey_img: &Array<u8, Dim2>,
+) {
+    let Dim2(h, w) = grey_img.extent();
+    let img = image::GrayImage::from_raw(w as u32, h as u32, grey_img.as_slice().to_vec())
+        .expect("extent matches");
+    // Same thresholds as `canny_t1`. imageproc's `canny` does more than ours: it first
+    // blurs with sigma 1.4 (ours, as OpenCV's, does not blur) and thresholds the L2
+    // magnitude (ours: L1).
+    g.bench_function("peer_imageproc__canny_t1", |b| {
+        b.iter(|| imageproc::edges::canny(black_box(&img), 50.0, 150.0))
+    });
+    // sigma 1.1 is what OpenCV derives for a 5-tap kernel (0.3 * ((5 - 1) / 2 - 1) + 0.8).
+    // imageproc derives the kernel size from sigma (radius ceil(2 sigma) = 3, so 7 taps, in
+    // f32) and replicates the border, so it is not the identical kernel: ours is 5 taps
+    // in integers with reflect-101.
+    g.bench_function("peer_imageproc__blur5_grey_t1", |b| {
+        b.iter(|| imageproc::filter::gaussian_blur_f32(black_box(&img), 1.1))
+    });
 }
 
 criterion_group!(benches, bench);

@@ -37,7 +37,8 @@
 //! assert_eq!(sum, 24 * 24);
 //! ```
 //!
-//! Feature flags: none; the crate depends on rayon, ndarray and image (PNG only).
+//! Feature flags: `imageproc-peer` (off by default) only adds the crate imageproc for the
+//! Rust peer benchmarks; the crate depends on rayon, ndarray and image (PNG only).
 
 mod convolve;
 mod delayed;
