@@ -1,7 +1,7 @@
 //! Property tests of the ragged operations against a naive `Vec<Vec<..>>` model.
 
 use proptest::prelude::*;
-use ragged_core::{PadMode, PadSide, Ragged, Reduced, Renumbering};
+use ragged_core::{with_parallel_threshold, PadMode, PadSide, Ragged, Reduced, Renumbering};
 
 mod common;
 use common::*;
@@ -41,6 +41,24 @@ proptest! {
                 }
                 prop_assert_eq!(r.shape().offset_of(&[i, j, sub.len()]), None);
             }
+        }
+    }
+
+    #[test]
+    fn float_sums_match_a_left_to_right_sum(
+        v in prop::collection::vec(prop::collection::vec(-1.0e3f32..1.0e3, 0..40), 0..40)
+    ) {
+        // Lengths on both sides of the 24-element window; the sum order differs from a
+        // front-to-back fold, so floats agree up to rounding and both paths bit for bit.
+        let r = Ragged::from_nested(v.clone()).unwrap();
+        let got = with_parallel_threshold(usize::MAX, || r.sum_per_sublist(0.25));
+        let par = with_parallel_threshold(0, || r.sum_per_sublist(0.25));
+        prop_assert_eq!(got.len(), v.len());
+        for ((row, a), b) in v.iter().zip(&got).zip(&par) {
+            let naive = row.iter().fold(0.25f32, |acc, &x| acc + x);
+            let scale: f32 = row.iter().map(|x| x.abs()).sum::<f32>() + 1.0;
+            prop_assert!((a - naive).abs() <= 1e-5 * scale, "{} vs {}", a, naive);
+            prop_assert_eq!(a.to_bits(), b.to_bits());
         }
     }
 

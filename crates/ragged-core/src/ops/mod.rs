@@ -8,4 +8,5 @@ pub mod more;
 pub mod prune;
 pub mod reduce;
 pub mod structure;
+mod sum;
 pub mod values;

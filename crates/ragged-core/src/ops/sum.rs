@@ -1,0 +1,184 @@
+//! The blocked sum of last-axis sublists behind [`crate::Ragged::sum_per_sublist`].
+//!
+//! Every sublist is summed in one fixed order that depends only on its length: eight lanes,
+//! lane `j` adding elements `j, j + 8, j + 16, ...` front to back, then the lanes combined
+//! pairwise (`j` with `j + 4`, then `j` with `j + 2`, then `0` with `1`), then `initial`
+//! plus that total. Sublists of up to [`WINDOW`] elements run a straight-line kernel over a
+//! fixed window of values with selects instead of branches on the length; longer ones (and
+//! the few whose window would run past the end of the values) take a loop computing the
+//! same additions in the same order, so the result never depends on the path or on the
+//! number of threads.
+
+use std::mem::MaybeUninit;
+use std::ops::Add;
+
+use rayon::prelude::*;
+
+use crate::par::{go_parallel, CHUNK};
+
+/// Lanes of the blocked sum.
+const LANES: usize = 8;
+
+/// Sublists up to this length take the straight-line kernel.
+const WINDOW: usize = 3 * LANES;
+
+/// `acc + x` when `take`, else `acc`. Optimised builds compute both and pick one by
+/// indexing, without a branch (a branch on the length mispredicts on mixed lengths, and an
+/// `if` here is compiled into a chain of such branches); builds with debug assertions (and
+/// so, by default, overflow checks) branch, so that an addition not taken never runs.
+#[inline(always)]
+fn add_if<T: Copy + Add<Output = T>>(take: bool, acc: T, x: T) -> T {
+    if cfg!(debug_assertions) {
+        if take {
+            acc + x
+        } else {
+            acc
+        }
+    } else {
+        [acc, acc + x][take as usize]
+    }
+}
+
+/// The blocked sum of `xs`, by a loop (any length).
+#[inline(always)]
+pub(crate) fn blocked_sum<T: Copy + Add<Output = T>>(initial: T, xs: &[T]) -> T {
+    let Some(&first) = xs.first() else {
+        return initial;
+    };
+    let mut lane = [first; LANES];
+    for (j, &x) in xs.iter().take(LANES).enumerate() {
+        lane[j] = x;
+    }
+    for (k, &x) in xs.iter().enumerate().skip(LANES) {
+        lane[k % LANES] = lane[k % LANES] + x;
+    }
+    initial + combine_lanes(lane, xs.len())
+}
+
+/// The blocked sum of the first `len <= WINDOW` values of `w`; the others are never added in.
+#[inline(always)]
+fn window_sum<T: Copy + Add<Output = T>>(initial: T, w: &[T; WINDOW], len: usize) -> T {
+    let mut lane: [T; LANES] = w[..LANES].try_into().unwrap();
+    for (j, (l, &x)) in lane.iter_mut().zip(&w[LANES..]).enumerate() {
+        *l = add_if(LANES + j < len, *l, x);
+    }
+    for (j, (l, &x)) in lane.iter_mut().zip(&w[2 * LANES..]).enumerate() {
+        *l = add_if(2 * LANES + j < len, *l, x);
+    }
+    add_if(len > 0, initial, combine_lanes(lane, len))
+}
+
+/// Combines the eight lanes of a sublist of `len` elements (lane `j` holds something only
+/// when `j < len`; for `len == 0` the result is meaningless).
+#[inline(always)]
+fn combine_lanes<T: Copy + Add<Output = T>>(lane: [T; LANES], len: usize) -> T {
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = lane;
+    let (m0, m1) = (add_if(4 < len, l0, l4), add_if(5 < len, l1, l5));
+    let (m2, m3) = (add_if(6 < len, l2, l6), add_if(7 < len, l3, l7));
+    let (n0, n1) = (add_if(2 < len, m0, m2), add_if(3 < len, m1, m3));
+    add_if(1 < len, n0, n1)
+}
+
+/// Writes the sums of rows `first_row..first_row + out.len()`.
+#[inline(always)]
+fn sum_rows_portable<T: Copy + Add<Output = T>>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    first_row: usize,
+    out: &mut [MaybeUninit<T>],
+) {
+    let splits = &row_splits[first_row..first_row + out.len() + 1];
+    for (slot, se) in out.iter_mut().zip(splits.windows(2)) {
+        let (b, e) = (se[0] as usize, se[1] as usize);
+        let len = e - b;
+        let sum = match values.get(b..b + WINDOW) {
+            Some(w) if len <= WINDOW => window_sum(initial, w.try_into().unwrap(), len),
+            _ => blocked_sum(initial, &values[b..e]),
+        };
+        slot.write(sum);
+    }
+}
+
+/// [`sum_rows_portable`], compiled for AVX2 when the CPU has it (the eight lanes are then one
+/// register for `f32`).
+#[inline]
+fn sum_rows<T: Copy + Add<Output = T>>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    first_row: usize,
+    out: &mut [MaybeUninit<T>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        unsafe { sum_rows_avx2(row_splits, values, initial, first_row, out) };
+        return;
+    }
+    sum_rows_portable(row_splits, values, initial, first_row, out);
+}
+
+/// [`sum_rows_portable`] with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sum_rows_avx2<T: Copy + Add<Output = T>>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    first_row: usize,
+    out: &mut [MaybeUninit<T>],
+) {
+    sum_rows_portable(row_splits, values, initial, first_row, out);
+}
+
+/// The blocked sums of every row of `row_splits` over `values`, sequential or rayon.
+pub(crate) fn sum_per_row<T>(row_splits: &[i32], values: &[T], initial: T) -> Vec<T>
+where
+    T: Copy + Send + Sync + Add<Output = T>,
+{
+    let nrows = row_splits.len() - 1;
+    let mut out: Vec<T> = Vec::with_capacity(nrows);
+    let slots = &mut out.spare_capacity_mut()[..nrows];
+    if go_parallel(nrows + values.len()) {
+        slots
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, o)| sum_rows(row_splits, values, initial, c * CHUNK, o));
+    } else {
+        sum_rows(row_splits, values, initial, 0, slots);
+    }
+    // SAFETY: every one of the `nrows` slots was written above.
+    unsafe { out.set_len(nrows) };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_kernel_matches_the_loop() {
+        // Every length up to the window, at every start, with values whose sums depend on
+        // the order of the additions and garbage after the row that must never be added in.
+        let values: Vec<f32> = (0..200)
+            .map(|k| ((k * 37) % 101) as f32 * 1.37e-3 + (k % 3) as f32 * 1e4)
+            .collect();
+        for b in 0..40 {
+            for len in 0..=WINDOW {
+                let w: &[f32; WINDOW] = values[b..b + WINDOW].try_into().unwrap();
+                let fast = window_sum(0.5f32, w, len);
+                let slow = blocked_sum(0.5f32, &values[b..b + len]);
+                assert_eq!(fast.to_bits(), slow.to_bits(), "start {b} length {len}");
+            }
+        }
+        // The order written out for ten elements: lanes 0 and 1 hold two each.
+        let xs: Vec<f32> = (1..=10)
+            .map(|k| (k as f32).sqrt() * 1e3 + 1.0 / k as f32)
+            .collect();
+        let lane = |j: usize| if j < 2 { xs[j] + xs[j + 8] } else { xs[j] };
+        let l4: Vec<f32> = (0..4).map(|j| lane(j) + lane(j + 4)).collect();
+        let expected = 7.0 + ((l4[0] + l4[2]) + (l4[1] + l4[3]));
+        assert_eq!(blocked_sum(7.0f32, &xs), expected);
+    }
+}
