@@ -78,19 +78,24 @@ impl<T: Sync> Ragged<T> {
     }
 
     /// The maximum of `initial` and each last-axis sublist (k2's `MaxPerSublist`).
+    ///
+    /// Compared with `>` as a front-to-back fold would (a NaN element is passed over), in
+    /// eight lanes without a branch per element; among maxima that compare equal (`-0.0`
+    /// and `0.0`) which one is returned is fixed by the sublist's length, not by position.
     pub fn max_per_sublist(&self, initial: T) -> Vec<T>
     where
         T: Copy + Send + PartialOrd,
     {
-        self.reduce_per_sublist(initial, |acc, &x| if x > acc { x } else { acc })
+        super::sum::extreme_per_row(self.last_splits(), self.values(), initial, |x, acc| x > acc)
     }
 
-    /// The minimum of `initial` and each last-axis sublist (k2's `MinPerSublist`).
+    /// The minimum of `initial` and each last-axis sublist (k2's `MinPerSublist`), computed
+    /// as [`Ragged::max_per_sublist`] is, with `<`.
     pub fn min_per_sublist(&self, initial: T) -> Vec<T>
     where
         T: Copy + Send + PartialOrd,
     {
-        self.reduce_per_sublist(initial, |acc, &x| if x < acc { x } else { acc })
+        super::sum::extreme_per_row(self.last_splits(), self.values(), initial, |x, acc| x < acc)
     }
 
     /// For each last-axis sublist, the offset in `values()` of its largest element, or `-1`
@@ -168,6 +173,35 @@ mod tests {
                 assert_eq!(r.max_per_sublist(f32::MIN), maxes);
             });
         }
+    }
+
+    #[test]
+    fn nan_elements_are_passed_over_as_by_a_fold() {
+        let rows: Vec<Vec<f32>> = (0..200)
+            .map(|r| {
+                (0..r % 37)
+                    .map(|k| {
+                        if (r + k) % 5 == 0 {
+                            f32::NAN
+                        } else {
+                            (k * r % 11) as f32
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let r = Ragged::from_nested(rows.clone()).unwrap();
+        let max = |x: &Vec<f32>| x.iter().fold(-1.0f32, |a, &b| if b > a { b } else { a });
+        let min = |x: &Vec<f32>| x.iter().fold(100.0f32, |a, &b| if b < a { b } else { a });
+        assert_eq!(
+            r.max_per_sublist(-1.0),
+            rows.iter().map(max).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            r.min_per_sublist(100.0),
+            rows.iter().map(min).collect::<Vec<_>>()
+        );
+        assert!(r.max_per_sublist(f32::NAN).iter().all(|x| x.is_nan()));
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! The blocked sum of last-axis sublists behind [`crate::Ragged::sum_per_sublist`].
+//! Eight-lane kernels of the last-axis reductions: the blocked sum behind
+//! [`crate::Ragged::sum_per_sublist`] and the maxima and minima behind
+//! [`crate::Ragged::max_per_sublist`] and [`crate::Ragged::min_per_sublist`].
 //!
 //! Every sublist is summed in one fixed order that depends only on its length: eight lanes,
 //! lane `j` adding elements `j, j + 8, j + 16, ...` front to back, then the lanes combined
@@ -147,6 +149,117 @@ where
             .for_each(|(c, o)| sum_rows(row_splits, values, initial, c * CHUNK, o));
     } else {
         sum_rows(row_splits, values, initial, 0, slots);
+    }
+    // SAFETY: every one of the `nrows` slots was written above.
+    unsafe { out.set_len(nrows) };
+    out
+}
+
+/// `x` when `take` and `better(x, acc)`, else `acc`, picked by indexing (no branch).
+#[inline(always)]
+fn step_if<T: Copy, F: Fn(T, T) -> bool>(take: bool, acc: T, x: T, better: &F) -> T {
+    [acc, x][(take & better(x, acc)) as usize]
+}
+
+/// Folds the eight lanes of an extremum (each starts at `initial`) pairwise.
+#[inline(always)]
+fn combine_extreme<T: Copy, F: Fn(T, T) -> bool>(lane: [T; LANES], better: &F) -> T {
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = lane;
+    let (m0, m1) = (step_if(true, l0, l4, better), step_if(true, l1, l5, better));
+    let (m2, m3) = (step_if(true, l2, l6, better), step_if(true, l3, l7, better));
+    let (n0, n1) = (step_if(true, m0, m2, better), step_if(true, m1, m3, better));
+    step_if(true, n0, n1, better)
+}
+
+/// Writes the extremum (by `better`) of `initial` and each of rows
+/// `first_row..first_row + out.len()`: eight lanes from `initial`, lane `j` taking elements
+/// `j, j + 8, ...`, straight-line over a window for rows up to [`WINDOW`] long.
+#[inline(always)]
+fn extreme_rows_portable<T: Copy, F: Fn(T, T) -> bool>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    better: &F,
+    first_row: usize,
+    out: &mut [MaybeUninit<T>],
+) {
+    let splits = &row_splits[first_row..first_row + out.len() + 1];
+    for (slot, se) in out.iter_mut().zip(splits.windows(2)) {
+        let (b, e) = (se[0] as usize, se[1] as usize);
+        let len = e - b;
+        let mut lane = [initial; LANES];
+        match values.get(b..b + WINDOW) {
+            Some(w) if len <= WINDOW => {
+                for (k, &x) in w.iter().enumerate() {
+                    lane[k % LANES] = step_if(k < len, lane[k % LANES], x, better);
+                }
+            }
+            _ => {
+                for (k, &x) in values[b..e].iter().enumerate() {
+                    lane[k % LANES] = step_if(true, lane[k % LANES], x, better);
+                }
+            }
+        }
+        slot.write(combine_extreme(lane, better));
+    }
+}
+
+/// [`extreme_rows_portable`], compiled for AVX2 when the CPU has it.
+#[inline]
+fn extreme_rows<T: Copy, F: Fn(T, T) -> bool>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    better: &F,
+    first_row: usize,
+    out: &mut [MaybeUninit<T>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        unsafe { extreme_rows_avx2(row_splits, values, initial, better, first_row, out) };
+        return;
+    }
+    extreme_rows_portable(row_splits, values, initial, better, first_row, out);
+}
+
+/// [`extreme_rows_portable`] with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn extreme_rows_avx2<T: Copy, F: Fn(T, T) -> bool>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    better: &F,
+    first_row: usize,
+    out: &mut [MaybeUninit<T>],
+) {
+    extreme_rows_portable(row_splits, values, initial, better, first_row, out);
+}
+
+/// The maximum (`better = >`) or minimum (`better = <`) of `initial` and every row of
+/// `row_splits` over `values`, sequential or rayon. Equal to a front-to-back fold except
+/// which of several equal extrema is returned (`-0.0` or `0.0`).
+pub(crate) fn extreme_per_row<T, F>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: T,
+    better: F,
+) -> Vec<T>
+where
+    T: Copy + Send + Sync,
+    F: Fn(T, T) -> bool + Sync,
+{
+    let nrows = row_splits.len() - 1;
+    let mut out: Vec<T> = Vec::with_capacity(nrows);
+    let slots = &mut out.spare_capacity_mut()[..nrows];
+    if go_parallel(nrows + values.len()) {
+        slots
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, o)| extreme_rows(row_splits, values, initial, &better, c * CHUNK, o));
+    } else {
+        extreme_rows(row_splits, values, initial, &better, 0, slots);
     }
     // SAFETY: every one of the `nrows` slots was written above.
     unsafe { out.set_len(nrows) };
