@@ -102,8 +102,8 @@ fn sum_rows_portable<T: Copy + Add<Output = T>>(
     }
 }
 
-/// [`sum_rows_portable`], compiled for AVX2 when the CPU has it (the eight lanes are then one
-/// register for `f32`).
+/// [`sum_rows_portable`], compiled for AVX2 when the CPU has it (for `f32` the lanes then
+/// become vector adds and blends).
 #[inline]
 fn sum_rows<T: Copy + Add<Output = T>>(
     row_splits: &[i32],
