@@ -10,7 +10,8 @@
 //! - `from_json`: the already-parsed JSON value -> StructuredTensor.
 //! - `from_json_text`: JSON text -> StructuredTensor (`peer_serde_json__from_json_text`
 //!   only parses the text into a `serde_json::Value`).
-//! - `to_json`: StructuredTensor -> JSON value.
+//! - `to_json`: StructuredTensor -> JSON value (`peer_serde_json__to_json` clones the same
+//!   value: what serde_json itself takes to build, and free, that tree).
 //! - `to_json_text`: StructuredTensor -> JSON text, written from the columns.
 //! - `merge_dims`: the households (rank 2) merged back to rank 1, `merge_dims(0, 1)`.
 //! - `promote`: `promote(("shoes", "sizes"), "shoe_sizes")` on the rank-1 records.
@@ -65,6 +66,9 @@ fn bench(c: &mut Criterion) {
 
     let st = StructuredTensor::from_json(&value).unwrap();
     g.bench_function("to_json", |b| b.iter(|| black_box(&st).to_json()));
+    g.bench_function("peer_serde_json__to_json", |b| {
+        b.iter(|| black_box(&value).clone())
+    });
     g.bench_function("to_json_text", |b| {
         b.iter(|| black_box(&st).to_json_string())
     });

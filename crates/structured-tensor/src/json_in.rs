@@ -189,8 +189,19 @@ impl Array {
     }
 }
 
-/// A struct array from a document's root.
+/// A struct array from a document's root: the one-pass reader for a list of records of one
+/// shape, else the general rules.
 fn from_root<N: Node>(value: &N, par: bool) -> Result<StructuredTensor, Error> {
+    if let View::List(items) = value.view() {
+        if let Some(st) = crate::text_columns::read_tree(items, par) {
+            return Ok(st);
+        }
+    }
+    from_root_general(value, par)
+}
+
+/// `from_root` without the one-pass reader.
+pub(crate) fn from_root_general<N: Node>(value: &N, par: bool) -> Result<StructuredTensor, Error> {
     let path = FieldPath::root();
     match value.view() {
         View::Dict(map) => from_dict::<N>(map, &path, par),
@@ -415,7 +426,7 @@ fn from_list_of_dicts<N: Node>(
         leaves = children;
         depth += 1;
     }
-    let columns = split_columns(&leaves, rank, path)?;
+    let columns = split_columns(&leaves, rank, path, par)?;
     let convert = |(key, column): (&str, Vec<&N>)| {
         let nested = Nested {
             nrows,
@@ -460,13 +471,19 @@ fn from_list_of_dicts<N: Node>(
 }
 
 /// The column of every key: one pass over the dicts when they all have the keys of the
-/// first one (the common case), else the union of the keys with a check that every dict
-/// has each of them.
+/// first one (the common case; in parallel over chunks of dicts for long lists), else the
+/// union of the keys with a check that every dict has each of them.
 fn split_columns<'a, N: Node>(
     leaves: &[&'a N],
     rank: usize,
     path: &FieldPath,
+    par: bool,
 ) -> Result<Vec<(&'a str, Vec<&'a N>)>, Error> {
+    if par && leaves.len() >= PARALLEL_STRUCTS {
+        if let Some(columns) = split_uniform_parallel(leaves) {
+            return Ok(columns);
+        }
+    }
     let as_dict = |leaf: &'a N| match leaf.view() {
         View::Dict(map) => Ok(map),
         _ => Err(Error::ExpectedDict {
@@ -530,6 +547,53 @@ fn split_columns<'a, N: Node>(
         out.push((key, column));
     }
     Ok(out)
+}
+
+/// The columns of dicts that all have the keys of the first one in the same order, split
+/// in parallel over chunks of dicts; `None` when they do not (or one is not a dict), so the
+/// caller's sequential walk finds the case and reports any error as it would.
+fn split_uniform_parallel<'a, N: Node>(leaves: &[&'a N]) -> Option<Vec<(&'a str, Vec<&'a N>)>> {
+    let View::Dict(first) = leaves.first()?.view() else {
+        return None;
+    };
+    let names: Vec<&str> = N::dict_entries(first).map(|(k, _)| k).collect();
+    let chunk = leaves
+        .len()
+        .div_ceil(rayon::current_num_threads() * 4)
+        .max(1024);
+    let parts: Vec<Option<Vec<Vec<&N>>>> = leaves
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut columns: Vec<Vec<&N>> = vec![Vec::with_capacity(part.len()); names.len()];
+            for leaf in part {
+                let View::Dict(map) = leaf.view() else {
+                    return None;
+                };
+                if N::dict_len(map) != names.len() {
+                    return None;
+                }
+                for ((key, value), (name, column)) in
+                    N::dict_entries(map).zip(names.iter().zip(columns.iter_mut()))
+                {
+                    if key != *name {
+                        return None;
+                    }
+                    column.push(value);
+                }
+            }
+            Some(columns)
+        })
+        .collect();
+    let mut out: Vec<(&str, Vec<&N>)> = names
+        .iter()
+        .map(|&name| (name, Vec::with_capacity(leaves.len())))
+        .collect();
+    for part in parts {
+        for ((_, column), piece) in out.iter_mut().zip(part?) {
+            column.extend(piece);
+        }
+    }
+    Some(out)
 }
 
 /// A list of nested empty lists: a struct array with no fields and the list's shape.
@@ -700,6 +764,39 @@ impl Column {
         Some(())
     }
 
+    /// Number of scalars pushed so far.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Column::Empty => 0,
+            Column::I64(c) => c.len(),
+            Column::F64(c) => c.len(),
+            Column::Bool(c) => c.len(),
+            Column::Str(c) => c.len(),
+        }
+    }
+
+    /// Appends the scalars of `other` after those of `self`, as if pushed one by one;
+    /// `None` when the dtypes do not combine.
+    pub(crate) fn append(&mut self, other: Column) -> Option<()> {
+        match (&mut *self, other) {
+            (_, Column::Empty) => {}
+            (Column::Empty, other) => *self = other,
+            (Column::I64(a), Column::I64(b)) => a.extend(b),
+            (Column::F64(a), Column::F64(b)) => a.extend(b),
+            (Column::F64(a), Column::I64(b)) => a.extend(b.into_iter().map(|x| x as f64)),
+            (Column::I64(a), Column::F64(b)) => {
+                let mut floats: Vec<f64> = Vec::with_capacity(a.len() + b.len());
+                floats.extend(a.iter().map(|&x| x as f64));
+                floats.extend(b);
+                *self = Column::F64(floats);
+            }
+            (Column::Bool(a), Column::Bool(b)) => a.extend(b),
+            (Column::Str(a), Column::Str(b)) => a.extend(b),
+            _ => return None,
+        }
+        Some(())
+    }
+
     /// The filled buffer, trimmed to its length (`float64` when there was no scalar, as
     /// TensorFlow's default).
     pub(crate) fn finish(self) -> Values {
@@ -769,6 +866,9 @@ mod tests {
                 json!({"a": i, "b": [i, i + 1], "c": {"d": format!("s{i}"), "e": [[i]]}, "f": i as f64 / 4.0})
             })
             .collect();
+        // `e` (a list of lists) keeps the one-pass reader out: the general path runs,
+        // with its columns split in parallel.
+        assert!(crate::text_columns::read_tree(&records, true).is_none());
         let v = Value::Array(records);
         let parallel = from_root(&v, true).unwrap();
         let sequential = from_root(&v, false).unwrap();

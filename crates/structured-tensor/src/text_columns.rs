@@ -1,17 +1,21 @@
-//! A one-pass reader for the common shape of JSON text: a list of objects that all list the
-//! same keys in the same order, each value a scalar, a list of scalars or such an object.
-//! Values go straight from the text into columns, with no tree in between; any other text
-//! makes it answer `None`, and the general reader (tree, then the ingestion rules) decides.
+//! One-pass readers for the common shape of JSON: a list of objects that all list the same
+//! keys in the same order, each value a scalar, a list of scalars or such an object. Values
+//! go straight into columns, from the text with no tree in between, or from a parsed tree
+//! record by record (in parallel over chunks of records) instead of field by field. Any
+//! other input makes them answer `None`, and the general reader (the ingestion rules)
+//! decides.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::array::Array;
 use crate::error::is_valid_field_name;
-use crate::json_in::{Column, Node};
+use crate::json_in::{Column, Node, View};
 use crate::partition;
 use crate::structured::{FieldValue, StructuredTensor};
-use crate::text::{Parser, TNode};
+use crate::text::Parser;
 
 /// Where the values of one field go.
 enum Slot {
@@ -26,12 +30,11 @@ enum Slot {
 impl Slot {
     /// The slot for a value shaped like `node` (`None` for a shape this reader leaves alone:
     /// `null`, a list of lists or of objects, an invalid field name).
-    fn of(node: &TNode<'_>, rows: usize) -> Option<Slot> {
-        Some(match node {
-            TNode::Null => return None,
-            TNode::Dict(entries) => Slot::Struct(
-                entries
-                    .iter()
+    fn of<N: Node>(node: &N, rows: usize) -> Option<Slot> {
+        Some(match node.view() {
+            View::Null => return None,
+            View::Dict(entries) => Slot::Struct(
+                N::dict_entries(entries)
                     .map(|(k, v)| {
                         if !is_valid_field_name(k) {
                             return None;
@@ -40,7 +43,7 @@ impl Slot {
                     })
                     .collect::<Option<Vec<_>>>()?,
             ),
-            TNode::List(_) => Slot::List {
+            View::List(_) => Slot::List {
                 column: Column::Empty,
                 splits: {
                     let mut splits = Vec::with_capacity(rows + 1);
@@ -52,19 +55,20 @@ impl Slot {
         })
     }
 
-    /// Appends the value of one record, given as a tree (the first record).
-    fn fill(&mut self, node: &TNode<'_>, rows: usize) -> Option<()> {
-        match (self, node) {
-            (Slot::Scalar(column), _) => column.push(node.view(), rows),
-            (Slot::List { column, splits }, TNode::List(items)) => {
+    /// Appends the value of one record, given as a tree.
+    fn fill<N: Node>(&mut self, node: &N, rows: usize) -> Option<()> {
+        match (self, node.view()) {
+            (Slot::Scalar(column), view) => column.push(view, rows),
+            (Slot::List { column, splits }, View::List(items)) => {
                 for item in items {
                     column.push(item.view(), 2 * rows)?;
                 }
-                splits.push(partition::offset(column_len(column)).ok()?);
+                splits.push(partition::offset(column.len()).ok()?);
                 Some(())
             }
-            (Slot::Struct(fields), TNode::Dict(entries)) if entries.len() == fields.len() => {
-                for ((name, slot), (key, value)) in fields.iter_mut().zip(entries) {
+            (Slot::Struct(fields), View::Dict(entries)) if N::dict_len(entries) == fields.len() => {
+                for ((name, slot), (key, value)) in fields.iter_mut().zip(N::dict_entries(entries))
+                {
                     if name != key {
                         return None;
                     }
@@ -73,6 +77,36 @@ impl Slot {
                 Some(())
             }
             _ => None,
+        }
+    }
+
+    /// Appends the records of `other` (a slot of the same schema) after those of `self`;
+    /// `None` when a column's dtypes do not combine.
+    fn append(&mut self, other: Slot) -> Option<()> {
+        match (self, other) {
+            (Slot::Scalar(a), Slot::Scalar(b)) => a.append(b),
+            (
+                Slot::List { column, splits },
+                Slot::List {
+                    column: more,
+                    splits: more_splits,
+                },
+            ) => {
+                let base = *splits.last().expect("splits start with 0");
+                let shifted = more_splits[1..]
+                    .iter()
+                    .map(|&s| base.checked_add(s))
+                    .collect::<Option<Vec<i32>>>()?;
+                splits.extend(shifted);
+                column.append(more)
+            }
+            (Slot::Struct(fields), Slot::Struct(more)) => {
+                for ((_, slot), (_, other)) in fields.iter_mut().zip(more) {
+                    slot.append(other)?;
+                }
+                Some(())
+            }
+            _ => unreachable!("slots of one schema have the same shape"),
         }
     }
 
@@ -99,7 +133,7 @@ impl Slot {
                         }
                     }
                 }
-                splits.push(partition::offset(column_len(column)).ok()?);
+                splits.push(partition::offset(column.len()).ok()?);
                 Some(())
             }
             Slot::Struct(fields) => {
@@ -162,17 +196,6 @@ fn finish_struct(fields: Vec<(String, Slot)>, nrows: usize) -> Option<Structured
     ))
 }
 
-/// Number of scalars in a column.
-fn column_len(column: &Column) -> usize {
-    match column {
-        Column::Empty => 0,
-        Column::I64(c) => c.len(),
-        Column::F64(c) => c.len(),
-        Column::Bool(c) => c.len(),
-        Column::Str(c) => c.len(),
-    }
-}
-
 /// Reads one scalar into `column` (`None` for a list, an object or a scalar it refuses).
 fn read_scalar(
     p: &mut Parser<'_>,
@@ -229,9 +252,45 @@ pub(crate) fn read_records(text: &str) -> Option<StructuredTensor> {
     }
 }
 
+/// Records per chunk of the parallel tree reader.
+const CHUNK: usize = 4096;
+
+/// The struct array of a non-empty list of objects of one shape, read record by record from
+/// a parsed tree (in parallel over chunks of records when `par`), or `None` when the list
+/// is anything else (then nothing is decided here).
+pub(crate) fn read_tree<N: Node>(items: &[N], par: bool) -> Option<StructuredTensor> {
+    let first = items.first()?;
+    if !matches!(first.view(), View::Dict(_)) {
+        return None;
+    }
+    let read_chunk = |chunk: &[N]| -> Option<Slot> {
+        let mut slot = Slot::of(first, chunk.len())?;
+        for item in chunk {
+            slot.fill(item, chunk.len())?;
+        }
+        Some(slot)
+    };
+    let schema = if par && items.len() >= 2 * CHUNK {
+        let chunks: Vec<Option<Slot>> = items.par_chunks(CHUNK).map(read_chunk).collect();
+        let mut chunks = chunks.into_iter();
+        let mut schema = chunks.next()??;
+        for chunk in chunks {
+            schema.append(chunk?)?;
+        }
+        schema
+    } else {
+        read_chunk(items)?
+    };
+    match schema {
+        Slot::Struct(fields) => finish_struct(fields, items.len()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json_in::from_root_general;
     use serde_json::{json, Value};
 
     /// A deterministic stream of numbers.
@@ -325,7 +384,7 @@ mod tests {
                 text = text.replace("{\"age\":1,\"b\"", "{\"b\"");
             }
             let parsed: Value = serde_json::from_str(&text).unwrap();
-            let general = StructuredTensor::from_json(&parsed);
+            let general = from_root_general(&parsed, false);
             match read_records(&text) {
                 Some(st) => {
                     answered += 1;
@@ -333,10 +392,77 @@ mod tests {
                 }
                 None => declined += 1,
             }
-            let got = StructuredTensor::from_json_str(&text);
-            assert_eq!(got, general, "{text}");
+            let Value::Array(items) = &parsed else {
+                unreachable!("records() makes a list")
+            };
+            // The tree reader takes what the text reader takes (and maybe more).
+            match read_tree(items, false) {
+                Some(st) => assert_eq!(Ok(st), general, "{text}"),
+                None => assert!(read_records(&text).is_none(), "{text}"),
+            }
+            assert_eq!(StructuredTensor::from_json_str(&text), general, "{text}");
+            assert_eq!(StructuredTensor::from_json(&parsed), general, "{text}");
         }
         assert!(answered > 600 && declined > 100, "{answered} {declined}");
+    }
+
+    /// Many records, so the tree reader splits them into chunks: dtypes that change from
+    /// one chunk to the next, lists empty in a whole chunk, and a clash in a late chunk.
+    #[test]
+    fn tree_reader_chunks_agree_with_the_general_path() {
+        let n = 5 * CHUNK + 17;
+        let record = |i: usize| {
+            let late = i >= 3 * CHUNK;
+            json!({
+                // int64 in the early chunks, a float in a late one: float64 throughout.
+                "a": if i == 4 * CHUNK + 5 { json!(0.5) } else { json!(i) },
+                // Empty lists for the first chunks, strings after.
+                "l": if late { json!(["x", format!("s{i}")]) } else { json!([]) },
+                // Floats in the first chunk, ints after.
+                "f": if i < CHUNK { json!([i as f64 + 0.25]) } else { json!([i, 1]) },
+                "s": {"b": i % 2 == 0, "c": [i % 3]},
+            })
+        };
+        let v = Value::Array((0..n).map(record).collect());
+        let general = from_root_general(&v, false).unwrap();
+        let Value::Array(items) = &v else {
+            unreachable!()
+        };
+        assert_eq!(read_tree(items, true).as_ref(), Some(&general));
+        assert_eq!(read_tree(items, false).as_ref(), Some(&general));
+        assert_eq!(StructuredTensor::from_json(&v).unwrap().to_json(), {
+            // The expected JSON, written out: `a` and `f` become float64.
+            let expect: Vec<Value> = (0..n)
+                .map(|i| {
+                    let mut r = record(i);
+                    let a = r["a"].as_f64().unwrap();
+                    r["a"] = json!(a);
+                    let f: Vec<f64> = r["f"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_f64().unwrap())
+                        .collect();
+                    r["f"] = json!(f);
+                    r
+                })
+                .collect();
+            Value::Array(expect)
+        });
+
+        // Strings in one late chunk, ints in the others: each chunk reads, but the
+        // columns do not combine, so the reader declines and the rules reject.
+        let mut bad: Vec<Value> = (0..n).map(record).collect();
+        for r in &mut bad[4 * CHUNK..5 * CHUNK] {
+            r["s"]["c"] = json!(["x"]);
+        }
+        assert!(read_tree(&bad, true).is_none());
+        let bad = Value::Array(bad);
+        assert_eq!(
+            StructuredTensor::from_json(&bad),
+            from_root_general(&bad, false)
+        );
+        assert!(StructuredTensor::from_json(&bad).is_err());
     }
 
     #[test]
