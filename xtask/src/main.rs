@@ -5,6 +5,7 @@
 //! tour, and one with criterion benches joins the benchmark table, without editing this file.
 
 mod bench;
+mod msrv;
 mod setup;
 
 use std::path::{Path, PathBuf};
@@ -15,7 +16,8 @@ usage: cargo xtask <command> [options]
 
 commands:
   setup              make sure the system libraries (OpenBLAS with LAPACK) are installed
-  test               setup, then cargo fmt --check, clippy -D warnings, every test
+  test               setup, then the rust-version check, cargo fmt --check, clippy
+                     -D warnings, every test
   demo               setup, then each crate's tour (examples/tour.rs), listing what it wrote
   bench [--quick] [--peers]
                      criterion benchmarks side by side with the peers, written to
@@ -113,6 +115,7 @@ pub fn run_step(step: &str, command: &mut Command) -> Step {
 
 fn test() -> Step {
     setup::run()?;
+    msrv::run()?;
     run_step(
         "cargo fmt --check",
         cargo().args(["fmt", "--all", "--check"]),

@@ -69,7 +69,7 @@ fn band<A, K1, K2, U, const N: usize, Fo>(
             }
             let slot = ring
                 .iter()
-                .position(|(k, _)| k.map_or(true, |k| !need.contains(&k)))
+                .position(|(k, _)| k.is_none_or(|k| !need.contains(&k)))
                 .expect("N slots hold at most N needed rows");
             let (k, buf) = &mut ring[slot];
             match key {

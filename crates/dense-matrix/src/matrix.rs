@@ -293,7 +293,7 @@ impl<R: Real> MatrixBase<R> {
     fn window(&self, row0: usize, n_rows: usize, col0: usize, n_cols: usize) -> Header<R> {
         let row_end = row0.checked_add(n_rows);
         let col_end = col0.checked_add(n_cols);
-        if row_end.map_or(true, |e| e > self.rows) || col_end.map_or(true, |e| e > self.cols) {
+        if row_end.is_none_or(|e| e > self.rows) || col_end.is_none_or(|e| e > self.cols) {
             panic!(
                 "window rows {row0}..{} x cols {col0}..{} out of bounds for a {} x {} matrix",
                 row0.saturating_add(n_rows),

@@ -117,7 +117,7 @@ impl<R: Real> VectorBase<R> {
 
     #[track_caller]
     fn check_range(&self, origin: usize, len: usize) {
-        if origin.checked_add(len).map_or(true, |end| end > self.dim()) {
+        if origin.checked_add(len).is_none_or(|end| end > self.dim()) {
             panic!(
                 "range {origin}..{} out of bounds for a vector with {} elements",
                 origin.saturating_add(len),
@@ -349,7 +349,7 @@ impl<R: Real> VectorBase<R> {
         let sum: f64 = self
             .0
             .iter()
-            .filter(|&&v| cutoff.map_or(true, |c| v >= c))
+            .filter(|&&v| cutoff.is_none_or(|c| v >= c))
             .map(|&v| (v - m).to_f64().exp())
             .sum();
         m + R::from_f64(sum.ln())

@@ -482,7 +482,7 @@ mod tests {
         let lengths: Vec<i32> = (0..20_000).map(|i| i % 7).collect();
         let p = RowPartition::from_row_lengths(&lengths).unwrap();
         let expected: Vec<i32> = (0..20_000)
-            .flat_map(|r| std::iter::repeat(r).take((r % 7) as usize))
+            .flat_map(|r| std::iter::repeat_n(r, (r % 7) as usize))
             .collect();
         let pointers: Vec<usize> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..4)

@@ -20,7 +20,7 @@ proptest! {
         }
         r.shape().validate().unwrap();
         // row_ids(1): the row of each axis-1 item; row_splits(1): cumulative lengths.
-        let ids1: Vec<i32> = v.iter().enumerate().flat_map(|(i, row)| std::iter::repeat(i as i32).take(row.len())).collect();
+        let ids1: Vec<i32> = v.iter().enumerate().flat_map(|(i, row)| std::iter::repeat_n(i as i32, row.len())).collect();
         prop_assert_eq!(r.row_ids(1), &ids1[..]);
         let mut splits2 = vec![0];
         for row in &v { for sub in row { splits2.push(splits2.last().unwrap() + sub.len() as i32); } }

@@ -898,10 +898,10 @@ mod tests {
             0..=3 => json!(r % 7),
             4..=5 => json!((r % 9) as f64 / 2.0),
             6 => json!(format!("s{}", r % 5)),
-            7 => json!(r % 2 == 0),
-            8 if r % 5 == 0 => Value::Null,
-            9 if r % 7 == 0 => json!(u64::MAX),
-            10 if r % 6 == 0 => json!({"k": r % 3}),
+            7 => json!(r.is_multiple_of(2)),
+            8 if r.is_multiple_of(5) => Value::Null,
+            9 if r.is_multiple_of(7) => json!(u64::MAX),
+            10 if r.is_multiple_of(6) => json!({"k": r % 3}),
             _ if depth < 3 => {
                 let n = r % 4;
                 Value::Array((0..n).map(|_| random_element(state, depth + 1)).collect())
@@ -937,7 +937,7 @@ mod tests {
             let column = (0..n)
                 .map(|_| {
                     let e = random_element(&mut state, 1);
-                    if (state >> 20) % 3 == 0 {
+                    if (state >> 20).is_multiple_of(3) {
                         e
                     } else {
                         match (&template, e) {

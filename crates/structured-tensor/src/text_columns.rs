@@ -420,7 +420,7 @@ mod tests {
                 "l": if late { json!(["x", format!("s{i}")]) } else { json!([]) },
                 // Floats in the first chunk, ints after.
                 "f": if i < CHUNK { json!([i as f64 + 0.25]) } else { json!([i, 1]) },
-                "s": {"b": i % 2 == 0, "c": [i % 3]},
+                "s": {"b": i.is_multiple_of(2), "c": [i % 3]},
             })
         };
         let v = Value::Array((0..n).map(record).collect());

@@ -21,7 +21,7 @@ pub fn sigma_for_ksize(ksize: usize) -> f64 {
 /// `exp(-x^2 / (2 sigma^2))` normalised to sum 1, with `sigma <= 0` replaced by
 /// [`sigma_for_ksize`]. `ksize` must be odd.
 pub fn gaussian_kernel(ksize: usize, sigma: f64) -> Result<Vec<f64>, Error> {
-    if ksize % 2 == 0 {
+    if ksize.is_multiple_of(2) {
         return Err(Error::BadParameter {
             name: "ksize",
             value: ksize.to_string(),

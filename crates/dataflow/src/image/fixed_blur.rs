@@ -133,7 +133,7 @@ fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
             }
             let slot = keys
                 .iter()
-                .position(|k| k.map_or(true, |k| !need.contains(&k)))
+                .position(|k| k.is_none_or(|k| !need.contains(&k)))
                 .expect("N slots hold at most N needed rows");
             match key {
                 Some(q) => row_pass(

@@ -156,7 +156,7 @@ pub fn subsample_ragged_layer(
     check_layer_index(layer, &[src])?;
     let splits = src.layers()[layer].row_splits();
     let nrows = splits.len() - 1;
-    if factor == 0 || nrows % factor != 0 {
+    if factor == 0 || !nrows.is_multiple_of(factor) {
         return Err(Error::InvalidArgument {
             what: "subsample factor (must divide the number of rows)",
             value: factor as i64,
