@@ -29,41 +29,54 @@ pub trait Real:
     const NEG_INFINITY: Self;
     /// Zero.
     const ZERO: Self;
+    /// `ln 2`.
+    const LN_2: Self;
     /// `e^self`.
     fn exp(self) -> Self;
     /// The natural logarithm.
     fn ln(self) -> Self;
+    /// `ln(1 + self)`, accurate when `self` is near zero.
+    fn ln_1p(self) -> Self;
 }
 
-impl Real for f32 {
-    const NEG_INFINITY: Self = f32::NEG_INFINITY;
-    const ZERO: Self = 0.0;
-    fn exp(self) -> Self {
-        f32::exp(self)
-    }
-    fn ln(self) -> Self {
-        f32::ln(self)
-    }
+macro_rules! impl_real {
+    ($t:ident) => {
+        impl Real for $t {
+            const NEG_INFINITY: Self = $t::NEG_INFINITY;
+            const ZERO: Self = 0.0;
+            const LN_2: Self = std::$t::consts::LN_2;
+            #[inline]
+            fn exp(self) -> Self {
+                $t::exp(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                $t::ln(self)
+            }
+            #[inline]
+            fn ln_1p(self) -> Self {
+                $t::ln_1p(self)
+            }
+        }
+    };
 }
+impl_real!(f32);
+impl_real!(f64);
 
-impl Real for f64 {
-    const NEG_INFINITY: Self = f64::NEG_INFINITY;
-    const ZERO: Self = 0.0;
-    fn exp(self) -> Self {
-        f64::exp(self)
-    }
-    fn ln(self) -> Self {
-        f64::ln(self)
-    }
-}
-
-/// `log(e^a + e^b)`, exact for infinities (k2's `LogAdd`).
+/// `log(e^a + e^b)` (k2's `LogAdd`): exact when either is `-inf` or both are `+inf`,
+/// `ln_1p` for the small term so a tiny `e^(lo - hi)` is not lost, and a NaN in either
+/// argument gives NaN.
+#[inline]
 pub fn log_add<T: Real>(a: T, b: T) -> T {
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
     if lo == T::NEG_INFINITY {
         return hi;
     }
-    hi + ((lo - hi).exp() + T::ZERO.exp()).ln()
+    if lo == hi {
+        // Equal values; `+inf - +inf` would be NaN below.
+        return hi + T::LN_2;
+    }
+    hi + (lo - hi).exp().ln_1p()
 }
 
 /// Where padding goes in [`Ragged::pad`] and comes from in [`Ragged::from_dense`].

@@ -32,7 +32,7 @@ pub trait Real:
     fn from_f32(x: f32) -> Self;
     /// Converts to `f64`.
     fn to_f64(self) -> f64;
-    /// `log(exp(a) + exp(b))`, exact for infinities.
+    /// `log(exp(a) + exp(b))`, exact for infinities (`ragged_core::log_add`).
     fn log_add(a: Self, b: Self) -> Self;
     /// `e^x`.
     fn exp(self) -> Self;
@@ -80,11 +80,7 @@ macro_rules! impl_real {
             }
             #[inline]
             fn log_add(a: Self, b: Self) -> Self {
-                let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
-                if lo == <$t>::NEG_INFINITY {
-                    return hi;
-                }
-                hi + (lo - hi).exp().ln_1p()
+                ragged_core::log_add(a, b)
             }
         }
     };
