@@ -12,13 +12,15 @@
 //!   only parses the text into a `serde_json::Value`).
 //! - `to_json`: StructuredTensor -> JSON value (`peer_serde_json__to_json` clones the same
 //!   value: what serde_json itself takes to build, and free, that tree).
+//! - `to_json_free`: freeing the value `to_json` returned, alone (the part of `to_json`'s
+//!   time that is serde_json's drop, paid by whoever drops the value).
 //! - `to_json_text`: StructuredTensor -> JSON text, written from the columns.
 //! - `merge_dims`: the households (rank 2) merged back to rank 1, `merge_dims(0, 1)`.
 //! - `promote`: `promote(("shoes", "sizes"), "shoe_sizes")` on the rank-1 records.
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 use serde_json::{json, Value};
 use structured_tensor::{RowPartition, StructuredTensor};
 
@@ -68,6 +70,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("to_json", |b| b.iter(|| black_box(&st).to_json()));
     g.bench_function("peer_serde_json__to_json", |b| {
         b.iter(|| black_box(&value).clone())
+    });
+    g.bench_function("to_json_free", |b| {
+        b.iter_batched(|| st.to_json(), drop, BatchSize::LargeInput)
     });
     g.bench_function("to_json_text", |b| {
         b.iter(|| black_box(&st).to_json_string())
