@@ -4,7 +4,8 @@
 /// (f64) or degree-7 (f32) polynomial, within a few ulp of `std`'s `exp` on the whole
 /// finite range, with `std`'s behaviour for overflow, underflow and NaN. Branch-free and
 /// without float-to-int casts (the integer `k` comes from the bits of `k + magic`), so it
-/// vectorises even on baseline SSE2.
+/// vectorises even on baseline SSE2. Also defines `exp_slice`, which runs the loop compiled
+/// for the best instruction set the CPU has.
 macro_rules! exp_kernel {
     ($t:ty, $bits:ty, $mant:expr, $bias:expr, $hi:expr, $lo:expr, $ln2hi:expr, $ln2lo:expr,
      $split:expr, $up:expr, $down:expr, [$($c:expr),*]) => {
@@ -39,6 +40,47 @@ macro_rules! exp_kernel {
                 y
             }
         }
+
+        pub(crate) fn exp_loop(xs: &mut [$t]) {
+            for x in xs {
+                *x = exp_one(*x);
+            }
+        }
+
+        /// The same loop compiled for AVX2 + FMA (4 or 8 lanes instead of SSE2's 2 or 4).
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn exp_loop_avx2(xs: &mut [$t]) {
+            for x in xs {
+                *x = exp_one(*x);
+            }
+        }
+
+        /// The same loop compiled for AVX-512 (16 or 8 lanes).
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        fn exp_loop_avx512(xs: &mut [$t]) {
+            for x in xs {
+                *x = exp_one(*x);
+            }
+        }
+
+        pub(crate) fn exp_slice(xs: &mut [$t]) {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports the features the function was compiled for.
+                unsafe { exp_loop_avx512(xs) };
+                return;
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the CPU supports the features the function was compiled for.
+                unsafe { exp_loop_avx2(xs) };
+                return;
+            }
+            exp_loop(xs)
+        }
     };
 }
 
@@ -71,46 +113,6 @@ pub(crate) mod exp_f64 {
             1.0
         ]
     );
-    pub(crate) fn exp_loop(xs: &mut [f64]) {
-        for x in xs {
-            *x = exp_one(*x);
-        }
-    }
-
-    /// The same loop compiled for AVX2 + FMA (4 or 8 lanes instead of SSE2's 2 or 4).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn exp_loop_avx2(xs: &mut [f64]) {
-        for x in xs {
-            *x = exp_one(*x);
-        }
-    }
-
-    /// The same loop compiled for AVX-512 (16 or 8 lanes).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    fn exp_loop_avx512(xs: &mut [f64]) {
-        for x in xs {
-            *x = exp_one(*x);
-        }
-    }
-
-    pub(crate) fn exp_slice(xs: &mut [f64]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { exp_loop_avx512(xs) };
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { exp_loop_avx2(xs) };
-            return;
-        }
-        exp_loop(xs)
-    }
 }
 
 pub(crate) mod exp_f32 {
@@ -137,46 +139,6 @@ pub(crate) mod exp_f32 {
             1.0
         ]
     );
-    pub(crate) fn exp_loop(xs: &mut [f32]) {
-        for x in xs {
-            *x = exp_one(*x);
-        }
-    }
-
-    /// The same loop compiled for AVX2 + FMA (4 or 8 lanes instead of SSE2's 2 or 4).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn exp_loop_avx2(xs: &mut [f32]) {
-        for x in xs {
-            *x = exp_one(*x);
-        }
-    }
-
-    /// The same loop compiled for AVX-512 (16 or 8 lanes).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    fn exp_loop_avx512(xs: &mut [f32]) {
-        for x in xs {
-            *x = exp_one(*x);
-        }
-    }
-
-    pub(crate) fn exp_slice(xs: &mut [f32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { exp_loop_avx512(xs) };
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { exp_loop_avx2(xs) };
-            return;
-        }
-        exp_loop(xs)
-    }
 }
 
 #[cfg(test)]
