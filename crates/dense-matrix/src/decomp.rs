@@ -74,7 +74,7 @@ fn eigenvalue_matrix<R: Real>(re: &Vector<R>, im: &Vector<R>) -> Matrix<R> {
 }
 
 /// `s` for `f32`, `d` for `f64`, prefixed to a LAPACK routine name.
-fn routine<R: Real>(single: &'static str, double: &'static str) -> &'static str {
+pub(crate) fn routine<R: Real>(single: &'static str, double: &'static str) -> &'static str {
     if R::NAME == "f32" {
         single
     } else {
@@ -89,7 +89,11 @@ fn lwork_from<R: Real>(w: R) -> usize {
 }
 
 #[track_caller]
-fn check_info(info: c_int, routine: &'static str, meaning: &'static str) -> Result<(), Error> {
+pub(crate) fn check_info(
+    info: c_int,
+    routine: &'static str,
+    meaning: &'static str,
+) -> Result<(), Error> {
     if info < 0 {
         // A negative info means an argument was wrong: a bug here, not bad input.
         crate::error::precondition(&format!("{routine}: argument {} was invalid", -info));
@@ -102,6 +106,26 @@ fn check_info(info: c_int, routine: &'static str, meaning: &'static str) -> Resu
         });
     }
     Ok(())
+}
+
+/// Runs a LAPACK routine that takes a float workspace twice: first as a workspace query
+/// (`lwork = -1`, the size comes back in `work[0]`), then with a workspace of the size it
+/// asked for (at least `min_lwork`). `call(work, lwork, info)` makes the call; `failure`
+/// says what a positive `info` from the second call means.
+fn with_workspace<R: Real>(
+    name: &'static str,
+    failure: &'static str,
+    min_lwork: usize,
+    mut call: impl FnMut(*mut R, c_int, &mut c_int),
+) -> Result<(), Error> {
+    let mut info: c_int = 0;
+    let mut query = [R::ZERO];
+    call(query.as_mut_ptr(), -1, &mut info);
+    check_info(info, name, "workspace query failed")?;
+    let lwork = lwork_from(query[0]).max(min_lwork);
+    let mut work = vec![R::ZERO; lwork];
+    call(work.as_mut_ptr(), int(lwork), &mut info);
+    check_info(info, name, failure)
 }
 
 const JOB_S: c_char = b'S' as c_char;
@@ -139,51 +163,33 @@ impl<R: Real> MatrixBase<R> {
         let (lm, ln, lda) = (int(n), int(m), int(a.stride()));
         let (ldu, ldvt) = (int(vt.stride()), int(u.stride()));
         let mut iwork = vec![0 as c_int; 8 * k];
-        let mut info: c_int = 0;
-        let mut query = [R::ZERO];
-        let name = routine::<R>("sgesdd", "dgesdd");
-        // SAFETY: every buffer has the size and leading dimension passed with it.
-        unsafe {
-            R::lapack_gesdd(
-                JOB_S,
-                &lm,
-                &ln,
-                a.as_mut_ptr(),
-                &lda,
-                s.data_mut().as_mut_ptr(),
-                vt.as_mut_ptr(),
-                &ldu,
-                u.as_mut_ptr(),
-                &ldvt,
-                query.as_mut_ptr(),
-                &-1,
-                iwork.as_mut_ptr(),
-                &mut info,
-            );
-        }
-        check_info(info, name, "workspace query failed")?;
-        let lwork = lwork_from(query[0]);
-        let mut work = vec![R::ZERO; lwork];
-        // SAFETY: as above, with a workspace of the size LAPACK asked for.
-        unsafe {
-            R::lapack_gesdd(
-                JOB_S,
-                &lm,
-                &ln,
-                a.as_mut_ptr(),
-                &lda,
-                s.data_mut().as_mut_ptr(),
-                vt.as_mut_ptr(),
-                &ldu,
-                u.as_mut_ptr(),
-                &ldvt,
-                work.as_mut_ptr(),
-                &int(lwork),
-                iwork.as_mut_ptr(),
-                &mut info,
-            );
-        }
-        check_info(info, name, "the divide-and-conquer SVD did not converge")?;
+        with_workspace(
+            routine::<R>("sgesdd", "dgesdd"),
+            "the divide-and-conquer SVD did not converge",
+            1,
+            |work, lwork, info| {
+                // SAFETY: every buffer has the size and leading dimension passed with it,
+                // and `work` holds `lwork` elements (one for the query).
+                unsafe {
+                    R::lapack_gesdd(
+                        JOB_S,
+                        &lm,
+                        &ln,
+                        a.as_mut_ptr(),
+                        &lda,
+                        s.data_mut().as_mut_ptr(),
+                        vt.as_mut_ptr(),
+                        &ldu,
+                        u.as_mut_ptr(),
+                        &ldvt,
+                        work,
+                        &lwork,
+                        iwork.as_mut_ptr(),
+                        info,
+                    )
+                }
+            },
+        )?;
         sort_svd(&mut s, &mut u, &mut vt);
         Ok(Svd { s, u, vt })
     }
@@ -275,54 +281,32 @@ impl<R: Real> MatrixBase<R> {
         let mut vr = Matrix::try_new(n, n, StrideType::EqualNumCols)?;
         let (ln, one) = (int(n), 1 as c_int);
         let mut vl_dummy = [R::ZERO];
-        let mut info: c_int = 0;
-        let mut query = [R::ZERO];
-        let name = routine::<R>("sgeev", "dgeev");
-        // SAFETY: buffers sized as passed (VL is not referenced with jobvl = 'N').
-        unsafe {
-            R::lapack_geev(
-                JOB_N,
-                JOB_V,
-                &ln,
-                a.as_mut_ptr(),
-                &ln,
-                re.data_mut().as_mut_ptr(),
-                im.data_mut().as_mut_ptr(),
-                vl_dummy.as_mut_ptr(),
-                &one,
-                vr.as_mut_ptr(),
-                &ln,
-                query.as_mut_ptr(),
-                &-1,
-                &mut info,
-            );
-        }
-        check_info(info, name, "workspace query failed")?;
-        let lwork = lwork_from(query[0]);
-        let mut work = vec![R::ZERO; lwork];
-        // SAFETY: as above with the workspace LAPACK asked for.
-        unsafe {
-            R::lapack_geev(
-                JOB_N,
-                JOB_V,
-                &ln,
-                a.as_mut_ptr(),
-                &ln,
-                re.data_mut().as_mut_ptr(),
-                im.data_mut().as_mut_ptr(),
-                vl_dummy.as_mut_ptr(),
-                &one,
-                vr.as_mut_ptr(),
-                &ln,
-                work.as_mut_ptr(),
-                &int(lwork),
-                &mut info,
-            );
-        }
-        check_info(
-            info,
-            name,
+        with_workspace(
+            routine::<R>("sgeev", "dgeev"),
             "the QR algorithm failed to compute all eigenvalues",
+            1,
+            |work, lwork, info| {
+                // SAFETY: buffers sized as passed (VL is not referenced with jobvl = 'N'),
+                // and `work` holds `lwork` elements (one for the query).
+                unsafe {
+                    R::lapack_geev(
+                        JOB_N,
+                        JOB_V,
+                        &ln,
+                        a.as_mut_ptr(),
+                        &ln,
+                        re.data_mut().as_mut_ptr(),
+                        im.data_mut().as_mut_ptr(),
+                        vl_dummy.as_mut_ptr(),
+                        &one,
+                        vr.as_mut_ptr(),
+                        &ln,
+                        work,
+                        &lwork,
+                        info,
+                    )
+                }
+            },
         )?;
         // VR is column-major: our row-major buffer holds P^T.
         vr.transpose();
@@ -382,38 +366,18 @@ impl<R: Real> MatrixBase<R> {
         let ipiv = self.lu_in_place().map_err(|(e, _)| e)?;
         let (log_det, sign) = self.lu_log_det(&ipiv);
         let (ln, lda) = (int(n), int(self.stride()));
-        let mut info: c_int = 0;
-        let mut query = [R::ZERO];
         let ptr = self.as_mut_ptr();
-        let name = routine::<R>("sgetri", "dgetri");
-        // SAFETY: `ptr` addresses the factorised `n x n` window.
-        unsafe {
-            R::lapack_getri(
-                &ln,
-                ptr,
-                &lda,
-                ipiv.as_ptr(),
-                query.as_mut_ptr(),
-                &-1,
-                &mut info,
-            )
-        };
-        check_info(info, name, "workspace query failed")?;
-        let lwork = lwork_from(query[0]).max(n);
-        let mut work = vec![R::ZERO; lwork];
-        // SAFETY: as above with the workspace LAPACK asked for.
-        unsafe {
-            R::lapack_getri(
-                &ln,
-                ptr,
-                &lda,
-                ipiv.as_ptr(),
-                work.as_mut_ptr(),
-                &int(lwork),
-                &mut info,
-            )
-        };
-        check_info(info, name, "the matrix is singular")?;
+        // getri wants at least n elements of workspace.
+        with_workspace(
+            routine::<R>("sgetri", "dgetri"),
+            "the matrix is singular",
+            n,
+            |work, lwork, info| {
+                // SAFETY: `ptr` addresses the factorised `n x n` window, and `work` holds
+                // `lwork` elements (one for the query).
+                unsafe { R::lapack_getri(&ln, ptr, &lda, ipiv.as_ptr(), work, &lwork, info) }
+            },
+        )?;
         Ok((log_det, sign))
     }
 

@@ -9,6 +9,7 @@ use std::ops::{Index, IndexMut};
 use std::os::raw::{c_char, c_int};
 
 use crate::blas::int;
+use crate::decomp::{check_info, routine};
 use crate::error::{out_of_bounds, precondition, shape_mismatch};
 use crate::{Error, Matrix, MatrixBase, Real, SymEig, Trans, VectorBase};
 
@@ -30,28 +31,6 @@ pub enum SpCopyType {
 
 fn packed_len(n: usize) -> usize {
     n * (n + 1) / 2
-}
-
-fn lapack_name<R: Real>(single: &'static str, double: &'static str) -> &'static str {
-    if R::NAME == "f32" {
-        single
-    } else {
-        double
-    }
-}
-
-fn check_info(info: c_int, routine: &'static str, meaning: &'static str) -> Result<(), Error> {
-    if info < 0 {
-        precondition(&format!("{routine}: argument {} was invalid", -info));
-    }
-    if info > 0 {
-        return Err(Error::Lapack {
-            routine,
-            info,
-            meaning,
-        });
-    }
-    Ok(())
 }
 
 /// A symmetric `n x n` matrix, lower triangle packed (Kaldi's `SpMatrix`).
@@ -207,7 +186,7 @@ impl<R: Real> SpMatrix<R> {
         };
         check_info(
             info,
-            lapack_name::<R>("ssptrf", "dsptrf"),
+            routine::<R>("ssptrf", "dsptrf"),
             "a diagonal block of D is exactly zero: the matrix is singular",
         )?;
         let mut work = vec![R::ZERO; self.n];
@@ -224,7 +203,7 @@ impl<R: Real> SpMatrix<R> {
         };
         check_info(
             info,
-            lapack_name::<R>("ssptri", "dsptri"),
+            routine::<R>("ssptri", "dsptri"),
             "the matrix is singular",
         )
     }
@@ -299,7 +278,7 @@ impl<R: Real> TpMatrix<R> {
             unsafe { R::lapack_pptrf(UPLO_U, &int(sp.n), data.as_mut_ptr(), &mut info) };
             check_info(
                 info,
-                lapack_name::<R>("spptrf", "dpptrf"),
+                routine::<R>("spptrf", "dpptrf"),
                 "a leading minor is not positive definite",
             )?;
         }
@@ -324,7 +303,7 @@ impl<R: Real> TpMatrix<R> {
         };
         check_info(
             info,
-            lapack_name::<R>("stptri", "dtptri"),
+            routine::<R>("stptri", "dtptri"),
             "a diagonal element is exactly zero: the matrix is singular",
         )
     }
