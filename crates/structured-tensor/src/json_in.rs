@@ -102,7 +102,7 @@ const PARALLEL_STRUCTS: usize = 4096;
 
 /// The deepest nesting of lists and objects along one path that ingestion accepts (its
 /// walks recurse, and this keeps them far from the end of a thread's stack).
-const MAX_NESTING: usize = 1000;
+pub(crate) const MAX_NESTING: usize = 1000;
 
 fn too_deep(path: &FieldPath) -> Error {
     Error::NestingTooDeep {

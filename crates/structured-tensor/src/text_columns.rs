@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::array::Array;
 use crate::error::is_valid_field_name;
-use crate::json_in::{Column, Node, View};
+use crate::json_in::{Column, Node, View, MAX_NESTING};
 use crate::partition;
 use crate::structured::{FieldValue, StructuredTensor};
 use crate::text::Parser;
@@ -28,18 +28,20 @@ enum Slot {
 }
 
 impl Slot {
-    /// The slot for a value shaped like `node` (`None` for a shape this reader leaves alone:
-    /// `null`, a list of lists or of objects, an invalid field name).
-    fn of<N: Node>(node: &N, rows: usize) -> Option<Slot> {
+    /// The slot for a value shaped like `node` at object depth `depth` (`None` for a shape
+    /// this reader leaves alone: `null`, a list of lists or of objects, an invalid field
+    /// name, objects nested deeper than the general rules accept).
+    fn of<N: Node>(node: &N, rows: usize, depth: usize) -> Option<Slot> {
         Some(match node.view() {
             View::Null => return None,
+            View::Dict(_) if depth > MAX_NESTING => return None,
             View::Dict(entries) => Slot::Struct(
                 N::dict_entries(entries)
                     .map(|(k, v)| {
                         if !is_valid_field_name(k) {
                             return None;
                         }
-                        Some((k.to_string(), Slot::of(v, rows)?))
+                        Some((k.to_string(), Slot::of(v, rows, depth + 1)?))
                     })
                     .collect::<Option<Vec<_>>>()?,
             ),
@@ -224,7 +226,7 @@ pub(crate) fn read_records(text: &str) -> Option<StructuredTensor> {
     let first = p.value(1).ok()?;
     // Room for as many records as there would be if all were as long as the first.
     let rows = (text.len() / (p.position() - start).max(1)).min(1 << 24) + 1;
-    let mut schema = Slot::of(&first, rows)?;
+    let mut schema = Slot::of(&first, rows, 1)?;
     schema.fill(&first, rows)?;
     drop(first);
     let mut nrows = 1usize;
@@ -264,7 +266,7 @@ pub(crate) fn read_tree<N: Node>(items: &[N], par: bool) -> Option<StructuredTen
         return None;
     }
     let read_chunk = |chunk: &[N]| -> Option<Slot> {
-        let mut slot = Slot::of(first, chunk.len())?;
+        let mut slot = Slot::of(first, chunk.len(), 1)?;
         for item in chunk {
             slot.fill(item, chunk.len())?;
         }

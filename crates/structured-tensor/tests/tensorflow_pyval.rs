@@ -949,10 +949,18 @@ fn deep_nesting_is_an_error_not_a_crash() {
         StructuredTensor::from_json(&d).unwrap_err(),
         Error::NestingTooDeep { .. }
     ));
+    // The same object as the one record of a list, and after a shallow record.
+    let alone = json!([d]);
+    assert!(matches!(
+        StructuredTensor::from_json(&alone).unwrap_err(),
+        Error::NestingTooDeep { .. }
+    ));
+    let records = json!([{"a": 1}, d]);
+    assert!(StructuredTensor::from_json(&records).is_err());
     // Free the deep values on a thread with room for serde_json's recursive drop.
     std::thread::Builder::new()
         .stack_size(64 << 20)
-        .spawn(move || drop((doc, d)))
+        .spawn(move || drop((doc, d, alone, records)))
         .unwrap()
         .join()
         .unwrap();
