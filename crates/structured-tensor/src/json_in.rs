@@ -191,17 +191,12 @@ impl Array {
 
 /// A struct array from a document's root: the one-pass reader for a list of records of one
 /// shape, else the general rules.
-fn from_root<N: Node>(value: &N, par: bool) -> Result<StructuredTensor, Error> {
+pub(crate) fn from_root<N: Node>(value: &N, par: bool) -> Result<StructuredTensor, Error> {
     if let View::List(items) = value.view() {
-        if let Some(st) = crate::text_columns::read_tree(items, par) {
+        if let Some(st) = crate::text_columns::read_tree(items, 1, par) {
             return Ok(st);
         }
     }
-    from_root_general(value, par)
-}
-
-/// `from_root` without the one-pass reader.
-pub(crate) fn from_root_general<N: Node>(value: &N, par: bool) -> Result<StructuredTensor, Error> {
     let path = FieldPath::root();
     match value.view() {
         View::Dict(map) => from_dict::<N>(map, &path, par),
@@ -224,15 +219,21 @@ pub(crate) fn from_root_general<N: Node>(value: &N, par: bool) -> Result<Structu
 fn convert_value<N: Node>(value: &N, path: &FieldPath, par: bool) -> Result<FieldValue, Error> {
     match value.view() {
         View::Dict(map) => Ok(FieldValue::Struct(from_dict::<N>(map, path, par)?)),
-        View::List(items) => convert_nested(
-            Nested {
-                nrows: items.len(),
-                parts: Vec::new(),
-                leaves: items.iter().collect(),
-            },
-            path,
-            par,
-        ),
+        View::List(items) => {
+            // Records sit one list and `path.len()` field names deep.
+            if let Some(st) = crate::text_columns::read_tree(items, path.len() + 1, par) {
+                return Ok(FieldValue::Struct(st));
+            }
+            convert_nested(
+                Nested {
+                    nrows: items.len(),
+                    parts: Vec::new(),
+                    leaves: items.iter().collect(),
+                },
+                path,
+                par,
+            )
+        }
         _ => to_scalar(value)
             .map(|s| FieldValue::Array(Array::scalar(s)))
             .map_err(|e| parse_error(path, e)),
@@ -868,7 +869,7 @@ mod tests {
             .collect();
         // `e` (a list of lists) keeps the one-pass reader out: the general path runs,
         // with its columns split in parallel.
-        assert!(crate::text_columns::read_tree(&records, true).is_none());
+        assert!(crate::text_columns::read_tree(&records, 1, true).is_none());
         let v = Value::Array(records);
         let parallel = from_root(&v, true).unwrap();
         let sequential = from_root(&v, false).unwrap();

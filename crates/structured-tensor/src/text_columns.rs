@@ -28,13 +28,16 @@ enum Slot {
 }
 
 impl Slot {
-    /// The slot for a value shaped like `node` at object depth `depth` (`None` for a shape
-    /// this reader leaves alone: `null`, a list of lists or of objects, an invalid field
-    /// name, objects nested deeper than the general rules accept).
+    /// The slot for a value shaped like `node`, which sits `depth` deep in lists and field
+    /// names together (`None` for a shape this reader leaves alone: `null`, a list of lists
+    /// or of objects, an invalid field name, nesting deeper than the general rules accept).
     fn of<N: Node>(node: &N, rows: usize, depth: usize) -> Option<Slot> {
+        if depth > MAX_NESTING {
+            return None;
+        }
         Some(match node.view() {
             View::Null => return None,
-            View::Dict(_) if depth > MAX_NESTING => return None,
+            View::List(_) if depth == MAX_NESTING => return None,
             View::Dict(entries) => Slot::Struct(
                 N::dict_entries(entries)
                     .map(|(k, v)| {
@@ -254,19 +257,40 @@ pub(crate) fn read_records(text: &str) -> Option<StructuredTensor> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Set while a test asks what the general rules alone make of an input.
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the tree reader switched off on this thread: the tests' oracle for it.
+#[cfg(test)]
+pub(crate) fn general_only<T>(f: impl FnOnce() -> T) -> T {
+    OFF.with(|off| off.set(true));
+    let out = f();
+    OFF.with(|off| off.set(false));
+    out
+}
+
 /// Records per chunk of the parallel tree reader.
 const CHUNK: usize = 4096;
 
 /// The struct array of a non-empty list of objects of one shape, read record by record from
 /// a parsed tree (in parallel over chunks of records when `par`), or `None` when the list
-/// is anything else (then nothing is decided here).
-pub(crate) fn read_tree<N: Node>(items: &[N], par: bool) -> Option<StructuredTensor> {
+/// is anything else (then nothing is decided here). `depth` is how deep the records sit in
+/// lists and field names together: 1 for a list at the root, one more for each field name
+/// above the list.
+pub(crate) fn read_tree<N: Node>(items: &[N], depth: usize, par: bool) -> Option<StructuredTensor> {
+    #[cfg(test)]
+    if OFF.with(std::cell::Cell::get) {
+        return None;
+    }
     let first = items.first()?;
     if !matches!(first.view(), View::Dict(_)) {
         return None;
     }
     let read_chunk = |chunk: &[N]| -> Option<Slot> {
-        let mut slot = Slot::of(first, chunk.len(), 1)?;
+        let mut slot = Slot::of(first, chunk.len(), depth)?;
         for item in chunk {
             slot.fill(item, chunk.len())?;
         }
@@ -292,7 +316,12 @@ pub(crate) fn read_tree<N: Node>(items: &[N], par: bool) -> Option<StructuredTen
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_in::from_root_general;
+    use crate::json_in::{from_root, MAX_NESTING};
+
+    /// What the general rules alone make of `v` (sequentially, so on this thread).
+    fn from_root_general(v: &Value) -> Result<StructuredTensor, crate::Error> {
+        general_only(|| from_root(v, false))
+    }
     use serde_json::{json, Value};
 
     /// A deterministic stream of numbers.
@@ -386,7 +415,7 @@ mod tests {
                 text = text.replace("{\"age\":1,\"b\"", "{\"b\"");
             }
             let parsed: Value = serde_json::from_str(&text).unwrap();
-            let general = from_root_general(&parsed, false);
+            let general = from_root_general(&parsed);
             match read_records(&text) {
                 Some(st) => {
                     answered += 1;
@@ -398,14 +427,57 @@ mod tests {
                 unreachable!("records() makes a list")
             };
             // The tree reader takes what the text reader takes (and maybe more).
-            match read_tree(items, false) {
+            match read_tree(items, 1, false) {
                 Some(st) => assert_eq!(Ok(st), general, "{text}"),
                 None => assert!(read_records(&text).is_none(), "{text}"),
             }
             assert_eq!(StructuredTensor::from_json_str(&text), general, "{text}");
             assert_eq!(StructuredTensor::from_json(&parsed), general, "{text}");
+            // The same records as a field of an object.
+            let wrapped = json!({ "data": parsed });
+            assert_eq!(
+                StructuredTensor::from_json(&wrapped),
+                from_root_general(&wrapped),
+                "{text}"
+            );
         }
         assert!(answered > 600 && declined > 100, "{answered} {declined}");
+    }
+
+    /// Around the nesting limit the tree reader takes only what the general rules take, and
+    /// reads it as they do, for a list at the root and one under field names.
+    #[test]
+    fn tree_reader_respects_the_nesting_limit() {
+        for (k, leaf) in ((MAX_NESTING - 4)..(MAX_NESTING + 3))
+            .flat_map(|k| [(k, json!(1)), (k, json!([1, 2])), (k, json!([]))])
+        {
+            let mut v = json!({ "x": leaf });
+            for _ in 0..k {
+                v = json!({ "a": v });
+            }
+            let list = Value::Array(vec![v]);
+            let Value::Array(items) = &list else {
+                unreachable!()
+            };
+            let general = from_root_general(&list);
+            if let Some(st) = read_tree(items, 1, false) {
+                assert_eq!(Ok(st), general, "root list, {k} levels");
+            }
+            assert_eq!(StructuredTensor::from_json(&list), general, "{k}");
+            let wrapped = json!({"b": {"c": list}});
+            assert_eq!(
+                StructuredTensor::from_json(&wrapped),
+                from_root_general(&wrapped),
+                "wrapped, {k} levels"
+            );
+            // Free on a thread with room for serde_json's recursive drop.
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || drop((list, wrapped)))
+                .unwrap()
+                .join()
+                .unwrap();
+        }
     }
 
     /// Many records, so the tree reader splits them into chunks: dtypes that change from
@@ -426,12 +498,12 @@ mod tests {
             })
         };
         let v = Value::Array((0..n).map(record).collect());
-        let general = from_root_general(&v, false).unwrap();
+        let general = from_root_general(&v).unwrap();
         let Value::Array(items) = &v else {
             unreachable!()
         };
-        assert_eq!(read_tree(items, true).as_ref(), Some(&general));
-        assert_eq!(read_tree(items, false).as_ref(), Some(&general));
+        assert_eq!(read_tree(items, 1, true).as_ref(), Some(&general));
+        assert_eq!(read_tree(items, 1, false).as_ref(), Some(&general));
         assert_eq!(StructuredTensor::from_json(&v).unwrap().to_json(), {
             // The expected JSON, written out: `a` and `f` become float64.
             let expect: Vec<Value> = (0..n)
@@ -458,12 +530,9 @@ mod tests {
         for r in &mut bad[4 * CHUNK..5 * CHUNK] {
             r["s"]["c"] = json!(["x"]);
         }
-        assert!(read_tree(&bad, true).is_none());
+        assert!(read_tree(&bad, 1, true).is_none());
         let bad = Value::Array(bad);
-        assert_eq!(
-            StructuredTensor::from_json(&bad),
-            from_root_general(&bad, false)
-        );
+        assert_eq!(StructuredTensor::from_json(&bad), from_root_general(&bad));
         assert!(StructuredTensor::from_json(&bad).is_err());
     }
 
