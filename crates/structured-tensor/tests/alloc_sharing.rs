@@ -109,4 +109,34 @@ fn fields_share_partitions_instead_of_copying_them() {
         assert!(value.row_partitions()[0].ptr_eq(p));
     }
     assert_eq!(splits_bytes, (nrows as isize + 1) * 4);
+    drop((doc, st));
+
+    // --- from_json, one record per row (the one-pass reader, in parallel chunks): an
+    // integer, a list of 0 to 3 floats and a nested object with a string. ---
+    let rows = 50_000usize;
+    let doc = Value::Array(
+        (0..rows)
+            .map(|r| {
+                let sizes: Vec<f64> = (0..r % 4).map(|k| k as f64 + 0.5).collect();
+                json!({"age": r, "sizes": sizes, "name": {"first": "abcdefgh"}})
+            })
+            .collect(),
+    );
+    let floats: usize = (0..rows).map(|r| r % 4).sum();
+    let before = live();
+    let st = StructuredTensor::from_json(&doc).unwrap();
+    let grew = live() - before;
+    // Leaves: the ages, the floats, and per name a `String` header plus its 8 bytes.
+    let leaves = (rows * 8 + floats * 8 + rows * (24 + 8)) as isize;
+    let splits = ((rows + 1) * 4) as isize;
+    assert!(
+        grew <= leaves + splits + SLACK,
+        "from_json kept {grew} bytes for {leaves} bytes of leaves and {splits} of splits"
+    );
+    assert!(grew >= leaves, "the leaves are stored: {grew} >= {leaves}");
+    assert_eq!(
+        st.to_json().as_array().map(Vec::len),
+        Some(rows),
+        "all records read"
+    );
 }
