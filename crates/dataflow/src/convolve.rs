@@ -10,9 +10,8 @@ use std::ops::{Add, Mul, Sub};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use crate::error::index_out_of_bounds;
 use crate::shape::{Block, Clipped, Dim2, Margin, Shape};
-use crate::source::{fill_span_by_elements, Source, CHUNK};
+use crate::source::{checked_index, fill_span_by_elements, Source, CHUNK};
 
 /// The widest stencil (minus one) whose spans are evaluated row-vectorised; wider ones are
 /// evaluated element by element.
@@ -348,12 +347,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn index(&self, idx: A::Shape) -> K {
-        let extent = self.a.extent();
-        if !extent.contains(idx) {
-            index_out_of_bounds(idx, extent);
-        }
-        // SAFETY: checked above.
-        unsafe { self.index_unchecked(idx) }
+        checked_index(self, idx)
     }
     #[inline(always)]
     unsafe fn index_unchecked(&self, idx: A::Shape) -> K {
@@ -435,12 +429,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn index(&self, idx: Dim2) -> K {
-        let extent = self.a.extent();
-        if !extent.contains(idx) {
-            index_out_of_bounds(idx, extent);
-        }
-        // SAFETY: checked above.
-        unsafe { self.index_unchecked(idx) }
+        checked_index(self, idx)
     }
     #[inline(always)]
     unsafe fn index_unchecked(&self, idx: Dim2) -> K {
@@ -519,12 +508,7 @@ where
     #[inline(always)]
     #[track_caller]
     fn index(&self, idx: Dim2) -> K {
-        let extent = self.a.extent();
-        if !extent.contains(idx) {
-            index_out_of_bounds(idx, extent);
-        }
-        // SAFETY: checked above.
-        unsafe { self.index_unchecked(idx) }
+        checked_index(self, idx)
     }
     #[inline(always)]
     unsafe fn index_unchecked(&self, idx: Dim2) -> K {
@@ -835,5 +819,32 @@ mod tests {
             compute_with(&c, BlockFill { bx: 32, by: 8 }, Threads::Fixed(3))
         );
         assert_eq!(c.clip().centre, Block::new(Dim2(1, 1), Dim2(299, 199)));
+    }
+
+    /// Every convolution's `index` checks bounds: inside, the convolved value; one row past
+    /// the end, a panic naming the index and the extent.
+    #[test]
+    fn index_is_checked() {
+        let xs: Vec<i32> = (0..12).collect();
+        let a = View::new(Dim2(3, 4), &xs).unwrap();
+        let st = Stencil1::new([1, 2, 1]);
+        let rows = convolve_rows(a, st, Border::Replicate);
+        let cols = convolve_cols(a, st, Border::Replicate);
+        let both = convolve2(a, Stencil2::outer(st, st), Border::Replicate);
+        // Row 1 is 4 5 6 7 (7 replicated past the end); column 3 is 3 7 11.
+        assert_eq!(rows.index(Dim2(1, 3)), 6 + 2 * 7 + 7);
+        assert_eq!(cols.index(Dim2(1, 3)), 3 + 2 * 7 + 11);
+        let loaded = compute_with(&both, Plain, Threads::Seq);
+        assert_eq!(both.index(Dim2(1, 3)), loaded.as_slice()[7]);
+        let reads: [&dyn Fn(Dim2) -> i32; 3] =
+            [&|i| rows.index(i), &|i| cols.index(i), &|i| both.index(i)];
+        for read in reads {
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(Dim2(3, 0))))
+                .unwrap_err();
+            assert_eq!(
+                err.downcast_ref::<String>().map(String::as_str),
+                Some("index Dim2(3, 0) out of bounds for an array of extent Dim2(3, 4)")
+            );
+        }
     }
 }

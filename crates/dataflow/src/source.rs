@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use crate::error::index_out_of_bounds;
 use crate::shape::Shape;
 
 /// An array that can be read: explicit storage, a foreign view, or a delayed function.
@@ -105,6 +106,19 @@ pub trait Source: Sync {
         let _ = (ncols, row, cols);
         None
     }
+}
+
+/// The element at `idx` by the source's unchecked read, after checking `idx` against the
+/// extent: the body of [`Source::index`] for sources whose unchecked read is the real one.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn checked_index<A: Source + ?Sized>(src: &A, idx: A::Shape) -> A::Elem {
+    let extent = src.extent();
+    if !extent.contains(idx) {
+        index_out_of_bounds(idx, extent);
+    }
+    // SAFETY: checked above.
+    unsafe { src.index_unchecked(idx) }
 }
 
 /// The element-by-element span fill every source can use.
