@@ -23,7 +23,7 @@ enum Slot {
     Scalar(Column),
     /// One list of scalars per record: the scalars and the splits between records.
     List { column: Column, splits: Vec<i32> },
-    /// One object per record, its fields in the order the text lists them.
+    /// One object per record, its fields in the order the first record lists them.
     Struct(Vec<(String, Slot)>),
 }
 
@@ -98,11 +98,10 @@ impl Slot {
                 },
             ) => {
                 let base = *splits.last().expect("splits start with 0");
-                let shifted = more_splits[1..]
-                    .iter()
-                    .map(|&s| base.checked_add(s))
-                    .collect::<Option<Vec<i32>>>()?;
-                splits.extend(shifted);
+                splits.reserve(more_splits.len() - 1);
+                for &s in &more_splits[1..] {
+                    splits.push(base.checked_add(s)?);
+                }
                 column.append(more)
             }
             (Slot::Struct(fields), Slot::Struct(more)) => {
