@@ -471,19 +471,17 @@ fn from_list_of_dicts<N: Node>(
     ))
 }
 
-/// The column of every key: one pass over the dicts when they all have the keys of the
-/// first one (the common case; in parallel over chunks of dicts for long lists), else the
-/// union of the keys with a check that every dict has each of them.
+/// The column of every key: one pass over the dicts when they all list the keys of the first
+/// one in the same order (the common case), else the union of the keys with a check that
+/// every dict has each of them (and an error at the first value that is not a dict).
 fn split_columns<'a, N: Node>(
     leaves: &[&'a N],
     rank: usize,
     path: &FieldPath,
     par: bool,
 ) -> Result<Vec<(&'a str, Vec<&'a N>)>, Error> {
-    if par && leaves.len() >= PARALLEL_STRUCTS {
-        if let Some(columns) = split_uniform_parallel(leaves) {
-            return Ok(columns);
-        }
+    if let Some(columns) = split_uniform(leaves, par) {
+        return Ok(columns);
     }
     let as_dict = |leaf: &'a N| match leaf.view() {
         View::Dict(map) => Ok(map),
@@ -493,37 +491,6 @@ fn split_columns<'a, N: Node>(
             found: kind(leaf),
         }),
     };
-    let Some(first) = leaves.first() else {
-        return Ok(Vec::new());
-    };
-    let first = as_dict(first)?;
-    let mut columns: Vec<(&str, Vec<&N>)> = N::dict_entries(first)
-        .map(|(k, _)| (k, Vec::with_capacity(leaves.len())))
-        .collect();
-    let mut uniform = true;
-    for leaf in leaves {
-        let map = as_dict(leaf)?;
-        if N::dict_len(map) != columns.len() {
-            uniform = false;
-            break;
-        }
-        let mut same = true;
-        for ((key, value), (name, column)) in N::dict_entries(map).zip(columns.iter_mut()) {
-            if key != *name {
-                same = false;
-                break;
-            }
-            column.push(value);
-        }
-        if !same {
-            uniform = false;
-            break;
-        }
-    }
-    if uniform {
-        return Ok(columns);
-    }
-    // Slow path: the union of the keys, then every dict must have every key.
     let mut dicts = Vec::with_capacity(leaves.len());
     let mut keys: BTreeSet<&str> = BTreeSet::new();
     for leaf in leaves {
@@ -550,51 +517,54 @@ fn split_columns<'a, N: Node>(
     Ok(out)
 }
 
-/// The columns of dicts that all have the keys of the first one in the same order, split
-/// in parallel over chunks of dicts; `None` when they do not (or one is not a dict), so the
-/// caller's sequential walk finds the case and reports any error as it would.
-fn split_uniform_parallel<'a, N: Node>(leaves: &[&'a N]) -> Option<Vec<(&'a str, Vec<&'a N>)>> {
+/// The columns of dicts that all list the keys of the first one in the same order, split
+/// in parallel over chunks of dicts for long lists when `par`; `None` for anything else (no
+/// dicts, a value that is not a dict, other keys), which `split_columns` then walks.
+fn split_uniform<'a, N: Node>(leaves: &[&'a N], par: bool) -> Option<Vec<(&'a str, Vec<&'a N>)>> {
     let View::Dict(first) = leaves.first()?.view() else {
         return None;
     };
     let names: Vec<&str> = N::dict_entries(first).map(|(k, _)| k).collect();
-    let chunk = leaves
-        .len()
-        .div_ceil(rayon::current_num_threads() * 4)
-        .max(1024);
-    let parts: Vec<Option<Vec<Vec<&N>>>> = leaves
-        .par_chunks(chunk)
-        .map(|part| {
-            let mut columns: Vec<Vec<&N>> = vec![Vec::with_capacity(part.len()); names.len()];
-            for leaf in part {
-                let View::Dict(map) = leaf.view() else {
-                    return None;
-                };
-                if N::dict_len(map) != names.len() {
-                    return None;
-                }
-                for ((key, value), (name, column)) in
-                    N::dict_entries(map).zip(names.iter().zip(columns.iter_mut()))
-                {
-                    if key != *name {
-                        return None;
-                    }
-                    column.push(value);
-                }
+    let empty_columns = |rows: usize| -> Vec<Vec<&'a N>> {
+        (0..names.len()).map(|_| Vec::with_capacity(rows)).collect()
+    };
+    let split = |part: &[&'a N]| -> Option<Vec<Vec<&'a N>>> {
+        let mut columns = empty_columns(part.len());
+        for leaf in part {
+            let View::Dict(map) = leaf.view() else {
+                return None;
+            };
+            if N::dict_len(map) != names.len() {
+                return None;
             }
-            Some(columns)
-        })
-        .collect();
-    let mut out: Vec<(&str, Vec<&N>)> = names
-        .iter()
-        .map(|&name| (name, Vec::with_capacity(leaves.len())))
-        .collect();
-    for part in parts {
-        for ((_, column), piece) in out.iter_mut().zip(part?) {
-            column.extend(piece);
+            for ((key, value), (name, column)) in
+                N::dict_entries(map).zip(names.iter().zip(columns.iter_mut()))
+            {
+                if key != *name {
+                    return None;
+                }
+                column.push(value);
+            }
         }
-    }
-    Some(out)
+        Some(columns)
+    };
+    let columns = if par && leaves.len() >= PARALLEL_STRUCTS {
+        let chunk = leaves
+            .len()
+            .div_ceil(rayon::current_num_threads() * 4)
+            .max(1024);
+        let parts: Vec<Option<Vec<Vec<&N>>>> = leaves.par_chunks(chunk).map(split).collect();
+        let mut columns = empty_columns(leaves.len());
+        for part in parts {
+            for (column, piece) in columns.iter_mut().zip(part?) {
+                column.extend(piece);
+            }
+        }
+        columns
+    } else {
+        split(leaves)?
+    };
+    Some(names.into_iter().zip(columns).collect())
 }
 
 /// A list of nested empty lists: a struct array with no fields and the list's shape.
@@ -745,8 +715,7 @@ impl Column {
             (Column::Str(c), View::Str(s)) => c.push(s.to_string()),
             (Column::Bool(c), View::Bool(b)) => c.push(b),
             (Column::I64(c), View::Float(f)) => {
-                let mut floats = Vec::with_capacity(capacity.max(c.len() + 1));
-                floats.extend(c.iter().map(|&x| x as f64));
+                let mut floats = widen(c, capacity.max(c.len() + 1));
                 floats.push(f);
                 *self = Column::F64(floats);
             }
@@ -786,8 +755,7 @@ impl Column {
             (Column::F64(a), Column::F64(b)) => a.extend(b),
             (Column::F64(a), Column::I64(b)) => a.extend(b.into_iter().map(|x| x as f64)),
             (Column::I64(a), Column::F64(b)) => {
-                let mut floats: Vec<f64> = Vec::with_capacity(a.len() + b.len());
-                floats.extend(a.iter().map(|&x| x as f64));
+                let mut floats = widen(a, a.len() + b.len());
                 floats.extend(b);
                 *self = Column::F64(floats);
             }
@@ -813,6 +781,13 @@ impl Column {
             Column::Str(c) => Values::Str(exact(c)),
         }
     }
+}
+
+/// The `int64` scalars of a column turned `float64`, with room for `capacity`.
+fn widen(ints: &[i64], capacity: usize) -> Vec<f64> {
+    let mut floats = Vec::with_capacity(capacity);
+    floats.extend(ints.iter().map(|&x| x as f64));
+    floats
 }
 
 /// One pass for the common leaf columns: every element a scalar, or every element a list

@@ -316,12 +316,12 @@ pub(crate) fn read_tree<N: Node>(items: &[N], depth: usize, par: bool) -> Option
 mod tests {
     use super::*;
     use crate::json_in::{from_root, MAX_NESTING};
+    use serde_json::{json, Value};
 
     /// What the general rules alone make of `v` (sequentially, so on this thread).
     fn from_root_general(v: &Value) -> Result<StructuredTensor, crate::Error> {
         general_only(|| from_root(v, false))
     }
-    use serde_json::{json, Value};
 
     /// A deterministic stream of numbers.
     struct Lcg(u64);
