@@ -46,20 +46,51 @@ pub struct Options {
     pub quick: bool,
     /// Install (if needed) and run the Python peers.
     pub peers: bool,
+    /// How many rounds of ours-then-peer to time (`None`: 3 for a full run, 1 for `--quick`).
+    pub rounds: Option<usize>,
+    /// The crates to bench (empty: every crate).
+    pub crates: Vec<String>,
 }
 
 impl Options {
-    /// Parses `--quick` and `--peers`.
+    /// Parses `--quick`, `--peers`, `--rounds N` and crate names.
     pub fn parse(args: &[String]) -> Result<Options, Failure> {
         let mut options = Options::default();
-        for arg in args {
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--peers" => options.peers = true,
-                other => return Err(Failure(format!("bench: unknown option `{other}`"))),
+                "--rounds" => {
+                    let value = args
+                        .next()
+                        .ok_or_else(|| Failure("bench: `--rounds` needs a number".into()))?;
+                    options.rounds = Some(parse_rounds(value)?);
+                }
+                other if other.starts_with("--rounds=") => {
+                    options.rounds = Some(parse_rounds(&other["--rounds=".len()..])?);
+                }
+                other if other.starts_with('-') => {
+                    return Err(Failure(format!("bench: unknown option `{other}`")))
+                }
+                name => options.crates.push(name.to_string()),
             }
         }
         Ok(options)
+    }
+
+    /// The number of rounds this run makes.
+    pub fn rounds(&self) -> usize {
+        self.rounds.unwrap_or(if self.quick { 1 } else { 3 })
+    }
+}
+
+fn parse_rounds(value: &str) -> Result<usize, Failure> {
+    match value.parse::<usize>() {
+        Ok(n) if (1..=50).contains(&n) => Ok(n),
+        _ => Err(Failure(format!(
+            "bench: `--rounds` takes a whole number from 1 to 50, not `{value}`"
+        ))),
     }
 }
 
@@ -76,63 +107,90 @@ pub struct Measurement {
     pub seconds: f64,
     /// The peer's library version, when it reported one.
     pub version: String,
+    /// The round (0-based) of the run in which it was timed.
+    pub round: usize,
 }
 
 /// Runs everything and writes the table.
+///
+/// Ours and the peers alternate: each round times every selected crate's criterion benches
+/// and then that crate's peer scripts, so noise on a shared machine lands on both sides of
+/// a ratio rather than on one; the table reports the median ratio over the rounds with its
+/// spread.
 pub fn run(options: &Options) -> Step {
-    let criterion_dir = target_dir().join("criterion");
-    if criterion_dir.exists() {
-        std::fs::remove_dir_all(&criterion_dir)
-            .map_err(|err| Failure(format!("removing old {}: {err}", criterion_dir.display())))?;
+    let all_members = members()?;
+    for name in &options.crates {
+        if !all_members.iter().any(|member| &member.name == name) {
+            let known: Vec<&str> = all_members.iter().map(|m| m.name.as_str()).collect();
+            return Err(Failure(format!(
+                "bench: no crate named `{name}` (crates: {})",
+                known.join(", ")
+            )));
+        }
     }
-    let with_benches: Vec<String> = members()?
+    let selected: Vec<String> = all_members
         .into_iter()
-        .filter(|member| has_rust_files(&member.dir.join("benches")))
         .map(|member| member.name)
+        .filter(|name| options.crates.is_empty() || options.crates.contains(name))
         .collect();
+    let with_benches: Vec<&String> = selected
+        .iter()
+        .filter(|name| has_rust_files(&root().join("crates").join(name.as_str()).join("benches")))
+        .collect();
+    let scripts = peer_scripts(&selected)?;
+
     let mut notes = Vec::new();
     if with_benches.is_empty() {
-        notes.push("no crate has criterion benches yet".to_string());
-    } else {
-        let mut command = cargo();
-        command.arg("bench");
-        for name in &with_benches {
-            command.args(["-p", name]);
-        }
-        // `--all-features` turns on the optional Rust peers (such as dataflow's
-        // `imageproc-peer`), which normal builds and tests never compile.
-        command.args(["--all-features", "--bench", "*", "--"]);
-        // criterion's own defaults (3 s warm-up, 5 s and 100 samples) would take most of
-        // an hour over every workload; 20 samples give a steady median.
-        let (warm_up, measurement, samples) = if options.quick {
-            ("0.1", "0.3", "10")
-        } else {
-            ("1", "3", "20")
-        };
-        command.args(["--warm-up-time", warm_up, "--measurement-time", measurement]);
-        command.args(["--sample-size", samples]);
-        if options.quick {
-            command.env(QUICK_ENV, "1");
-        }
-        run_step("cargo bench (criterion)", &mut command)?;
+        notes.push("no selected crate has criterion benches yet".to_string());
     }
-    let mut measurements = read_criterion(&criterion_dir)?;
-
-    if options.peers {
-        let (peer_measurements, peer_notes) = run_peers(options)?;
-        measurements.extend(peer_measurements);
-        notes.extend(peer_notes);
+    let envs = if options.peers {
+        let (envs, env_notes) = PeerEnvs::prepare(&scripts)?;
+        notes.extend(env_notes);
+        Some(envs)
     } else {
         notes.push("Python peers not run (add `--peers` to install and run them)".to_string());
+        None
+    };
+
+    let criterion_dir = target_dir().join("criterion");
+    let mut measurements = Vec::new();
+    let rounds = options.rounds();
+    for round in 0..rounds {
+        for krate in &selected {
+            if with_benches.contains(&krate) {
+                let group = criterion_dir.join(krate);
+                if group.exists() {
+                    std::fs::remove_dir_all(&group).map_err(|err| {
+                        Failure(format!("removing old {}: {err}", group.display()))
+                    })?;
+                }
+                run_criterion(krate, options, round, rounds)?;
+                measurements.extend(read_criterion_group(&group, krate, round)?);
+            }
+            if let Some(envs) = &envs {
+                for (script, script_crate) in &scripts {
+                    if script_crate == krate {
+                        let (found, script_notes) = envs.run_script(script, options, round)?;
+                        measurements.extend(found);
+                        if round == 0 {
+                            notes.extend(script_notes);
+                        }
+                    }
+                }
+            }
+        }
     }
 
-    let table = render(&measurements, &notes, &machine_facts(options));
-    print!("{table}");
+    let facts = machine_facts(options, &selected);
+    let section = render(&measurements, &notes, &facts);
+    print!("{section}");
     let docs = root().join("docs");
     std::fs::create_dir_all(&docs)
         .map_err(|err| Failure(format!("creating {}: {err}", docs.display())))?;
     let path = docs.join("BENCHMARKS.md");
-    std::fs::write(&path, &table)
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let doc = merge_machine_section(&old, &machine_title(), &section);
+    std::fs::write(&path, &doc)
         .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
     println!("xtask: wrote {}", path.display());
     Ok(())
@@ -146,36 +204,94 @@ fn has_rust_files(dir: &Path) -> bool {
     })
 }
 
-/// Reads `criterion/<crate>/<bench>/new/estimates.json` (median point estimate, ns).
-fn read_criterion(dir: &Path) -> Result<Vec<Measurement>, Failure> {
+/// Runs one crate's criterion benches (every bench target, optional Rust peers included).
+fn run_criterion(krate: &str, options: &Options, round: usize, rounds: usize) -> Step {
+    let mut command = cargo();
+    command.args(["bench", "-p", krate]);
+    // `--all-features` turns on the optional Rust peers (such as dataflow's
+    // `imageproc-peer`), which normal builds and tests never compile.
+    command.args(["--all-features", "--bench", "*", "--"]);
+    // criterion's own defaults (3 s warm-up, 5 s and 100 samples) would take most of
+    // an hour over every workload; 20 samples give a steady median.
+    let (warm_up, measurement, samples) = if options.quick {
+        ("0.1", "0.3", "10")
+    } else {
+        ("1", "3", "20")
+    };
+    command.args(["--warm-up-time", warm_up, "--measurement-time", measurement]);
+    command.args(["--sample-size", samples]);
+    if options.quick {
+        command.env(QUICK_ENV, "1");
+    }
+    run_step(
+        &format!("cargo bench -p {krate} (round {} of {rounds})", round + 1),
+        &mut command,
+    )
+}
+
+/// The peer scripts of the selected crates, with the crate each belongs to: a script
+/// `benches/peers/<crate>.py`, `<crate>_k2.py` or `<crate>-<anything>.py` belongs to
+/// `<crate>`; other scripts there (shared generators such as `common.py`) are not peers.
+fn peer_scripts(selected: &[String]) -> Result<Vec<(PathBuf, String)>, Failure> {
+    let peers_dir = root().join("benches").join("peers");
+    let mut scripts: Vec<(PathBuf, String)> = std::fs::read_dir(&peers_dir)
+        .map_err(|err| Failure(format!("{}: {err}", peers_dir.display())))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "py"))
+        .filter_map(|path| {
+            let stem = path.file_stem()?.to_string_lossy().into_owned();
+            let krate = script_crate(&stem, selected)?;
+            Some((path, krate))
+        })
+        .collect();
+    scripts.sort();
+    Ok(scripts)
+}
+
+/// The crate a peer script's file stem belongs to, the longest matching name first (so
+/// `ragged-core-x` goes to `ragged-core`, not to a crate named `ragged`).
+fn script_crate(stem: &str, crates: &[String]) -> Option<String> {
+    let mut by_length: Vec<&String> = crates.iter().collect();
+    by_length.sort_by_key(|name| std::cmp::Reverse(name.len()));
+    by_length
+        .into_iter()
+        .find(|name| {
+            stem.strip_prefix(name.as_str()).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with('_') || rest.starts_with('-')
+            })
+        })
+        .cloned()
+}
+
+/// Reads `criterion/<crate>/<bench>/new/estimates.json` (median point estimate, ns) of one
+/// crate's group.
+fn read_criterion_group(
+    group: &Path,
+    krate: &str,
+    round: usize,
+) -> Result<Vec<Measurement>, Failure> {
     let mut out = Vec::new();
-    let Ok(groups) = std::fs::read_dir(dir) else {
+    let Ok(benches) = std::fs::read_dir(group) else {
         return Ok(out);
     };
-    for group in groups.flatten().filter(|entry| entry.path().is_dir()) {
-        let krate = group.file_name().to_string_lossy().into_owned();
-        if krate == "report" {
-            continue;
-        }
-        let Ok(benches) = std::fs::read_dir(group.path()) else {
+    for bench in benches.flatten() {
+        let estimates = bench.path().join("new").join("estimates.json");
+        let Ok(text) = std::fs::read_to_string(&estimates) else {
             continue;
         };
-        for bench in benches.flatten() {
-            let estimates = bench.path().join("new").join("estimates.json");
-            let Ok(text) = std::fs::read_to_string(&estimates) else {
-                continue;
-            };
-            let value: Value = serde_json::from_str(&text)
-                .map_err(|err| Failure(format!("{}: {err}", estimates.display())))?;
-            let Some(nanos) = value["median"]["point_estimate"].as_f64() else {
-                return Err(Failure(format!(
-                    "{}: no median.point_estimate",
-                    estimates.display()
-                )));
-            };
-            let name = bench.file_name().to_string_lossy().into_owned();
-            out.push(criterion_measurement(&krate, &name, nanos * 1e-9));
-        }
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|err| Failure(format!("{}: {err}", estimates.display())))?;
+        let Some(nanos) = value["median"]["point_estimate"].as_f64() else {
+            return Err(Failure(format!(
+                "{}: no median.point_estimate",
+                estimates.display()
+            )));
+        };
+        let name = bench.file_name().to_string_lossy().into_owned();
+        let mut measurement = criterion_measurement(krate, &name, nanos * 1e-9);
+        measurement.round = round;
+        out.push(measurement);
     }
     Ok(out)
 }
@@ -196,11 +312,12 @@ fn criterion_measurement(krate: &str, name: &str, seconds: f64) -> Measurement {
         peer,
         seconds,
         version: String::new(),
+        round: 0,
     }
 }
 
 /// Parses the JSON lines a peer script prints: measurements, and notes for skipped peers.
-fn parse_peer_output(script: &str, stdout: &str) -> (Vec<Measurement>, Vec<String>) {
+fn parse_peer_output(script: &str, stdout: &str, round: usize) -> (Vec<Measurement>, Vec<String>) {
     let mut measurements = Vec::new();
     let mut notes = Vec::new();
     for line in stdout.lines().map(str::trim).filter(|l| l.starts_with('{')) {
@@ -224,6 +341,7 @@ fn parse_peer_output(script: &str, stdout: &str) -> (Vec<Measurement>, Vec<Strin
                 peer: Some(text("peer")),
                 seconds,
                 version: text("version"),
+                round,
             }),
             _ => notes.push(format!("{script}: line without positive seconds `{line}`")),
         }
@@ -298,58 +416,70 @@ fn find_python39() -> Option<String> {
         .find(|python| python_works(python))
 }
 
-fn run_peers(options: &Options) -> Result<(Vec<Measurement>, Vec<String>), Failure> {
-    let mut measurements = Vec::new();
-    let mut notes = Vec::new();
-    let peers_dir = root().join("benches").join("peers");
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&peers_dir)
-        .map_err(|err| Failure(format!("{}: {err}", peers_dir.display())))?
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.extension().is_some_and(|ext| ext == "py")
-                && path.file_name().is_some_and(|name| name != "common.py")
-        })
-        .collect();
-    scripts.sort();
+/// The Python environments of the peers, made (once) before the first round.
+struct PeerEnvs {
+    /// The main venv (numpy, scipy, awkward, OpenCV, TensorFlow, kaldifst, ...), if usable.
+    main: Option<PathBuf>,
+    /// The Python 3.9 venv with k2, if usable.
+    k2: Option<PathBuf>,
+}
 
-    let venvs = target_dir().join("peers");
-    let main_venv = venvs.join("venv");
-    let main_ready = if python_works("python3") {
-        ensure_venv("python3", &main_venv, PEER_PACKAGES)?;
-        true
-    } else {
-        notes.push("no python3: ran ours alone".to_string());
-        false
-    };
-    let k2_venv = venvs.join("venv-k2");
-    let k2_ready = if let Some(python39) = find_python39() {
-        match ensure_venv(&python39, &k2_venv, K2_PACKAGES) {
-            Ok(()) => true,
-            Err(Failure(why)) => {
-                notes.push(format!("k2 peer not installed: {why}"));
-                false
-            }
-        }
-    } else {
-        notes.push("k2 peer not run: k2 1.23.2 needs Python 3.9, which this machine lacks".into());
-        false
-    };
-
-    for script in scripts {
-        let name = script.file_name().unwrap_or_default().to_string_lossy();
-        let is_k2 = name.ends_with("_k2.py");
-        let (ready, venv) = if is_k2 {
-            (k2_ready, &k2_venv)
+impl PeerEnvs {
+    /// Installs the venvs the selected scripts need.
+    fn prepare(scripts: &[(PathBuf, String)]) -> Result<(PeerEnvs, Vec<String>), Failure> {
+        let mut notes = Vec::new();
+        let needs_k2 = scripts.iter().any(|(path, _)| is_k2_script(path));
+        let needs_main = scripts.iter().any(|(path, _)| !is_k2_script(path));
+        let venvs = target_dir().join("peers");
+        let main = if !needs_main {
+            None
+        } else if python_works("python3") {
+            let venv = venvs.join("venv");
+            ensure_venv("python3", &venv, PEER_PACKAGES)?;
+            Some(venv)
         } else {
-            (main_ready, &main_venv)
+            notes.push("no python3: ran ours alone".to_string());
+            None
         };
-        if !ready {
-            continue;
-        }
-        println!("xtask: peer {name}");
+        let k2 = if !needs_k2 {
+            None
+        } else if let Some(python39) = find_python39() {
+            let venv = venvs.join("venv-k2");
+            match ensure_venv(&python39, &venv, K2_PACKAGES) {
+                Ok(()) => Some(venv),
+                Err(Failure(why)) => {
+                    notes.push(format!("k2 peer not installed: {why}"));
+                    None
+                }
+            }
+        } else {
+            notes.push(
+                "k2 peer not run: k2 1.23.2 needs Python 3.9, which this machine lacks".into(),
+            );
+            None
+        };
+        Ok((PeerEnvs { main, k2 }, notes))
+    }
+
+    /// Runs one peer script in its venv and parses what it printed.
+    fn run_script(
+        &self,
+        script: &Path,
+        options: &Options,
+        round: usize,
+    ) -> Result<(Vec<Measurement>, Vec<String>), Failure> {
+        let venv = if is_k2_script(script) {
+            &self.k2
+        } else {
+            &self.main
+        };
+        let Some(venv) = venv else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let name = script.file_name().unwrap_or_default().to_string_lossy();
+        println!("xtask: peer {name} (round {})", round + 1);
         let mut command = Command::new(venv_python(venv));
-        command.arg(&script).current_dir(root());
+        command.arg(script).current_dir(root());
         // Some machines force an OpenBLAS core type for the system library's sake; the
         // peers' own newer OpenBLAS picks its best kernel by itself, so they run without.
         for key in OPENBLAS_FORCING {
@@ -366,15 +496,18 @@ fn run_peers(options: &Options) -> Result<(Vec<Measurement>, Vec<String>), Failu
             .stderr(std::process::Stdio::inherit())
             .output()
             .map_err(|err| Failure(format!("peer {name}: could not start: {err}")))?;
+        let (found, mut notes) =
+            parse_peer_output(&name, &String::from_utf8_lossy(&output.stdout), round);
         if !output.status.success() {
             notes.push(format!("peer script {name} failed ({})", output.status));
         }
-        let (found, script_notes) =
-            parse_peer_output(&name, &String::from_utf8_lossy(&output.stdout));
-        measurements.extend(found);
-        notes.extend(script_notes);
+        Ok((found, notes))
     }
-    Ok((measurements, notes))
+}
+
+fn is_k2_script(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.to_string_lossy().ends_with("_k2.py"))
 }
 
 fn command_line(program: &str, args: &[&str]) -> String {
@@ -387,16 +520,72 @@ fn command_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-fn machine_facts(options: &Options) -> Vec<(String, String)> {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU's model name and its `flags` line, from `/proc/cpuinfo`.
+fn cpu_info() -> (String, String) {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_once(':'))
+            .map(|(_, value)| value.trim().to_string())
+    };
+    (
+        field("model name").unwrap_or_else(|| "unknown CPU".to_string()),
+        field("flags").unwrap_or_default(),
+    )
+}
+
+/// The x86-64 micro-architecture level (psABI `x86-64-v1` .. `v4`) a `flags` line shows.
+pub fn isa_level(flags: &str) -> &'static str {
+    let have: Vec<&str> = flags.split_whitespace().collect();
+    let all = |wanted: &[&str]| wanted.iter().all(|flag| have.contains(flag));
+    if have.is_empty() {
+        return "unknown";
+    }
+    let v2 = all(&["cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"]);
+    let v3 = v2
+        && all(&[
+            "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave",
+        ]);
+    let v4 = v3 && all(&["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]);
+    match (v2, v3, v4) {
+        (_, _, true) => "x86-64-v4 (AVX-512)",
+        (_, true, _) => "x86-64-v3 (AVX2, FMA)",
+        (true, _, _) => "x86-64-v2 (SSE4.2)",
+        _ => "x86-64-v1",
+    }
+}
+
+/// The heading of this machine's section of `docs/BENCHMARKS.md`: one section per kind of
+/// machine, so a run on another CPU adds its own table instead of replacing this one's.
+fn machine_title() -> String {
+    let (model, flags) = cpu_info();
+    format!("Machine: {model}, {}", isa_level(&flags))
+}
+
+/// The OpenBLAS kernel our side runs, as dense-matrix reports it (its `blas-kernel`
+/// example), or why it is not known.
+fn blas_kernel() -> String {
+    let example = root()
+        .join("crates")
+        .join("dense-matrix")
+        .join("examples")
+        .join("blas-kernel.rs");
+    if !example.is_file() {
+        return "unknown".to_string();
+    }
+    cargo()
+        .args(["run", "--quiet", "--release", "-p", "dense-matrix"])
+        .args(["--example", "blas-kernel"])
+        .output()
         .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split_once(':'))
-                .map(|(_, model)| model.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".to_string());
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown (the blas-kernel example failed)".to_string())
+}
+
+fn machine_facts(options: &Options, selected: &[String]) -> Vec<(String, String)> {
+    let (cpu, flags) = cpu_info();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let env_or =
         |key: &str, default: &str| std::env::var(key).unwrap_or_else(|_| default.to_string());
@@ -407,7 +596,13 @@ fn machine_facts(options: &Options) -> Vec<(String, String)> {
     if options.peers {
         run.push_str(" --peers");
     }
-    vec![
+    if let Some(rounds) = options.rounds {
+        let _ = write!(run, " --rounds {rounds}");
+    }
+    for name in &options.crates {
+        let _ = write!(run, " {name}");
+    }
+    let mut facts: Vec<(String, String)> = vec![
         ("command".into(), format!("`{run}`")),
         (
             "kind of run".into(),
@@ -419,10 +614,20 @@ fn machine_facts(options: &Options) -> Vec<(String, String)> {
             },
         ),
         (
+            "rounds".into(),
+            format!(
+                "{}: each round times a crate's criterion benches, then its peers, so the two \
+                 sides alternate; times are medians over the rounds, the ratio is the median \
+                 of the per-round ratios with its min-max spread",
+                options.rounds()
+            ),
+        ),
+        (
             "date".into(),
             command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
         ),
         ("CPU".into(), cpu),
+        ("instruction set".into(), isa_level(&flags).to_string()),
         ("cores".into(), cores.to_string()),
         (
             "threads".into(),
@@ -433,7 +638,10 @@ fn machine_facts(options: &Options) -> Vec<(String, String)> {
                 env_or("OPENBLAS_NUM_THREADS", "unset: all cores")
             ),
         ),
-        (
+    ];
+    if selected.iter().any(|name| name == "dense-matrix") {
+        facts.push(("BLAS kernel (ours)".into(), blas_kernel()));
+        facts.push((
             "OpenBLAS kernel".into(),
             format!(
                 "ours: system OpenBLAS with OPENBLAS_CORETYPE={}; the Python peers run with \
@@ -441,13 +649,14 @@ fn machine_facts(options: &Options) -> Vec<(String, String)> {
                  its own kernel; `numpy_same_kernel` rows rerun numpy pinned to our kernel",
                 env_or("OPENBLAS_CORETYPE", "unset")
             ),
-        ),
-        ("rustc".into(), command_line("rustc", &["--version"])),
-        (
+        ));
+        facts.push((
             "OpenBLAS".into(),
             command_line("dpkg-query", &["-W", "-f", "${Version}", "libopenblas-dev"]),
-        ),
-    ]
+        ));
+    }
+    facts.push(("rustc".into(), command_line("rustc", &["--version"])));
+    facts
 }
 
 fn format_seconds(seconds: f64) -> String {
@@ -463,65 +672,145 @@ fn format_seconds(seconds: f64) -> String {
     format!("{value:.3} {unit}")
 }
 
-/// The markdown document: machine facts, then one row per (workload, peer).
+/// The median of a non-empty list (the mean of the middle two for an even length).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// The document's title and preamble, above the machine sections.
+const PREAMBLE: &str = "# Benchmarks\n\n\
+Generated by `cargo xtask bench`; do not edit by hand. One section per kind of machine \
+(CPU model and instruction-set level in its heading); a run replaces its own machine's \
+section and keeps the others. Each row is one workload, timed by criterion on our side \
+(median) and by the peer on the same seeded input, in alternating rounds; ratio = ours / \
+peer, so below 1.0 means we are faster. A ratio whose spread over the rounds crosses 1.0 is \
+marked *not settled*.\n";
+
+/// Replaces (or appends) the section headed `## {title}` of the benchmarks document `old`
+/// with `section`, keeping every other machine's section.
+pub fn merge_machine_section(old: &str, title: &str, section: &str) -> String {
+    let heading = format!("## {title}");
+    let mut sections: Vec<(String, String)> = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in old.lines() {
+        if let Some(rest) = line.strip_prefix("## Machine: ") {
+            if let Some(done) = current.take() {
+                sections.push(done);
+            }
+            current = Some((format!("## Machine: {rest}"), String::new()));
+        } else if let Some((_, body)) = current.as_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+        // lines before the first machine heading are the old preamble (or a document in
+        // the older one-table form): replaced by the current preamble
+    }
+    if let Some(done) = current.take() {
+        sections.push(done);
+    }
+    let new_body = section.to_string();
+    match sections.iter_mut().find(|(head, _)| *head == heading) {
+        Some(existing) => existing.1 = new_body,
+        None => sections.push((heading, new_body)),
+    }
+    let mut doc = String::from(PREAMBLE);
+    for (head, body) in sections {
+        let _ = write!(doc, "\n{head}\n\n{}", body.trim_start_matches('\n'));
+        if !doc.ends_with('\n') {
+            doc.push('\n');
+        }
+    }
+    doc
+}
+
+/// One machine's section: its facts, then one row per (workload, peer).
 pub fn render(
     measurements: &[Measurement],
     notes: &[String],
     facts: &[(String, String)],
 ) -> String {
-    let mut ours: BTreeMap<(&str, &str), f64> = BTreeMap::new();
-    let mut peers: BTreeMap<(&str, &str), Vec<&Measurement>> = BTreeMap::new();
+    type Key<'a> = (&'a str, &'a str);
+    let mut ours: BTreeMap<Key, BTreeMap<usize, f64>> = BTreeMap::new();
+    let mut peers: BTreeMap<Key, BTreeMap<&str, Vec<&Measurement>>> = BTreeMap::new();
     for m in measurements {
         let key = (m.krate.as_str(), m.workload.as_str());
         match &m.peer {
             None => {
-                ours.insert(key, m.seconds);
+                ours.entry(key).or_default().insert(m.round, m.seconds);
             }
-            Some(_) => peers.entry(key).or_default().push(m),
+            Some(peer) => peers
+                .entry(key)
+                .or_default()
+                .entry(peer.as_str())
+                .or_default()
+                .push(m),
         }
     }
-    let mut keys: Vec<(&str, &str)> = ours.keys().chain(peers.keys()).copied().collect();
+    let mut keys: Vec<Key> = ours.keys().chain(peers.keys()).copied().collect();
     keys.sort();
     keys.dedup();
 
     let mut doc = String::new();
-    doc.push_str("# Benchmarks\n\n");
-    doc.push_str(
-        "Generated by `cargo xtask bench`; do not edit by hand. Each row is one workload, \
-         timed by criterion on our side (median) and by the peer in the same run on the same \
-         seeded input; ratio = ours / peer, so below 1.0 means we are faster.\n\n",
-    );
     for (key, value) in facts {
         let _ = writeln!(doc, "- {key}: {value}");
     }
-    doc.push_str("\n| crate | workload | ours | peer | peer time | ratio ours/peer |\n");
-    doc.push_str("| --- | --- | ---: | --- | ---: | ---: |\n");
+    doc.push_str(
+        "\n| crate | workload | ours | peer | peer time | ratio ours/peer | spread over rounds |\n",
+    );
+    doc.push_str("| --- | --- | ---: | --- | ---: | ---: | --- |\n");
     for key in keys {
-        let our_time = ours.get(&key).copied();
+        let our_rounds = ours.get(&key);
+        let our_time =
+            our_rounds.map(|by_round| median(&by_round.values().copied().collect::<Vec<_>>()));
         let ours_text = our_time.map_or_else(|| "—".to_string(), format_seconds);
-        match peers.get(&key) {
-            None => {
-                let _ = writeln!(doc, "| {} | {} | {ours_text} | — | — | — |", key.0, key.1);
-            }
-            Some(list) => {
-                for peer in list {
-                    let name = peer.peer.as_deref().unwrap_or_default();
-                    let label = if peer.version.is_empty() {
-                        name.to_string()
-                    } else {
-                        format!("{name} ({})", peer.version)
-                    };
-                    let ratio = our_time
-                        .map_or_else(|| "—".to_string(), |t| format!("{:.2}", t / peer.seconds));
-                    let _ = writeln!(
-                        doc,
-                        "| {} | {} | {ours_text} | {label} | {} | {ratio} |",
-                        key.0,
-                        key.1,
-                        format_seconds(peer.seconds)
-                    );
-                }
-            }
+        let Some(by_peer) = peers.get(&key) else {
+            let _ = writeln!(
+                doc,
+                "| {} | {} | {ours_text} | — | — | — | — |",
+                key.0, key.1
+            );
+            continue;
+        };
+        for (name, runs) in by_peer {
+            let version = runs
+                .iter()
+                .map(|m| m.version.as_str())
+                .find(|v| !v.is_empty());
+            let label = version.map_or_else(|| name.to_string(), |v| format!("{name} ({v})"));
+            let peer_time = median(&runs.iter().map(|m| m.seconds).collect::<Vec<_>>());
+            // ratios round by round: ours and the peer timed back to back
+            let ratios: Vec<f64> = runs
+                .iter()
+                .filter_map(|m| Some(our_rounds?.get(&m.round)? / m.seconds))
+                .collect();
+            let (ratio, spread) = if ratios.is_empty() {
+                ("—".to_string(), "—".to_string())
+            } else {
+                let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+                let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let spread = if ratios.len() < 2 {
+                    "one round".to_string()
+                } else if low < 1.0 && high > 1.0 {
+                    format!("{low:.2}–{high:.2}, *not settled*")
+                } else {
+                    format!("{low:.2}–{high:.2}")
+                };
+                (format!("{:.2}", median(&ratios)), spread)
+            };
+            let _ = writeln!(
+                doc,
+                "| {} | {} | {ours_text} | {label} | {} | {ratio} | {spread} |",
+                key.0,
+                key.1,
+                format_seconds(peer_time)
+            );
         }
     }
     if !notes.is_empty() {
@@ -544,6 +833,15 @@ mod tests {
             peer: None,
             seconds,
             version: String::new(),
+            round: 0,
+        }
+    }
+
+    fn peer(workload: &str, name: &str, seconds: f64, round: usize) -> Measurement {
+        Measurement {
+            peer: Some(name.into()),
+            round,
+            ..ours("c", workload, seconds)
         }
     }
 
@@ -571,40 +869,151 @@ mod tests {
             r#"{"crate": "c", "workload": "w", "peer": "bad", "seconds": 0}"#,
             "\n{not json\n",
         );
-        let (found, notes) = parse_peer_output("c.py", stdout);
+        let (found, notes) = parse_peer_output("c.py", stdout, 2);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].peer.as_deref(), Some("numpy"));
         assert_eq!(found[0].seconds, 0.5);
+        assert_eq!(found[0].round, 2);
         assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].contains("torch skipped: not installed"));
     }
 
     #[test]
     fn table_has_one_row_per_peer_with_the_ratio() {
-        let mut peer = ours("c", "w", 0.004);
-        peer.peer = Some("numpy".into());
-        peer.version = "numpy 2.0".into();
+        let mut numpy = peer("w", "numpy", 0.004, 0);
+        numpy.version = "numpy 2.0".into();
         let doc = render(
-            &[ours("c", "w", 0.002), peer, ours("c", "alone", 3e-7)],
+            &[ours("c", "w", 0.002), numpy, ours("c", "alone", 3e-7)],
             &["a note".into()],
             &[("cores".into(), "2".into())],
         );
-        assert!(doc.contains("| c | w | 2.000 ms | numpy (numpy 2.0) | 4.000 ms | 0.50 |"));
-        assert!(doc.contains("| c | alone | 300.000 ns | — | — | — |"));
+        assert!(
+            doc.contains("| c | w | 2.000 ms | numpy (numpy 2.0) | 4.000 ms | 0.50 | one round |"),
+            "{doc}"
+        );
+        assert!(doc.contains("| c | alone | 300.000 ns | — | — | — | — |"));
         assert!(doc.contains("- cores: 2"));
         assert!(doc.contains("- a note"));
     }
 
     #[test]
-    fn options_reject_unknown_flags() {
-        let parsed = Options::parse(&["--quick".into(), "--peers".into()]).unwrap();
+    fn ratios_pair_rounds_and_report_the_median_and_spread() {
+        // ours 1, 2, 3 ms; the peer 2, 2, 2 ms: ratios 0.5, 1.0, 1.5 round by round
+        let mut measurements = Vec::new();
+        for (round, (our, their)) in [(1e-3, 2e-3), (2e-3, 2e-3), (3e-3, 2e-3)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut mine = ours("c", "w", our);
+            mine.round = round;
+            measurements.push(mine);
+            measurements.push(peer("w", "p", their, round));
+        }
+        let doc = render(&measurements, &[], &[]);
+        assert!(
+            doc.contains("| c | w | 2.000 ms | p | 2.000 ms | 1.00 | 0.50–1.50, *not settled* |"),
+            "{doc}"
+        );
+        // a spread that stays below 1.0 is settled
+        let settled = render(
+            &[
+                ours("c", "w", 1e-3),
+                peer("w", "p", 4e-3, 0),
+                Measurement {
+                    round: 1,
+                    ..ours("c", "w", 1e-3)
+                },
+                peer("w", "p", 2e-3, 1),
+            ],
+            &[],
+            &[],
+        );
+        assert!(settled.contains("| 0.38 | 0.25–0.50 |"), "{settled}");
+    }
+
+    #[test]
+    fn median_of_odd_and_even_lists() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+    }
+
+    #[test]
+    fn machine_sections_are_replaced_or_appended() {
+        let first = merge_machine_section("", "Machine: A, v3", "- one\n");
+        assert!(first.starts_with("# Benchmarks\n"));
+        assert!(first.contains("\n## Machine: A, v3\n\n- one\n"), "{first}");
+        let second = merge_machine_section(&first, "Machine: B, v4", "- two\n");
+        assert!(second.contains("## Machine: A, v3\n\n- one\n"), "{second}");
+        assert!(second.contains("## Machine: B, v4\n\n- two\n"), "{second}");
+        let third = merge_machine_section(&second, "Machine: A, v3", "- three\n");
+        assert!(!third.contains("- one"), "{third}");
+        assert!(third.contains("## Machine: A, v3\n\n- three\n"), "{third}");
+        assert!(third.contains("## Machine: B, v4\n\n- two\n"), "{third}");
+        assert_eq!(third.matches("# Benchmarks").count(), 1);
+        // an old single-table document is replaced by the sectioned form
+        let old = "# Benchmarks\n\n- CPU: X\n\n| a | b |\n";
+        let upgraded = merge_machine_section(old, "Machine: X, v4", "- new\n");
+        assert!(!upgraded.contains("| a | b |"), "{upgraded}");
+    }
+
+    #[test]
+    fn isa_levels_from_cpu_flags() {
+        let v2 = "cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3";
+        let v3 = format!("{v2} avx avx2 bmi1 bmi2 f16c fma abm movbe xsave");
+        let v4 = format!("{v3} avx512f avx512bw avx512cd avx512dq avx512vl");
+        assert_eq!(isa_level(""), "unknown");
+        assert_eq!(isa_level("sse2"), "x86-64-v1");
+        assert_eq!(isa_level(v2), "x86-64-v2 (SSE4.2)");
+        assert_eq!(isa_level(&v3), "x86-64-v3 (AVX2, FMA)");
+        assert_eq!(isa_level(&v4), "x86-64-v4 (AVX-512)");
+        // AVX-512F alone (no BW/VL) is not level 4
+        assert_eq!(isa_level(&format!("{v3} avx512f")), "x86-64-v3 (AVX2, FMA)");
+    }
+
+    #[test]
+    fn peer_scripts_belong_to_the_longest_matching_crate() {
+        let crates: Vec<String> = ["ragged", "ragged-core", "ragged-fsa"]
+            .map(String::from)
+            .to_vec();
+        let owner = |stem: &str| script_crate(stem, &crates);
+        assert_eq!(owner("ragged-core").as_deref(), Some("ragged-core"));
+        assert_eq!(owner("ragged-core_k2").as_deref(), Some("ragged-core"));
+        assert_eq!(owner("ragged-fsa-algebra").as_deref(), Some("ragged-fsa"));
+        assert_eq!(owner("ragged").as_deref(), Some("ragged"));
+        assert_eq!(owner("common"), None);
+        // `-corex` is a suffix of `ragged`, not the crate `ragged-core`
+        assert_eq!(owner("ragged-corex").as_deref(), Some("ragged"));
+        let two = ["ragged-core".to_string()];
+        assert_eq!(script_crate("ragged-corex", &two), None);
+        assert_eq!(script_crate("graphs", &two), None);
+    }
+
+    #[test]
+    fn options_take_crates_rounds_and_reject_unknown_flags() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let parsed = Options::parse(&args(&["--quick", "--peers", "dataflow"])).unwrap();
         assert_eq!(
             parsed,
             Options {
                 quick: true,
-                peers: true
+                peers: true,
+                rounds: None,
+                crates: vec!["dataflow".into()],
             }
         );
-        assert!(Options::parse(&["--fast".into()]).is_err());
+        assert_eq!(parsed.rounds(), 1);
+        assert_eq!(Options::default().rounds(), 3);
+        let parsed = Options::parse(&args(&["--rounds", "5", "a", "b"])).unwrap();
+        assert_eq!((parsed.rounds(), parsed.crates.len()), (5, 2));
+        assert_eq!(Options::parse(&args(&["--rounds=2"])).unwrap().rounds(), 2);
+        for bad in [
+            &["--fast"][..],
+            &["--rounds"],
+            &["--rounds", "0"],
+            &["--rounds=x"],
+        ] {
+            assert!(Options::parse(&args(bad)).is_err(), "{bad:?}");
+        }
     }
 }

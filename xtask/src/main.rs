@@ -19,11 +19,13 @@ commands:
   test               setup, then the rust-version check, cargo fmt --check, clippy
                      -D warnings, every test
   demo               setup, then each crate's tour (examples/tour.rs), listing what it wrote
-  bench [--quick] [--peers]
+  bench [--quick] [--peers] [--rounds N] [CRATE...]
                      criterion benchmarks side by side with the peers, written to
-                     docs/BENCHMARKS.md; --quick makes a short smoke run, --peers installs
-                     and runs the Python peers (numpy, scipy, awkward, OpenCV, TensorFlow,
-                     kaldifst, k2) in venvs under target/
+                     docs/BENCHMARKS.md (one section per kind of machine); --quick makes a
+                     short smoke run, --peers installs and runs the Python peers (numpy,
+                     scipy, awkward, OpenCV, TensorFlow, kaldifst, k2) in venvs under
+                     target/; ours and the peers alternate over N rounds (default 3, 1 with
+                     --quick); crate names restrict the run to those crates
 ";
 
 /// A failed step: what failed, for the one-line report at the end.
@@ -188,6 +190,7 @@ fn package_name(manifest: &str) -> Option<String> {
 
 fn demo() -> Step {
     setup::run()?;
+    let have_dot = setup::ensure_graphviz();
     let demo_root = target_dir().join("demo");
     let mut artefacts = Vec::new();
     let mut failures = Vec::new();
@@ -198,9 +201,10 @@ fn demo() -> Step {
         }
         let out_dir = demo_root.join(&member.name);
         println!("\n==== {} ====", member.name);
+        let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
         let output = cargo()
             .args(["run", "--quiet", "--release", "-p", &member.name])
-            .args(["--example", "tour"])
+            .args(["--example", &tour_example_name(&manifest)])
             .env("DEMO_OUT_DIR", &out_dir)
             .stderr(std::process::Stdio::inherit())
             .output()
@@ -217,6 +221,9 @@ fn demo() -> Step {
             failures.push(format!("tour of {} ({})", member.name, output.status));
         }
     }
+    if have_dot {
+        artefacts = render_dot_files(artefacts, &mut failures);
+    }
     println!("\n==== artefacts ====");
     if artefacts.is_empty() {
         println!("(none)");
@@ -231,6 +238,70 @@ fn demo() -> Step {
     }
 }
 
+/// The name of the example built from `examples/tour.rs`: the `name` of the `[[example]]`
+/// table whose `path` is that file (each crate names its tour `<crate>-tour`, so the
+/// workspace's examples do not share an output file), else cargo's default, `tour`.
+fn tour_example_name(manifest: &str) -> String {
+    let mut name: Option<String> = None;
+    let mut path: Option<String> = None;
+    let mut in_example = false;
+    let mut found = None;
+    let value = |line: &str, key: &str| {
+        let rest = line.strip_prefix(key)?.trim_start().strip_prefix('=')?;
+        Some(rest.trim().trim_matches('"').to_string())
+    };
+    for line in manifest
+        .lines()
+        .map(str::trim)
+        .chain(std::iter::once("[end]"))
+    {
+        if line.starts_with('[') {
+            if in_example && path.as_deref() == Some("examples/tour.rs") {
+                found = name.take();
+            }
+            in_example = line == "[[example]]";
+            name = None;
+            path = None;
+            if found.is_some() {
+                break;
+            }
+            continue;
+        }
+        if in_example {
+            if let Some(v) = value(line, "name") {
+                name = Some(v);
+            } else if let Some(v) = value(line, "path") {
+                path = Some(v);
+            }
+        }
+    }
+    found.unwrap_or_else(|| "tour".to_string())
+}
+
+/// Renders every `.dot` artefact to an `.svg` beside it with Graphviz, listing both.
+fn render_dot_files(artefacts: Vec<String>, failures: &mut Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(artefacts.len());
+    for path in artefacts {
+        let is_dot = Path::new(&path).extension().is_some_and(|ext| ext == "dot");
+        out.push(path.clone());
+        if !is_dot {
+            continue;
+        }
+        let svg = Path::new(&path).with_extension("svg");
+        let status = std::process::Command::new("dot")
+            .args(["-Tsvg", "-o"])
+            .arg(&svg)
+            .arg(&path)
+            .status();
+        match status {
+            Ok(status) if status.success() => out.push(svg.display().to_string()),
+            Ok(status) => failures.push(format!("dot -Tsvg {path} ({status})")),
+            Err(err) => failures.push(format!("dot -Tsvg {path}: {err}")),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +312,36 @@ mod tests {
             "[workspace]\nname = \"no\"\n[package]\nname = \"ragged-core\"\nversion = \"1\"\n";
         assert_eq!(package_name(manifest).as_deref(), Some("ragged-core"));
         assert_eq!(package_name("[dependencies]\nname = \"x\"\n"), None);
+    }
+
+    #[test]
+    fn tour_example_name_comes_from_the_example_table() {
+        let manifest = "[package]\nname = \"x\"\n\n[[example]]\nname = \"canny\"\n\n\
+                        [[example]]\nname = \"x-tour\"\npath = \"examples/tour.rs\"\n\n\
+                        [[bench]]\nname = \"x\"\n";
+        assert_eq!(tour_example_name(manifest), "x-tour");
+        // path before name, as the last table
+        let manifest = "[[example]]\npath = \"examples/tour.rs\"\nname = \"y-tour\"\n";
+        assert_eq!(tour_example_name(manifest), "y-tour");
+        // no table for the tour: cargo's own name
+        assert_eq!(tour_example_name("[package]\nname = \"z\"\n"), "tour");
+        let other = "[[example]]\nname = \"canny\"\npath = \"examples/canny.rs\"\n";
+        assert_eq!(tour_example_name(other), "tour");
+    }
+
+    #[test]
+    fn every_tour_has_its_own_example_name() {
+        let mut names = Vec::new();
+        for member in members().unwrap() {
+            if member.dir.join("examples").join("tour.rs").is_file() {
+                let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap();
+                names.push(tour_example_name(&manifest));
+            }
+        }
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), count, "tours share an example name: {names:?}");
     }
 
     #[test]

@@ -98,3 +98,34 @@ pub fn run() -> Step {
         ))),
     }
 }
+
+/// Makes sure Graphviz's `dot` is there for the demo's pictures: installs Debian's
+/// `graphviz` as root with apt-get, otherwise says how. Never fatal: without `dot` the demo
+/// keeps its `.dot` files and says so.
+pub fn ensure_graphviz() -> bool {
+    if have("dot") {
+        return true;
+    }
+    if !(is_root() && have("apt-get")) {
+        println!(
+            "xtask: setup: Graphviz is missing, so the demo writes .dot files without SVG \
+             pictures; install it with: sudo apt-get install graphviz"
+        );
+        return false;
+    }
+    println!("xtask: setup: installing graphviz with apt-get for the demo's pictures");
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|status| status.success())
+    };
+    let installed = apt(&["install", "-y", "--no-install-recommends", "graphviz"])
+        || (apt(&["update"]) && apt(&["install", "-y", "--no-install-recommends", "graphviz"]));
+    if !installed || !have("dot") {
+        println!("xtask: setup: could not install graphviz; the demo keeps its .dot files");
+        return false;
+    }
+    true
+}

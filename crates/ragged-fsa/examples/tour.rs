@@ -2,7 +2,7 @@
 //! FsaVec (its shape, row_splits and row_ids as the seed prints them), a few algorithms,
 //! and pictures: `.dot` files, rendered to SVG when Graphviz's `dot` is installed.
 //!
-//! Run with `cargo run --release -p ragged-fsa --example tour`; files go to `$DEMO_OUT_DIR`
+//! Run with `cargo run --release -p ragged-fsa --example ragged-fsa-tour`; files go to `$DEMO_OUT_DIR`
 //! (default `target/demo/ragged-fsa`).
 
 use std::collections::HashMap;
