@@ -400,7 +400,9 @@ impl<R: Real> MatrixBase<R> {
             shape_mismatch("add_mat_mat_mat (op(B) x op(C))", (k2, l), (l2, n));
         }
         self.check_same_shape("add_mat_mat_mat (output)", (m, n));
-        if m * l * (k + n) <= k * n * (m + l) {
+        // Flop counts of the two association orders, in u128 so no shape can wrap them.
+        let (m128, k128, l128, n128) = (m as u128, k as u128, l as u128, n as u128);
+        if m128 * l128 * (k128 + n128) <= k128 * n128 * (m128 + l128) {
             let mut ab = Matrix::new(m, l);
             ab.add_mat_mat(R::ONE, a, trans_a, b, trans_b, R::ZERO);
             self.add_mat_mat(alpha, &ab, Trans::NoTrans, c, trans_c, beta);

@@ -4,13 +4,15 @@
 //! LAPACK is column-major and our matrices are row-major, so each routine sees the
 //! transpose of what we store; the comments at each call say how that is undone.
 //! Numerical failures (singular, not positive definite, no convergence) are
-//! [`Error::Lapack`] values naming the routine and its `info`.
+//! [`Error::Lapack`] values naming the routine and its `info`. Every routine checks its
+//! input is finite first ([`Error::NotFinite`]): LAPACK flags a NaN as an invalid
+//! argument and can iterate forever on an infinity.
 
 use std::os::raw::{c_char, c_int};
 
 use crate::blas::int;
 use crate::error::shape_mismatch;
-use crate::{Error, Matrix, MatrixBase, Real, StrideType, Trans, Vector};
+use crate::{Error, Matrix, MatrixBase, Position, Real, StrideType, Trans, Vector};
 
 /// The thin singular value decomposition `M = U diag(s) Vt`, `s` descending.
 #[derive(Debug, Clone)]
@@ -128,6 +130,36 @@ fn with_workspace<R: Real>(
     check_info(info, name, failure)
 }
 
+/// The first NaN or infinite element as [`Error::NotFinite`]: LAPACK reports NaN as an
+/// invalid argument and can loop forever on infinities, so no decomposition sees them.
+pub(crate) fn check_finite<R: Real>(m: &MatrixBase<R>, op: &'static str) -> Result<(), Error> {
+    for (r, row) in m.rows().enumerate() {
+        if let Some(c) = row.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NotFinite {
+                op,
+                position: Position::Matrix(r, c),
+                value: row[c].to_f64(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`check_finite`] over the lower triangle only, for routines that read nothing else.
+fn check_finite_lower<R: Real>(m: &MatrixBase<R>, op: &'static str) -> Result<(), Error> {
+    for (r, row) in m.rows().enumerate() {
+        let lower = &row[..(r + 1).min(row.len())];
+        if let Some(c) = lower.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NotFinite {
+                op,
+                position: Position::Matrix(r, c),
+                value: row[c].to_f64(),
+            });
+        }
+    }
+    Ok(())
+}
+
 const JOB_S: c_char = b'S' as c_char;
 const JOB_N: c_char = b'N' as c_char;
 const JOB_V: c_char = b'V' as c_char;
@@ -149,6 +181,7 @@ impl<R: Real> MatrixBase<R> {
     /// The thin SVD `self = U diag(s) Vt`, singular values descending (Kaldi's `Svd` with
     /// `SortSvd`), by LAPACK `gesdd`.
     pub fn svd(&self) -> Result<Svd<R>, Error> {
+        check_finite(self, "svd")?;
         let (m, n) = self.shape();
         let k = m.min(n);
         let mut s = Vector::new(k);
@@ -202,6 +235,7 @@ impl<R: Real> MatrixBase<R> {
     #[track_caller]
     pub fn sym_eig(&self) -> Result<SymEig<R>, Error> {
         let n = self.square_dim("sym_eig");
+        check_finite_lower(self, "sym_eig")?;
         let mut s = Vector::new(n);
         if n == 0 {
             return Ok(SymEig {
@@ -267,6 +301,7 @@ impl<R: Real> MatrixBase<R> {
     #[track_caller]
     pub fn eig(&self) -> Result<Eig<R>, Error> {
         let n = self.square_dim("eig");
+        check_finite(self, "eig")?;
         let (mut re, mut im) = (Vector::new(n), Vector::new(n));
         if n == 0 {
             return Ok(Eig {
@@ -360,6 +395,7 @@ impl<R: Real> MatrixBase<R> {
         // The row-major buffer is A^T column-major; (A^T)^-1 = (A^-1)^T, so inverting it
         // in place leaves A^-1 in row-major order; det(A^T) = det(A).
         let n = self.square_dim("invert");
+        check_finite(self, "invert")?;
         if n == 0 {
             return Ok((R::ZERO, R::ONE));
         }
@@ -382,7 +418,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `(ln|det|, sign of det)` by LU (Kaldi's `LogDet`); `(-inf, 0)` for a singular
-    /// matrix, as Kaldi.
+    /// matrix, as Kaldi, and `(NaN, NaN)` when an element is NaN or infinite.
     ///
     /// # Panics
     /// If the matrix is not square.
@@ -391,6 +427,9 @@ impl<R: Real> MatrixBase<R> {
         let n = self.square_dim("log_det");
         if n == 0 {
             return (R::ZERO, R::ONE);
+        }
+        if check_finite(self, "log_det").is_err() {
+            return (R::NAN, R::NAN);
         }
         let mut a = self.to_matrix();
         match a.lu_in_place() {
@@ -407,6 +446,7 @@ impl<R: Real> MatrixBase<R> {
     #[track_caller]
     pub fn cholesky(&self) -> Result<Matrix<R>, Error> {
         let n = self.square_dim("cholesky");
+        check_finite_lower(self, "cholesky")?;
         let mut a = self.to_matrix();
         if n == 0 {
             return Ok(a);
@@ -439,7 +479,12 @@ impl<R: Real> MatrixBase<R> {
     #[track_caller]
     pub fn sym_pos_semi_def_eig(&self, check_thresh: R) -> Result<SymEig<R>, Error> {
         self.square_dim("sym_pos_semi_def_eig");
-        let Svd { mut s, u, vt } = self.svd()?;
+        check_finite(self, "sym_pos_semi_def_eig")?;
+        let Svd {
+            mut s,
+            mut u,
+            mut vt,
+        } = self.svd()?;
         for i in 0..s.dim() {
             let dot: f64 = (0..u.num_rows())
                 .map(|j| (u[(j, i)] * vt[(i, j)]).to_f64())
@@ -448,6 +493,9 @@ impl<R: Real> MatrixBase<R> {
                 s[i] = R::ZERO;
             }
         }
+        // Zeroing can put a 0 before a tiny positive value; sort again (stable), so the
+        // eigenvalues are descending as documented (Kaldi leaves that order unsorted).
+        sort_svd(&mut s, &mut u, &mut vt);
         let mut rec = u.clone();
         rec.mul_cols_vec(&s);
         let mut full = Matrix::new(self.num_rows(), self.num_cols());
@@ -471,6 +519,7 @@ impl<R: Real> MatrixBase<R> {
 
     /// The 2-norm condition number `s_max / s_min` (Kaldi's `Cond`); `inf` if singular.
     pub fn cond(&self) -> Result<R, Error> {
+        check_finite(self, "cond")?;
         let s = self.svd()?.s;
         if s.dim() == 0 {
             return Ok(R::ONE);
@@ -492,6 +541,7 @@ impl<R: Real> MatrixBase<R> {
     #[track_caller]
     pub fn power(&mut self, power: R) -> Result<(), Error> {
         let n = self.square_dim("power");
+        check_finite(self, "power")?;
         if n == 0 {
             return Ok(());
         }

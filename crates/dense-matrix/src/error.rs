@@ -127,6 +127,24 @@ pub enum Error {
         /// The relative tolerance.
         tolerance: f64,
     },
+    /// A shape whose element count (or byte size) does not fit in the address space.
+    SizeOverflow {
+        /// The constructor or view that was asked for it.
+        what: &'static str,
+        /// Rows asked for (the order `n` for packed matrices).
+        rows: usize,
+        /// Columns asked for, or the row stride where that is what overflowed.
+        cols: usize,
+    },
+    /// A decomposition was given a NaN or infinite element (LAPACK would fail or loop).
+    NotFinite {
+        /// The operation, e.g. `"svd"`.
+        op: &'static str,
+        /// Where the first non-finite element is.
+        position: Position,
+        /// Its value.
+        value: f64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -193,6 +211,15 @@ impl fmt::Display for Error {
                 "not symmetric positive semi-definite: reconstruction error {diff_norm} exceeds \
                  {tolerance} x the norm {norm}"
             ),
+            Error::SizeOverflow { what, rows, cols } => write!(
+                f,
+                "{what}: a {rows} x {cols} shape overflows the address space"
+            ),
+            Error::NotFinite {
+                op,
+                position,
+                value,
+            } => write!(f, "{op}: {position} is {value}; the input must be finite"),
         }
     }
 }
@@ -263,6 +290,22 @@ mod tests {
         check(
             Error::StrideTooSmall { stride: 2, cols: 3 },
             "row stride 2 is smaller than the 3 columns",
+        );
+        check(
+            Error::SizeOverflow {
+                what: "Matrix::try_new",
+                rows: 1 << 62,
+                cols: 4,
+            },
+            "Matrix::try_new: a 4611686018427387904 x 4 shape overflows the address space",
+        );
+        check(
+            Error::NotFinite {
+                op: "svd",
+                position: Position::Matrix(0, 1),
+                value: f64::NAN,
+            },
+            "svd: element (0, 1) is NaN; the input must be finite",
         );
     }
 

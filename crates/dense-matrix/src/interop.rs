@@ -82,34 +82,31 @@ fn row_major_stride(dim: (usize, usize), strides: &[isize]) -> Result<usize, Err
 impl<'a, R: Real> MatrixView<'a, R> {
     /// A zero-copy matrix view of a row-major `ndarray` view (unit column stride, row
     /// stride at least the number of columns).
+    ///
+    /// The view keeps ndarray's pointer and strides and reaches its elements one row at a
+    /// time, so the gaps between rows (which may belong to a sibling view, as after
+    /// `split_at(Axis(1), _)`) are never part of any slice.
     pub fn from_array(a: ArrayView2<'a, R>) -> Result<Self, Error> {
         let stride = row_major_stride(a.dim(), a.strides())?;
         let (rows, cols) = a.dim();
-        let len = if rows == 0 {
-            0
-        } else {
-            (rows - 1) * stride + cols
-        };
-        // SAFETY: the checked layout makes these `len` elements the view's memory.
-        let data = unsafe { std::slice::from_raw_parts(a.as_ptr(), len) };
-        MatrixView::from_slice(data, rows, cols, stride)
+        // SAFETY: `row_major_stride` checked that `rows` and `cols` are both zero or both
+        // non-zero, that columns are contiguous and `stride >= cols`; `a` guarantees that
+        // element `(r, c)` at `ptr + r * stride + c` is readable for `'a`, so each row of
+        // `cols` elements is, and the view never touches the memory between rows.
+        Ok(unsafe { MatrixView::from_raw_parts(a.as_ptr(), rows, cols, stride) })
     }
 }
 
 impl<'a, R: Real> MatrixViewMut<'a, R> {
-    /// A zero-copy mutable matrix view of a row-major `ndarray` view.
+    /// A zero-copy mutable matrix view of a row-major `ndarray` view; the gaps between
+    /// rows are never part of any slice, as in [`MatrixView::from_array`].
     pub fn from_array(mut a: ArrayViewMut2<'a, R>) -> Result<Self, Error> {
         let stride = row_major_stride(a.dim(), a.strides())?;
         let (rows, cols) = a.dim();
-        let len = if rows == 0 {
-            0
-        } else {
-            (rows - 1) * stride + cols
-        };
-        // SAFETY: the checked layout makes these `len` elements the view's memory,
-        // exclusively borrowed for `'a`. (Padding inside the span is never touched.)
-        let data = unsafe { std::slice::from_raw_parts_mut(a.as_mut_ptr(), len) };
-        MatrixViewMut::from_slice(data, rows, cols, stride)
+        let ptr = a.as_mut_ptr();
+        // SAFETY: as in `MatrixView::from_array`; `a` is an exclusive borrow for `'a`
+        // (ndarray's mutable views never alias), so each row is writable by us alone.
+        Ok(unsafe { MatrixViewMut::from_raw_parts_mut(ptr, rows, cols, stride) })
     }
 }
 

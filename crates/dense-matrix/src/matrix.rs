@@ -170,9 +170,42 @@ impl<R> DerefMut for MatrixViewMut<'_, R> {
 }
 
 /// Kaldi's default stride: `cols` rounded up so that a row is a multiple of 16 bytes.
+///
+/// # Panics
+/// If the rounded-up stride overflows `usize` (`cols` within 16 bytes of `usize::MAX`).
+#[track_caller]
 pub fn default_stride<R>(cols: usize) -> usize {
+    match checked_default_stride::<R>(cols) {
+        Some(stride) => stride,
+        None => crate::error::precondition(&format!(
+            "default_stride: {cols} columns rounded up to 16 bytes overflow usize"
+        )),
+    }
+}
+
+/// [`default_stride`], or `None` when it overflows.
+pub(crate) fn checked_default_stride<R>(cols: usize) -> Option<usize> {
     let per16 = (16 / std::mem::size_of::<R>()).max(1);
-    cols.div_ceil(per16) * per16
+    cols.div_ceil(per16).checked_mul(per16)
+}
+
+/// The element count `rows * stride` of a buffer, checked: it must neither overflow
+/// `usize` nor exceed `isize::MAX` bytes (the most any allocation or slice can hold).
+pub(crate) fn checked_buffer_len<R>(
+    what: &'static str,
+    rows: usize,
+    cols: usize,
+    stride: usize,
+) -> Result<usize, Error> {
+    let overflow = Error::SizeOverflow { what, rows, cols };
+    let len = rows.checked_mul(stride).ok_or(overflow.clone())?;
+    let bytes = len
+        .checked_mul(std::mem::size_of::<R>())
+        .ok_or(overflow.clone())?;
+    if bytes > isize::MAX as usize {
+        return Err(overflow);
+    }
+    Ok(len)
 }
 
 /// A `*mut R` that may cross threads; users guarantee disjoint access.
@@ -243,7 +276,10 @@ impl<R: Real> MatrixBase<R> {
         if r >= self.rows {
             out_of_bounds("row", r, self.rows, "a matrix");
         }
-        // SAFETY: row `r` lies inside the window this reference grants shared access to.
+        // SAFETY: `r < rows` (checked above), and every constructor (`try_new` through
+        // `checked_buffer_len`, `from_slice` through `check_view`, `from_array` through
+        // ndarray's own layout) guaranteed that rows `0..rows` of `cols` elements at
+        // `ptr + r * stride` are inside the window this shared reference borrows.
         unsafe { std::slice::from_raw_parts(self.ptr.add(r * self.stride), self.cols) }
     }
 
@@ -257,7 +293,8 @@ impl<R: Real> MatrixBase<R> {
         if r >= self.rows {
             out_of_bounds("row", r, self.rows, "a matrix");
         }
-        // SAFETY: row `r` lies inside the window this reference grants exclusive access to.
+        // SAFETY: `r < rows` (checked above) and the constructors' checked sizes, as in
+        // `row_data`; `&mut self` makes the access exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r * self.stride), self.cols) }
     }
 
@@ -312,7 +349,9 @@ impl<R: Real> MatrixBase<R> {
             };
         }
         Header {
-            // SAFETY: the offset stays inside the window (checked above).
+            // SAFETY: `row0 + n_rows <= rows` and `col0 + n_cols <= cols` (checked above with
+            // `checked_add`) with both non-zero, so `row0 * stride + col0` is an element of
+            // the window, whose size the constructors checked.
             ptr: unsafe { self.ptr.add(row0 * self.stride + col0) },
             rows: n_rows,
             cols: n_cols,
@@ -471,7 +510,9 @@ impl<R: Real> MatrixBase<R> {
         let base = SyncPtr(self.ptr);
         let row = move |r: usize| {
             let base = base;
-            // SAFETY: distinct `r` give disjoint rows inside the exclusive window.
+            // SAFETY: `r < rows` (the caller iterates `0..rows`), rows are inside the
+            // window by the constructors' checked sizes, distinct `r` give disjoint rows,
+            // and `&mut self` makes the window exclusive.
             unsafe { std::slice::from_raw_parts_mut(base.0.add(r * stride), cols) }
         };
         if rows * cols >= PAR_MIN_LEN && rows > 1 {
@@ -515,6 +556,30 @@ impl<'a, R: Real> MatrixView<'a, R> {
         })
     }
 
+    /// A view of `rows x cols` elements at `ptr`, row `r` at `ptr + r * stride`, without
+    /// forming any slice over the gaps between rows (which may belong to someone else).
+    ///
+    /// # Safety
+    /// `rows` and `cols` are both zero or both non-zero, `stride >= cols`, and for every
+    /// row `r < rows` the `cols` elements at `ptr + r * stride` are valid for reads and
+    /// not written through any other path for `'a`.
+    pub(crate) unsafe fn from_raw_parts(
+        ptr: *const R,
+        rows: usize,
+        cols: usize,
+        stride: usize,
+    ) -> Self {
+        Self {
+            header: Header {
+                ptr: ptr as *mut R,
+                rows,
+                cols,
+                stride,
+            },
+            _borrow: PhantomData,
+        }
+    }
+
     /// Row `r` with the view's full lifetime.
     #[track_caller]
     pub fn into_row(self, r: usize) -> &'a VectorBase<R> {
@@ -544,6 +609,29 @@ impl<'a, R: Real> MatrixViewMut<'a, R> {
         })
     }
 
+    /// A mutable view of `rows x cols` elements at `ptr`, row `r` at `ptr + r * stride`,
+    /// without forming any slice over the gaps between rows.
+    ///
+    /// # Safety
+    /// As [`MatrixView::from_raw_parts`], with the rows valid for writes and accessed
+    /// through no other path for `'a`.
+    pub(crate) unsafe fn from_raw_parts_mut(
+        ptr: *mut R,
+        rows: usize,
+        cols: usize,
+        stride: usize,
+    ) -> Self {
+        Self {
+            header: Header {
+                ptr,
+                rows,
+                cols,
+                stride,
+            },
+            _borrow: PhantomData,
+        }
+    }
+
     /// Splits into two views, rows before and from `mid`, each with the full lifetime.
     ///
     /// # Panics
@@ -571,10 +659,20 @@ fn check_view(len: usize, rows: usize, cols: usize, stride: usize) -> Result<(),
     if stride < cols {
         return Err(Error::StrideTooSmall { stride, cols });
     }
+    // Checked: a wrapped product would let an impossible shape pass as a short one.
     let needed = if rows == 0 {
-        0
+        Some(0)
     } else {
-        (rows - 1) * stride + cols
+        (rows - 1)
+            .checked_mul(stride)
+            .and_then(|n| n.checked_add(cols))
+    };
+    let Some(needed) = needed else {
+        return Err(Error::SizeOverflow {
+            what: "MatrixView::from_slice (rows - 1) * stride + cols",
+            rows,
+            cols: stride,
+        });
     };
     if needed > len {
         return Err(Error::BufferTooShort { needed, len });

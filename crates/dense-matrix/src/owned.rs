@@ -2,7 +2,7 @@
 //! `transpose`.
 
 use crate::error::out_of_bounds;
-use crate::matrix::{default_stride, Header};
+use crate::matrix::{checked_buffer_len, checked_default_stride, Header};
 use crate::vector::ResizeType;
 use crate::{Error, Matrix, MatrixBase, Real, StrideType};
 
@@ -10,7 +10,8 @@ impl<R: Real> Matrix<R> {
     /// A `rows x cols` matrix of zeros with the default stride.
     ///
     /// # Panics
-    /// If exactly one of `rows`, `cols` is zero (use [`Matrix::try_new`] to get an error).
+    /// If exactly one of `rows`, `cols` is zero, or if the size in bytes overflows the
+    /// address space (use [`Matrix::try_new`] to get an error).
     #[track_caller]
     pub fn new(rows: usize, cols: usize) -> Self {
         match Self::try_new(rows, cols, StrideType::Default) {
@@ -20,15 +21,25 @@ impl<R: Real> Matrix<R> {
     }
 
     /// A `rows x cols` matrix of zeros with the given stride type; `0 x n` is an error.
+    ///
+    /// A shape whose size in bytes overflows the address space is
+    /// [`Error::SizeOverflow`]; one that fits but exceeds the memory available aborts,
+    /// as `Vec` does.
     pub fn try_new(rows: usize, cols: usize, stride_type: StrideType) -> Result<Self, Error> {
         if (rows == 0) != (cols == 0) {
             return Err(Error::EmptyDimension { rows, cols });
         }
+        let overflow = Error::SizeOverflow {
+            what: "Matrix::try_new",
+            rows,
+            cols,
+        };
         let stride = match stride_type {
-            StrideType::Default => default_stride::<R>(cols),
+            StrideType::Default => checked_default_stride::<R>(cols).ok_or(overflow)?,
             StrideType::EqualNumCols => cols,
         };
-        let data = vec![R::ZERO; rows * stride];
+        let len = checked_buffer_len::<R>("Matrix::try_new", rows, cols, stride)?;
+        let data = vec![R::ZERO; len];
         Ok(Self::from_parts(data, rows, cols, stride))
     }
 
@@ -56,9 +67,14 @@ impl<R: Real> Matrix<R> {
         if (rows == 0) != (cols == 0) {
             return Err(Error::EmptyDimension { rows, cols });
         }
-        if data.len() != rows * cols {
+        let expected = rows.checked_mul(cols).ok_or(Error::SizeOverflow {
+            what: "Matrix::from_vec",
+            rows,
+            cols,
+        })?;
+        if data.len() != expected {
             return Err(Error::LengthMismatch {
-                expected: rows * cols,
+                expected,
                 got: data.len(),
             });
         }
@@ -100,7 +116,7 @@ impl<R: Real> Matrix<R> {
     /// Changes the size (Kaldi's `Resize`), with default stride.
     ///
     /// # Panics
-    /// If exactly one of `rows`, `cols` is zero.
+    /// If exactly one of `rows`, `cols` is zero, or the size overflows the address space.
     #[track_caller]
     pub fn resize(&mut self, rows: usize, cols: usize, resize_type: ResizeType) {
         self.resize_with_stride(rows, cols, resize_type, StrideType::Default);
@@ -111,7 +127,7 @@ impl<R: Real> Matrix<R> {
     /// zeroes the rest, `Undefined` keeps the contents if the shape and stride are unchanged.
     ///
     /// # Panics
-    /// If exactly one of `rows`, `cols` is zero.
+    /// If exactly one of `rows`, `cols` is zero, or the size overflows the address space.
     #[track_caller]
     pub fn resize_with_stride(
         &mut self,

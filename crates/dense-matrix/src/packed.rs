@@ -11,7 +11,7 @@ use std::os::raw::{c_char, c_int};
 use crate::blas::int;
 use crate::decomp::{check_info, routine};
 use crate::error::{out_of_bounds, precondition, shape_mismatch};
-use crate::{Error, Matrix, MatrixBase, Real, SymEig, Trans, VectorBase};
+use crate::{Error, Matrix, MatrixBase, Position, Real, SymEig, Trans, VectorBase};
 
 const UPLO_U: c_char = b'U' as c_char;
 const DIAG_N: c_char = b'N' as c_char;
@@ -29,8 +29,50 @@ pub enum SpCopyType {
     TakeUpper,
 }
 
+/// Offset of row `i` in the packed layout (`i (i + 1) / 2`), for `i < n` of a matrix
+/// whose `packed_len_checked(n)` succeeded, so it cannot overflow.
 fn packed_len(n: usize) -> usize {
     n * (n + 1) / 2
+}
+
+/// `n (n + 1) / 2` elements of an `n x n` packed matrix, checked: the count must neither
+/// overflow `usize` nor exceed `isize::MAX` bytes.
+fn packed_len_checked<R>(what: &'static str, n: usize) -> Result<usize, Error> {
+    let overflow = Error::SizeOverflow {
+        what,
+        rows: n,
+        cols: n,
+    };
+    // One of n, n + 1 is even: halve that one first so the product is exact.
+    let n1 = n.checked_add(1).ok_or(overflow.clone())?;
+    let len = if n.is_multiple_of(2) {
+        (n / 2).checked_mul(n1)
+    } else {
+        n.checked_mul(n1 / 2)
+    }
+    .ok_or(overflow.clone())?;
+    match len.checked_mul(std::mem::size_of::<R>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(len),
+        _ => Err(overflow),
+    }
+}
+
+/// The first NaN or infinite element of packed data, as [`Error::NotFinite`] with its
+/// `(row, column)` in the lower triangle.
+fn check_finite_packed<R: Real>(data: &[R], op: &'static str) -> Result<(), Error> {
+    let Some(k) = data.iter().position(|x| !x.is_finite()) else {
+        return Ok(());
+    };
+    // Row i starts at i (i + 1) / 2; find the row holding k without overflow.
+    let mut row = 0;
+    while packed_len(row + 1) <= k {
+        row += 1;
+    }
+    Err(Error::NotFinite {
+        op,
+        position: Position::Matrix(row, k - packed_len(row)),
+        value: data[k].to_f64(),
+    })
 }
 
 /// A symmetric `n x n` matrix, lower triangle packed (Kaldi's `SpMatrix`).
@@ -51,19 +93,28 @@ macro_rules! packed_common {
     ($ty:ident, $what:expr) => {
         impl<R: Real> $ty<R> {
             /// An `n x n` zero matrix.
+            ///
+            /// # Panics
+            /// If `n (n + 1) / 2` elements overflow the address space.
+            #[track_caller]
             pub fn new(n: usize) -> Self {
-                Self {
-                    n,
-                    data: vec![R::ZERO; packed_len(n)],
+                match packed_len_checked::<R>(concat!(stringify!($ty), "::new"), n) {
+                    Ok(len) => Self {
+                        n,
+                        data: vec![R::ZERO; len],
+                    },
+                    Err(e) => precondition(&e.to_string()),
                 }
             }
 
             /// From packed data (`n (n + 1) / 2` elements, lower triangle by rows); any
-            /// other length is an error.
+            /// other length is an error, and so is an `n` whose packed length overflows.
             pub fn from_packed(n: usize, data: Vec<R>) -> Result<Self, Error> {
-                if data.len() != packed_len(n) {
+                let expected =
+                    packed_len_checked::<R>(concat!(stringify!($ty), "::from_packed"), n)?;
+                if data.len() != expected {
                     return Err(Error::LengthMismatch {
-                        expected: packed_len(n),
+                        expected,
                         got: data.len(),
                     });
                 }
@@ -166,15 +217,18 @@ impl<R: Real> SpMatrix<R> {
         m
     }
 
-    /// Inverts in place by Bunch-Kaufman (LAPACK `sptrf` + `sptri`; Kaldi's `Invert`).
+    /// Inverts in place by Bunch-Kaufman (LAPACK `sptrf` + `sptri`; Kaldi's `Invert`); a
+    /// NaN or infinite element is [`Error::NotFinite`] and leaves the matrix unchanged.
     pub fn invert(&mut self) -> Result<(), Error> {
         if self.n == 0 {
             return Ok(());
         }
+        check_finite_packed(&self.data, "SpMatrix::invert")?;
         let ln = int(self.n);
         let mut ipiv = vec![0 as c_int; self.n];
         let mut info: c_int = 0;
-        // SAFETY: `data` holds the packed `n x n` matrix.
+        // SAFETY: `data.len() == n (n + 1) / 2`, the invariant `new` / `from_packed` check
+        // with `packed_len_checked` (nothing resizes it), and `int` checked `n` fits a c_int.
         unsafe {
             R::lapack_sptrf(
                 UPLO_U,
@@ -190,7 +244,7 @@ impl<R: Real> SpMatrix<R> {
             "a diagonal block of D is exactly zero: the matrix is singular",
         )?;
         let mut work = vec![R::ZERO; self.n];
-        // SAFETY: as above, with the factorisation and an `n`-element workspace.
+        // SAFETY: as above; `ipiv` and `work` hold `n` elements, as sptri reads.
         unsafe {
             R::lapack_sptri(
                 UPLO_U,
@@ -271,10 +325,12 @@ impl<R: Real> TpMatrix<R> {
     /// The Cholesky factor `L` of a positive definite `sp = L L^T` (LAPACK `pptrf`;
     /// Kaldi's `TpMatrix::Cholesky`).
     pub fn cholesky(sp: &SpMatrix<R>) -> Result<Self, Error> {
+        check_finite_packed(&sp.data, "TpMatrix::cholesky")?;
         let mut data = sp.data.clone();
         if sp.n > 0 {
             let mut info: c_int = 0;
-            // SAFETY: `data` holds the packed `n x n` matrix.
+            // SAFETY: `data.len() == n (n + 1) / 2`, the invariant `new` / `from_packed`
+            // check with `packed_len_checked`, and `int` checked `n` fits a c_int.
             unsafe { R::lapack_pptrf(UPLO_U, &int(sp.n), data.as_mut_ptr(), &mut info) };
             check_info(
                 info,
@@ -285,13 +341,16 @@ impl<R: Real> TpMatrix<R> {
         Ok(Self { n: sp.n, data })
     }
 
-    /// Inverts in place (LAPACK `tptri`; Kaldi's `TpMatrix::Invert`).
+    /// Inverts in place (LAPACK `tptri`; Kaldi's `TpMatrix::Invert`); a NaN or infinite
+    /// element is [`Error::NotFinite`] and leaves the matrix unchanged.
     pub fn invert(&mut self) -> Result<(), Error> {
         if self.n == 0 {
             return Ok(());
         }
+        check_finite_packed(&self.data, "TpMatrix::invert")?;
         let mut info: c_int = 0;
-        // SAFETY: `data` holds the packed `n x n` triangle.
+        // SAFETY: `data.len() == n (n + 1) / 2` (checked by `new` / `from_packed`), and `int`
+        // checked `n` fits a c_int.
         unsafe {
             R::lapack_tptri(
                 UPLO_U,
@@ -371,7 +430,8 @@ impl<R: Real> VectorBase<R> {
         if sp.n == 0 {
             return;
         }
-        // SAFETY: packed `n x n` matrix and `n`-element vectors.
+        // SAFETY: `sp.data` holds `n (n + 1) / 2` elements (checked at construction) and the
+        // `check_same_dim` calls above made both vectors `n` long.
         unsafe {
             R::cblas_spmv_lower(
                 int(sp.n),
@@ -396,7 +456,8 @@ impl<R: Real> VectorBase<R> {
         if tp.n == 0 {
             return;
         }
-        // SAFETY: packed `n x n` triangle and an `n`-element vector.
+        // SAFETY: `tp.data` holds `n (n + 1) / 2` elements (checked at construction) and
+        // `check_same_dim` above made the vector `n` long.
         unsafe {
             R::cblas_tpmv_lower(
                 trans,
@@ -418,7 +479,8 @@ impl<R: Real> VectorBase<R> {
         if tp.n == 0 {
             return;
         }
-        // SAFETY: packed `n x n` triangle and an `n`-element vector.
+        // SAFETY: `tp.data` holds `n (n + 1) / 2` elements (checked at construction) and
+        // `check_same_dim` above made the vector `n` long.
         unsafe {
             R::cblas_tpsv_lower(
                 trans,

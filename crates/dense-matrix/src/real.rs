@@ -405,6 +405,8 @@ macro_rules! impl_real {
                 y: *const Self,
                 incy: c_int,
             ) -> Self {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$dot(n, x, incx, y, incy) }
             }
             unsafe fn cblas_axpy(
@@ -415,9 +417,13 @@ macro_rules! impl_real {
                 y: *mut Self,
                 incy: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$axpy(n, alpha, x, incx, y, incy) }
             }
             unsafe fn cblas_scal(n: c_int, alpha: Self, x: *mut Self, incx: c_int) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$scal(n, alpha, x, incx) }
             }
             unsafe fn cblas_gemv(
@@ -433,6 +439,8 @@ macro_rules! impl_real {
                 y: *mut Self,
                 incy: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     cb::$gemv(
                         cb::CblasRowMajor,
@@ -461,6 +469,8 @@ macro_rules! impl_real {
                 a: *mut Self,
                 lda: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$ger(cb::CblasRowMajor, m, n, alpha, x, incx, y, incy, a, lda) }
             }
             unsafe fn cblas_gemm(
@@ -478,6 +488,8 @@ macro_rules! impl_real {
                 c: *mut Self,
                 ldc: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     cb::$gemm(
                         cb::CblasRowMajor,
@@ -508,6 +520,8 @@ macro_rules! impl_real {
                 c: *mut Self,
                 ldc: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     cb::$syrk(
                         cb::CblasRowMajor,
@@ -534,6 +548,8 @@ macro_rules! impl_real {
                 y: *mut Self,
                 incy: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     cb::$spmv(
                         cb::CblasRowMajor,
@@ -556,6 +572,8 @@ macro_rules! impl_real {
                 x: *mut Self,
                 incx: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     cb::$tpmv(
                         cb::CblasRowMajor,
@@ -576,6 +594,8 @@ macro_rules! impl_real {
                 x: *mut Self,
                 incx: c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     cb::$tpsv(
                         cb::CblasRowMajor,
@@ -606,6 +626,8 @@ macro_rules! impl_real {
                 iwork: *mut c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     lp::$gesdd(
                         &jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info,
@@ -625,6 +647,8 @@ macro_rules! impl_real {
                 liwork: *const c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$syevd(&jobz, &uplo, n, a, lda, w, work, lwork, iwork, liwork, info) }
             }
             unsafe fn lapack_geev(
@@ -643,6 +667,8 @@ macro_rules! impl_real {
                 lwork: *const c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
                     lp::$geev(
                         &jobvl, &jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, work, lwork, info,
@@ -657,6 +683,8 @@ macro_rules! impl_real {
                 ipiv: *mut c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$getrf(m, n, a, lda, ipiv, info) }
             }
             unsafe fn lapack_getri(
@@ -668,6 +696,8 @@ macro_rules! impl_real {
                 lwork: *const c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$getri(n, a, lda, ipiv, work, lwork, info) }
             }
             unsafe fn lapack_potrf(
@@ -677,9 +707,13 @@ macro_rules! impl_real {
                 lda: *const c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$potrf(&uplo, n, a, lda, info) }
             }
             unsafe fn lapack_pptrf(uplo: c_char, n: *const c_int, ap: *mut Self, info: *mut c_int) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$pptrf(&uplo, n, ap, info) }
             }
             unsafe fn lapack_tptri(
@@ -689,6 +723,8 @@ macro_rules! impl_real {
                 ap: *mut Self,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$tptri(&uplo, &diag, n, ap, info) }
             }
             unsafe fn lapack_sptrf(
@@ -698,6 +734,8 @@ macro_rules! impl_real {
                 ipiv: *mut c_int,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$sptrf(&uplo, n, ap, ipiv, info) }
             }
             unsafe fn lapack_sptri(
@@ -708,6 +746,8 @@ macro_rules! impl_real {
                 work: *mut Self,
                 info: *mut c_int,
             ) {
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$sptri(&uplo, n, ap, ipiv, work, info) }
             }
         }
@@ -786,8 +826,17 @@ pub fn set_blas_num_threads(n: usize) {
 mod tests {
     use super::*;
 
+    /// Set, read back, restore; 0 is raised to 1 (OpenBLAS's own minimum).
     #[test]
-    fn openblas_reports_a_thread_count() {
-        assert!(blas_num_threads() >= 1);
+    fn set_blas_num_threads_is_read_back() {
+        let before = blas_num_threads();
+        set_blas_num_threads(1);
+        assert_eq!(blas_num_threads(), 1);
+        set_blas_num_threads(2);
+        assert_eq!(blas_num_threads(), 2);
+        set_blas_num_threads(0);
+        assert_eq!(blas_num_threads(), 1);
+        set_blas_num_threads(before);
+        assert_eq!(blas_num_threads(), before);
     }
 }

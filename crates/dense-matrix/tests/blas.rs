@@ -87,8 +87,20 @@ fn add_mat_mat_matches_kahan_triple_loop() {
     gemm_sweep::<f64>();
 }
 
+/// The fixed proptest seed of this file, printed so a failure names it.
+const SEED: u64 = 11;
+
+fn config() -> ProptestConfig {
+    eprintln!("proptest: rng_seed = RngSeed::Fixed({SEED}), 64 cases");
+    ProptestConfig {
+        cases: 64,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(SEED),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(11), ..ProptestConfig::default() })]
+    #![proptest_config(config())]
     #[test]
     fn add_mat_mat_property(m in 0usize..20, n in 0usize..20, k in 0usize..20, ta in 0usize..2, tb in 0usize..2, seed in 0u64..1000) {
         check_gemm::<f64>(seed, m, n, k, TRANS[ta], TRANS[tb], 0.5);

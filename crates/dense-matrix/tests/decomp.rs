@@ -285,7 +285,7 @@ fn sym_pos_semi_def_eig_reconstructs_and_rejects_indefinite() {
     let a = random_matrix::<f64>(&mut r, 6, 3);
     let s = mul(&a, Trans::NoTrans, &a, Trans::Trans);
     let e = s.sym_pos_semi_def_eig(1e-3).unwrap();
-    assert!((1..6).all(|i| e.s[i - 1] >= e.s[i]));
+    assert!((1..6).all(|i| e.s[i - 1] >= e.s[i]), "{:?}", e.s);
     let mut pd = e.p.clone();
     pd.mul_cols_vec(&e.s);
     assert_rec(
@@ -311,17 +311,43 @@ fn power_matches_products_and_square_roots() {
         &s,
         "(M^0.5)^2 = M",
     );
-    let g = random_matrix::<f64>(&mut r, 4, 4);
-    let mut sq = g.clone();
-    match sq.power(2.0) {
-        Ok(()) => assert_rec(
+    // Symmetric positive definite matrices of known spectra: Q diag(d) Q^T with Q from the
+    // eigenvectors of a random symmetric matrix, so every eigenvalue is positive and
+    // `power(2.0)` must succeed; M^2 is then checked against the product M M.
+    for (n, spectrum) in [
+        (3, vec![1.0, 2.0, 5.0]),
+        (4, vec![0.5, 1.5, 3.0, 7.0]),
+        (5, vec![0.1, 0.2, 1.0, 4.0, 9.0]),
+    ] {
+        let q = spd::<f64>(&mut r, n).sym_eig().unwrap().p;
+        let mut qd = q.clone();
+        qd.mul_cols_vec(&Vector::from_vec(spectrum.clone()));
+        let m = mul(&qd, Trans::NoTrans, &q, Trans::Trans);
+        let mut sq = m.clone();
+        sq.power(2.0).unwrap();
+        assert_rec(
             &sq,
-            &mul(&g, Trans::NoTrans, &g, Trans::NoTrans),
+            &mul(&m, Trans::NoTrans, &m, Trans::NoTrans),
             "M^2 = M M",
-        ),
-        Err(Error::EigenvaluePower { value, .. }) => assert!(value < 0.0),
-        Err(e) => panic!("{e}"),
+        );
+        let squares: Vec<f64> = spectrum.iter().map(|x| x * x).collect();
+        let got = sq.sym_eig().unwrap().s;
+        for (g, w) in got.data().iter().zip(&squares) {
+            assert!((g - w).abs() <= 1e-9 * w.max(1.0), "eigenvalue {g} vs {w}");
+        }
     }
+    // A matrix that must fail: eigenvalues -3 (negative real) and 2, power 0.5.
+    let mut bad = Matrix::from_rows(&[[-3.0f64, 1.0], [0.0, 2.0]]);
+    let before = bad.clone();
+    assert_eq!(
+        bad.power(0.5),
+        Err(Error::EigenvaluePower {
+            index: 0,
+            value: -3.0,
+            power: 0.5
+        })
+    );
+    assert_eq!(bad, before);
     // complex eigenvalues: a rotation by 90 degrees squared is a rotation by 180
     let mut rot = Matrix::from_rows(&[[0.0f64, -1.0], [1.0, 0.0]]);
     rot.power(2.0).unwrap();
