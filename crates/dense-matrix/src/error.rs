@@ -127,6 +127,29 @@ pub enum Error {
         /// The relative tolerance.
         tolerance: f64,
     },
+    /// Kaldi binary data that ends before the object it announces is complete.
+    UnexpectedEnd {
+        /// What was being read, e.g. "the elements of a 3 x 4 `FM` matrix".
+        reading: String,
+        /// Bytes that object needs.
+        needed: u64,
+        /// Bytes that were there.
+        got: u64,
+    },
+    /// A negative size in a Kaldi binary header.
+    NegativeSize {
+        /// Which size, e.g. "the number of rows of an `FM` matrix".
+        what: &'static str,
+        /// The value read.
+        value: i32,
+    },
+    /// A size from a header whose product (elements times bytes) overflows `usize`.
+    SizeOverflow {
+        /// What the size belongs to.
+        what: &'static str,
+        /// The factors whose product overflows.
+        factors: Vec<u64>,
+    },
 }
 
 impl fmt::Display for Error {
@@ -193,6 +216,24 @@ impl fmt::Display for Error {
                 "not symmetric positive semi-definite: reconstruction error {diff_norm} exceeds \
                  {tolerance} x the norm {norm}"
             ),
+            Error::UnexpectedEnd {
+                reading,
+                needed,
+                got,
+            } => write!(
+                f,
+                "unexpected end of data while reading {reading}: it needs {needed} bytes, \
+                 {got} were there"
+            ),
+            Error::NegativeSize { what, value } => write!(f, "{what} is negative: {value}"),
+            Error::SizeOverflow { what, factors } => {
+                let product: Vec<String> = factors.iter().map(u64::to_string).collect();
+                write!(
+                    f,
+                    "the size of {what} overflows: {} does not fit in memory",
+                    product.join(" x ")
+                )
+            }
         }
     }
 }
