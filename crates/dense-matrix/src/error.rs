@@ -150,6 +150,13 @@ pub enum Error {
         /// The factors whose product overflows.
         factors: Vec<u64>,
     },
+    /// A NaN or infinite element, which Kaldi's `CompressedMatrix` cannot store.
+    CannotCompress {
+        /// Where the element is.
+        position: Position,
+        /// Its value.
+        value: f64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -232,6 +239,12 @@ impl fmt::Display for Error {
                     f,
                     "the size of {what} overflows: {} does not fit in memory",
                     product.join(" x ")
+                )
+            }
+            Error::CannotCompress { position, value } => {
+                write!(
+                    f,
+                    "cannot compress the non-finite value {value} at {position}"
                 )
             }
         }

@@ -192,11 +192,15 @@ impl<R: Real> MatrixBase<R> {
 }
 
 impl<R: Real> Matrix<R> {
-    /// Kaldi's `Read(is, binary)`: a binary `FM` or `DM` object (converted to `R`), or
-    /// the text form.
+    /// Kaldi's `Read(is, binary)`: a binary `FM` or `DM` object (converted to `R`), a
+    /// compressed `CM`, `CM2` or `CM3` one (decompressed, as Kaldi's `Matrix::Read` does),
+    /// or the text form.
     pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
         if !binary {
             return read_text(r)?.parse();
+        }
+        if r.fill_buf().map_err(io_err)?.first() == Some(&b'C') {
+            return Ok(crate::CompressedMatrix::read_kaldi(r)?.to_matrix());
         }
         let single = read_token(r, b"FM ", b"DM ", "the matrix token `FM ` or `DM `")?;
         let name = if single { "FM" } else { "DM" };
