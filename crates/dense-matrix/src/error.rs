@@ -145,6 +145,36 @@ pub enum Error {
         /// Its value.
         value: f64,
     },
+    /// Kaldi binary data that ends before the object it announces is complete.
+    UnexpectedEnd {
+        /// What was being read, e.g. "the elements of a 3 x 4 `FM` matrix".
+        reading: String,
+        /// Bytes that object needs.
+        needed: u64,
+        /// Bytes that were there.
+        got: u64,
+    },
+    /// A negative size in a Kaldi binary header.
+    NegativeSize {
+        /// Which size, e.g. "the number of rows of an `FM` matrix".
+        what: &'static str,
+        /// The value read.
+        value: i32,
+    },
+    /// A size from a header whose product (elements times bytes) overflows `usize`.
+    HeaderSizeOverflow {
+        /// What the size belongs to.
+        what: &'static str,
+        /// The factors whose product overflows.
+        factors: Vec<u64>,
+    },
+    /// A NaN or infinite element, which Kaldi's `CompressedMatrix` cannot store.
+    CannotCompress {
+        /// Where the element is.
+        position: Position,
+        /// Its value.
+        value: f64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -220,6 +250,30 @@ impl fmt::Display for Error {
                 position,
                 value,
             } => write!(f, "{op}: {position} is {value}; the input must be finite"),
+            Error::UnexpectedEnd {
+                reading,
+                needed,
+                got,
+            } => write!(
+                f,
+                "unexpected end of data while reading {reading}: it needs {needed} bytes, \
+                 {got} were there"
+            ),
+            Error::NegativeSize { what, value } => write!(f, "{what} is negative: {value}"),
+            Error::HeaderSizeOverflow { what, factors } => {
+                let product: Vec<String> = factors.iter().map(u64::to_string).collect();
+                write!(
+                    f,
+                    "the size of {what} overflows: {} does not fit in memory",
+                    product.join(" x ")
+                )
+            }
+            Error::CannotCompress { position, value } => {
+                write!(
+                    f,
+                    "cannot compress the non-finite value {value} at {position}"
+                )
+            }
         }
     }
 }

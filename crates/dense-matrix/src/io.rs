@@ -11,12 +11,16 @@ use std::io::{BufRead, Read, Write};
 
 use crate::{Error, Matrix, MatrixBase, Real, Vector, VectorBase};
 
-fn io_err(e: std::io::Error) -> Error {
+pub(crate) fn io_err(e: std::io::Error) -> Error {
     Error::Io {
         kind: e.kind(),
         message: e.to_string(),
     }
 }
+
+/// The largest piece read at once: a header that claims more than the input holds costs at
+/// most this much memory before the end of the data is found.
+pub(crate) const READ_CHUNK: usize = 1 << 18;
 
 fn token<R: Real>(matrix: bool) -> &'static [u8] {
     match (R::NAME == "f32", matrix) {
@@ -36,9 +40,43 @@ fn write_int32(w: &mut impl Write, v: usize) -> Result<(), Error> {
     w.write_all(&v.to_le_bytes()).map_err(io_err)
 }
 
-fn read_int32(r: &mut impl Read) -> Result<usize, Error> {
+/// Fills as much of `buf` as the reader has; returns the bytes read (short only at the end
+/// of the data).
+pub(crate) fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, Error> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err(e)),
+        }
+    }
+    Ok(filled)
+}
+
+/// Fills `buf` or names what was being read when the data ends.
+pub(crate) fn read_exact_named(
+    r: &mut impl Read,
+    buf: &mut [u8],
+    reading: impl FnOnce() -> String,
+) -> Result<(), Error> {
+    let got = read_up_to(r, buf)?;
+    if got < buf.len() {
+        return Err(Error::UnexpectedEnd {
+            reading: reading(),
+            needed: buf.len() as u64,
+            got: got as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Kaldi's `ReadBasicType<int32>` for a size: the size byte `4`, the little-endian value,
+/// which must not be negative.
+pub(crate) fn read_size(r: &mut impl Read, what: &'static str) -> Result<usize, Error> {
     let mut b = [0u8; 5];
-    r.read_exact(&mut b).map_err(io_err)?;
+    read_exact_named(r, &mut b, || what.to_string())?;
     if b[0] != 4 {
         return Err(Error::Format {
             expected: "the int32 size byte 4",
@@ -46,10 +84,7 @@ fn read_int32(r: &mut impl Read) -> Result<usize, Error> {
         });
     }
     let v = i32::from_le_bytes([b[1], b[2], b[3], b[4]]);
-    usize::try_from(v).map_err(|_| Error::Format {
-        expected: "a non-negative dimension",
-        found: v.to_string(),
-    })
+    usize::try_from(v).map_err(|_| Error::NegativeSize { what, value: v })
 }
 
 fn write_elements<R: Real>(w: &mut impl Write, xs: &[R]) -> Result<(), Error> {
@@ -64,23 +99,49 @@ fn write_elements<R: Real>(w: &mut impl Write, xs: &[R]) -> Result<(), Error> {
     w.write_all(&buf).map_err(io_err)
 }
 
-/// Reads `n` elements stored as `f32` (`single`) or `f64`, converting to `R`.
-fn read_elements<R: Real>(r: &mut impl Read, n: usize, single: bool) -> Result<Vec<R>, Error> {
+/// Reads `n` elements stored as `f32` (`single`) or `f64`, converting to `R`, in bounded
+/// pieces; `what` names the object for the overflow error, `reading` for the end of data.
+fn read_elements<R: Real>(
+    r: &mut impl Read,
+    n: usize,
+    single: bool,
+    what: &'static str,
+    reading: impl Fn() -> String,
+) -> Result<Vec<R>, Error> {
     let width = if single { 4 } else { 8 };
-    let mut buf = vec![0u8; n * width];
-    r.read_exact(&mut buf).map_err(io_err)?;
-    Ok(buf
-        .chunks_exact(width)
-        .map(|c| {
-            if single {
-                R::from_f64(f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-            } else {
+    let total = n.checked_mul(width).ok_or_else(|| Error::HeaderSizeOverflow {
+        what,
+        factors: vec![n as u64, width as u64],
+    })?;
+    let mut out: Vec<R> = Vec::with_capacity(n.min(READ_CHUNK / width));
+    let mut buf = vec![0u8; total.min(READ_CHUNK)];
+    let mut done = 0;
+    while done < total {
+        let piece = (total - done).min(READ_CHUNK);
+        let got = read_up_to(r, &mut buf[..piece])?;
+        if got < piece {
+            return Err(Error::UnexpectedEnd {
+                reading: reading(),
+                needed: total as u64,
+                got: (done + got) as u64,
+            });
+        }
+        if single {
+            out.extend(
+                buf[..piece]
+                    .chunks_exact(4)
+                    .map(|c| R::from_f64(f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)),
+            );
+        } else {
+            out.extend(buf[..piece].chunks_exact(8).map(|c| {
                 R::from_f64(f64::from_le_bytes([
                     c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
                 ]))
-            }
-        })
-        .collect())
+            }));
+        }
+        done += piece;
+    }
+    Ok(out)
 }
 
 /// Reads a three-byte token and says whether it is the single-precision one of the pair.
@@ -91,7 +152,7 @@ fn read_token(
     expected: &'static str,
 ) -> Result<bool, Error> {
     let mut t = [0u8; 3];
-    r.read_exact(&mut t).map_err(io_err)?;
+    read_exact_named(r, &mut t, || expected.to_string())?;
     if t == single {
         Ok(true)
     } else if t == double {
@@ -131,16 +192,30 @@ impl<R: Real> MatrixBase<R> {
 }
 
 impl<R: Real> Matrix<R> {
-    /// Kaldi's `Read(is, binary)`: a binary `FM` or `DM` object (converted to `R`), or
-    /// the text form.
+    /// Kaldi's `Read(is, binary)`: a binary `FM` or `DM` object (converted to `R`), a
+    /// compressed `CM`, `CM2` or `CM3` one (decompressed, as Kaldi's `Matrix::Read` does),
+    /// or the text form.
     pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
         if !binary {
             return read_text(r)?.parse();
         }
+        if r.fill_buf().map_err(io_err)?.first() == Some(&b'C') {
+            return Ok(crate::CompressedMatrix::read_kaldi(r)?.to_matrix());
+        }
         let single = read_token(r, b"FM ", b"DM ", "the matrix token `FM ` or `DM `")?;
-        let rows = read_int32(r)?;
-        let cols = read_int32(r)?;
-        let data = read_elements::<R>(r, rows * cols, single)?;
+        let name = if single { "FM" } else { "DM" };
+        let rows = read_size(r, "the number of rows of a Kaldi matrix")?;
+        let cols = read_size(r, "the number of columns of a Kaldi matrix")?;
+        if (rows == 0) != (cols == 0) {
+            return Err(Error::EmptyDimension { rows, cols });
+        }
+        let n = rows.checked_mul(cols).ok_or(Error::HeaderSizeOverflow {
+            what: "a Kaldi matrix",
+            factors: vec![rows as u64, cols as u64],
+        })?;
+        let data = read_elements::<R>(r, n, single, "a Kaldi matrix", || {
+            format!("the elements of a {rows} x {cols} `{name}` matrix")
+        })?;
         Matrix::from_vec(rows, cols, data)
     }
 }
@@ -165,8 +240,12 @@ impl<R: Real> Vector<R> {
             return read_text(r)?.parse();
         }
         let single = read_token(r, b"FV ", b"DV ", "the vector token `FV ` or `DV `")?;
-        let n = read_int32(r)?;
-        Ok(Vector::from_vec(read_elements::<R>(r, n, single)?))
+        let name = if single { "FV" } else { "DV" };
+        let n = read_size(r, "the dimension of a Kaldi vector")?;
+        let data = read_elements::<R>(r, n, single, "a Kaldi vector", || {
+            format!("the elements of a `{name}` vector of dimension {n}")
+        })?;
+        Ok(Vector::from_vec(data))
     }
 }
 
@@ -198,25 +277,150 @@ mod tests {
         assert_eq!(wide[(1, 0)], 3.0);
     }
 
-    /// Archive entries written by kaldi-native-io 1.x (Kaldi's own I/O code) for
-    /// `FloatMatrixWriter["key"] = [[1, 2], [3, 4]]` and
-    /// `DoubleVectorWriter["v"] = [0.5, -1.25, 1e300]`: `key \0B` then the object.
+    /// The archive entry `key \0B` + object that kaldi-native-io (Kaldi's own I/O code)
+    /// wrote, split into key and object; see `tests/golden/gen_io_goldens.py`.
+    fn golden_entry<'a>(ark: &'a [u8], key: &str) -> &'a [u8] {
+        let head = format!("{key} \0B");
+        assert!(
+            ark.starts_with(head.as_bytes()),
+            "golden archive starts with `{key} \\0B`"
+        );
+        &ark[head.len()..]
+    }
+
     #[test]
     fn reads_and_writes_what_kaldi_native_io_writes() {
-        let ark: &[u8] = b"key \x00BFM \x04\x02\x00\x00\x00\x04\x02\x00\x00\x00\x00\x00\x80?\x00\x00\x00@\x00\x00@@\x00\x00\x80@";
-        let object = &ark[b"key \x00B".len()..];
+        // FloatMatrixWriter["key"] = [[1, 2], [3, 4]]
+        let ark = include_bytes!("../tests/golden/io_float_matrix.ark");
+        let object = golden_entry(ark, "key");
         let m = Matrix::<f32>::read_kaldi(&mut &object[..], true).unwrap();
         assert!(m == Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]]));
         let mut out = Vec::new();
         m.write_kaldi(&mut out, true).unwrap();
         assert_eq!(out, object);
-        let ark_v: &[u8] = b"v \x00BDV \x04\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe0?\x00\x00\x00\x00\x00\x00\xf4\xbf\x9cu\x00\x88<\xe47~";
-        let object = &ark_v[b"v \x00B".len()..];
+        // DoubleVectorWriter["v"] = [0.5, -1.25, 1e300]
+        let ark = include_bytes!("../tests/golden/io_double_vector.ark");
+        let object = golden_entry(ark, "v");
         let v = Vector::<f64>::read_kaldi(&mut &object[..], true).unwrap();
         assert_eq!(v.data(), &[0.5, -1.25, 1e300]);
         let mut out = Vec::new();
         v.write_kaldi(&mut out, true).unwrap();
         assert_eq!(out, object);
+        // DoubleMatrixWriter["m"] = [[0.1, -2], [3e-300, 7], [inf, -0.0]], text mode
+        let ark = include_bytes!("../tests/golden/io_double_matrix_text.ark");
+        let text = std::str::from_utf8(ark).unwrap();
+        let object = text.strip_prefix("m ").unwrap();
+        let m = Matrix::<f64>::read_kaldi(&mut object.as_bytes(), false).unwrap();
+        assert_eq!(m.shape(), (3, 2));
+        assert_eq!(m[(0, 0)], 0.1);
+        assert_eq!(m[(1, 0)], 3e-300);
+        assert_eq!(m[(2, 0)], f64::INFINITY);
+        assert!(m[(2, 1)] == 0.0 && m[(2, 1)].is_sign_negative());
+    }
+
+    #[track_caller]
+    fn check_matrix_err(bytes: &[u8], want: Error) {
+        let err = Matrix::<f32>::read_kaldi(&mut &bytes[..], true).unwrap_err();
+        assert_eq!(err, want);
+    }
+
+    /// The headers of issue 17 item 5: each claimed gigabytes and allocated them before
+    /// reading; now the memory follows the data and the end of data is an error.
+    #[test]
+    fn hostile_headers_are_errors_not_allocations() {
+        check_matrix_err(
+            b"DM \x04\xff\xff\xff\x7f\x04\x04\0\0\0",
+            Error::UnexpectedEnd {
+                reading: "the elements of a 2147483647 x 4 `DM` matrix".into(),
+                needed: 2147483647 * 4 * 8,
+                got: 0,
+            },
+        );
+        // rows = cols = 2^31 - 1: 2^62 elements; as f32 the byte count still fits in u64,
+        // as f64 it overflows
+        check_matrix_err(
+            b"FM \x04\xff\xff\xff\x7f\x04\xff\xff\xff\x7f\x01\x02",
+            Error::UnexpectedEnd {
+                reading: "the elements of a 2147483647 x 2147483647 `FM` matrix".into(),
+                needed: 2147483647 * 2147483647 * 4,
+                got: 2,
+            },
+        );
+        check_matrix_err(
+            b"DM \x04\xff\xff\xff\x7f\x04\xff\xff\xff\x7f",
+            Error::HeaderSizeOverflow {
+                what: "a Kaldi matrix",
+                factors: vec![2147483647 * 2147483647, 8],
+            },
+        );
+        let err = Vector::<f64>::read_kaldi(&mut &b"FV \x04\xff\xff\xff\x7f"[..], true);
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "unexpected end of data while reading the elements of a `FV` vector of dimension \
+             2147483647: it needs 8589934588 bytes, 0 were there"
+        );
+        check_matrix_err(
+            b"FM \x04\xfe\xff\xff\xff\x04\x01\0\0\0",
+            Error::NegativeSize {
+                what: "the number of rows of a Kaldi matrix",
+                value: -2,
+            },
+        );
+        let err = Vector::<f32>::read_kaldi(&mut &b"FV \x04\x00\x00\x00\x80"[..], true);
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "the dimension of a Kaldi vector is negative: -2147483648"
+        );
+        check_matrix_err(
+            b"FM \x04\x00\0\0\0\x04\x03\0\0\0",
+            Error::EmptyDimension { rows: 0, cols: 3 },
+        );
+        check_matrix_err(
+            b"FM \x04\x02\0",
+            Error::UnexpectedEnd {
+                reading: "the number of rows of a Kaldi matrix".into(),
+                needed: 5,
+                got: 3,
+            },
+        );
+        check_matrix_err(
+            b"F",
+            Error::UnexpectedEnd {
+                reading: "the matrix token `FM ` or `DM `".into(),
+                needed: 3,
+                got: 1,
+            },
+        );
+    }
+
+    /// A matrix larger than one read piece comes back whole (the piece boundary falls
+    /// inside an element's bytes when the element count is odd).
+    #[test]
+    fn reading_in_pieces_keeps_every_element() {
+        let rows = 3 * READ_CHUNK / (4 * 7) + 1;
+        let mut bytes = b"FM ".to_vec();
+        bytes.extend([4]);
+        bytes.extend((rows as i32).to_le_bytes());
+        bytes.extend([4, 7, 0, 0, 0]);
+        for i in 0..rows * 7 {
+            bytes.extend((i as f32).to_le_bytes());
+        }
+        let m = Matrix::<f64>::read_kaldi(&mut &bytes[..], true).unwrap();
+        assert_eq!(m.shape(), (rows, 7));
+        for r in [0, rows / 2, rows - 1] {
+            for c in 0..7 {
+                assert_eq!(m[(r, c)], (r * 7 + c) as f64);
+            }
+        }
+        let cut = &bytes[..bytes.len() - 3];
+        assert_eq!(
+            Matrix::<f32>::read_kaldi(&mut &cut[..], true).unwrap_err(),
+            Error::UnexpectedEnd {
+                reading: format!("the elements of a {rows} x 7 `FM` matrix"),
+                needed: (rows * 7 * 4) as u64,
+                got: (rows * 7 * 4 - 3) as u64,
+            }
+        );
     }
 
     #[test]
@@ -245,9 +449,13 @@ mod tests {
         );
         assert!(Matrix::<f64>::read_kaldi(&mut &out[..], false).unwrap() == m);
         let cut = &kaldi_fm_bytes()[..12];
-        assert!(matches!(
-            Matrix::<f32>::read_kaldi(&mut &cut[..], true),
-            Err(Error::Io { .. })
-        ));
+        assert_eq!(
+            Matrix::<f32>::read_kaldi(&mut &cut[..], true).unwrap_err(),
+            Error::UnexpectedEnd {
+                reading: "the number of columns of a Kaldi matrix".into(),
+                needed: 5,
+                got: 4,
+            }
+        );
     }
 }

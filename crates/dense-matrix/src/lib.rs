@@ -42,6 +42,7 @@
 //! See `docs/dense-matrix.md` for the Kaldi -> Rust mapping table.
 
 mod blas;
+mod compressed;
 mod decomp;
 mod error;
 mod exp;
@@ -57,6 +58,7 @@ mod text;
 mod vector;
 
 pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
+pub use compressed::{CompressedMatrix, CompressionMethod};
 pub use decomp::{Eig, Svd, SymEig};
 pub use error::{Error, Position};
 pub use kernels::PAR_MIN_LEN;

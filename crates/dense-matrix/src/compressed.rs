@@ -1,0 +1,510 @@
+//! Kaldi's `CompressedMatrix`: a float matrix stored in one or two bytes per element.
+//!
+//! The layout and the arithmetic are Kaldi's (`src/matrix/compressed-matrix.cc`), so a
+//! matrix compressed here has the same bytes as Kaldi's for the same input and method, and
+//! decompresses to the same floats:
+//! - a global header: `min_value`, `range` (`f32`), `num_rows`, `num_cols` (`i32`), and the
+//!   format (1, 2 or 3, told by the token `CM `, `CM2 `, `CM3 ` on disk);
+//! - format 1 (`SpeechFeature`): per column four 16-bit quantiles of the column (0%, 25%,
+//!   75%, 100%), then one byte per element, column by column, interpolating piecewise
+//!   linearly between the quantiles (bytes 0..64, 64..192, 192..255);
+//! - format 2 (`TwoByte*`): one `u16` per element, row by row, linear over the global range;
+//! - format 3 (`OneByte*`): one `u8` per element, row by row, linear over the global range.
+
+use std::io::{BufRead, Write};
+
+use crate::io::{io_err, read_exact_named, read_up_to, READ_CHUNK};
+use crate::{Error, Matrix, MatrixBase, Position, Real};
+
+/// Kaldi's `CompressionMethod`; the discriminants are Kaldi's numbers (`--compression-method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CompressionMethod {
+    /// `kAutomaticMethod` (1): `SpeechFeature` above 8 rows, else `TwoByteAuto`.
+    #[default]
+    Auto = 1,
+    /// `kSpeechFeature` (2): per-column quantiles and one byte per element (format 1).
+    SpeechFeature = 2,
+    /// `kTwoByteAuto` (3): two bytes per element over the matrix's own range.
+    TwoByteAuto = 3,
+    /// `kTwoByteSignedInteger` (4): two bytes over -32768..=32767 (exact for such integers).
+    TwoByteSignedInteger = 4,
+    /// `kOneByteAuto` (5): one byte per element over the matrix's own range.
+    OneByteAuto = 5,
+    /// `kOneByteUnsignedInteger` (6): one byte over 0..=255 (exact for such integers).
+    OneByteUnsignedInteger = 6,
+    /// `kOneByteZeroOne` (7): one byte over 0..=1 (exact for 0 and 1).
+    OneByteZeroOne = 7,
+}
+
+impl CompressionMethod {
+    /// The method with Kaldi's number `code` (1..=7), as `copy-feats --compression-method`.
+    pub fn from_kaldi_code(code: i32) -> Option<Self> {
+        use CompressionMethod::*;
+        Some(match code {
+            1 => Auto,
+            2 => SpeechFeature,
+            3 => TwoByteAuto,
+            4 => TwoByteSignedInteger,
+            5 => OneByteAuto,
+            6 => OneByteUnsignedInteger,
+            7 => OneByteZeroOne,
+            _ => return None,
+        })
+    }
+
+    /// Kaldi's number of this method.
+    pub fn kaldi_code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// Kaldi's data formats of a compressed matrix (the `format` field of the global header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// `kOneByteWithColHeaders`, token `CM`.
+    OneByteWithColHeaders,
+    /// `kTwoByte`, token `CM2`.
+    TwoByte,
+    /// `kOneByte`, token `CM3`.
+    OneByte,
+}
+
+impl Format {
+    fn token(self) -> &'static [u8] {
+        match self {
+            Format::OneByteWithColHeaders => b"CM ",
+            Format::TwoByte => b"CM2 ",
+            Format::OneByte => b"CM3 ",
+        }
+    }
+}
+
+/// Kaldi's `CompressedMatrix`: see the module documentation for the layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompressedMatrix {
+    format: Format,
+    min_value: f32,
+    range: f32,
+    num_rows: usize,
+    num_cols: usize,
+    /// Everything after the global header, exactly as Kaldi stores it.
+    data: Vec<u8>,
+}
+
+/// Kaldi's `FloatToUint16`: `f32` arithmetic, then `+ 0.499` in `f64` and truncation.
+#[inline]
+fn float_to_uint16(min_value: f32, range: f32, value: f32) -> u16 {
+    let f = ((value - min_value) / range).clamp(0.0, 1.0);
+    ((f * 65535.0) as f64 + 0.499) as i32 as u16
+}
+
+/// Kaldi's `FloatToUint8`.
+#[inline]
+fn float_to_uint8(min_value: f32, range: f32, value: f32) -> u8 {
+    let f = ((value - min_value) / range).clamp(0.0, 1.0);
+    ((f * 255.0) as f64 + 0.499) as i32 as u8
+}
+
+/// Kaldi's `Uint16ToFloat`: `min + range * (1/65535 as f32) * value`, all in `f32`.
+#[inline]
+fn uint16_to_float(min_value: f32, range: f32, value: u16) -> f32 {
+    min_value + range * 1.525_902_2e-5_f32 * value as f32
+}
+
+/// Kaldi's `FloatToChar`: the byte of `value` between the column's quantiles.
+#[inline]
+fn float_to_char(p: [f32; 4], value: f32) -> u8 {
+    let [p0, p25, p75, p100] = p;
+    let ans = if value < p25 {
+        let f = (value - p0) / (p25 - p0);
+        (((f * 64.0) as f64 + 0.5) as i32).clamp(0, 64)
+    } else if value < p75 {
+        let f = (value - p25) / (p75 - p25);
+        (64 + ((f * 128.0) as f64 + 0.5) as i32).clamp(64, 192)
+    } else {
+        let f = (value - p75) / (p100 - p75);
+        (192 + ((f * 63.0) as f64 + 0.5) as i32).clamp(192, 255)
+    };
+    ans as u8
+}
+
+/// Kaldi's `CharToFloat`: `f32` products, then the `f64` scale and sum, rounded to `f32`.
+#[inline]
+fn char_to_float(p: [f32; 4], value: u8) -> f32 {
+    let [p0, p25, p75, p100] = p;
+    let v = value as i32;
+    if v <= 64 {
+        (p0 as f64 + ((p25 - p0) * v as f32) as f64 * (1.0 / 64.0)) as f32
+    } else if v <= 192 {
+        (p25 as f64 + ((p75 - p25) * (v - 64) as f32) as f64 * (1.0 / 128.0)) as f32
+    } else {
+        (p75 as f64 + ((p100 - p75) * (v - 192) as f32) as f64 * (1.0 / 63.0)) as f32
+    }
+}
+
+/// Kaldi's `ComputeColHeader`: the four quantiles of one column as 16-bit codes, each at
+/// least one above the previous.
+fn column_header(min_value: f32, range: f32, column: &mut [f32]) -> [u16; 4] {
+    let n = column.len();
+    let code = |x: f32| float_to_uint16(min_value, range, x);
+    let sorted_at = |column: &mut [f32], k: usize| -> f32 {
+        let (_, v, _) = column.select_nth_unstable_by(k, f32::total_cmp);
+        *v
+    };
+    let p0;
+    let p25;
+    let p75;
+    let p100;
+    if n >= 5 {
+        let quarter = n / 4;
+        // the order statistics Kaldi's nth_element calls pick; any selection gives them
+        let q0 = sorted_at(column, 0);
+        let q25 = sorted_at(column, quarter);
+        let q75 = sorted_at(column, 3 * quarter);
+        let q100 = sorted_at(column, n - 1);
+        p0 = code(q0).min(65532);
+        p25 = code(q25).max(p0 + 1).min(65533);
+        p75 = code(q75).max(p25 + 1).min(65534);
+        p100 = code(q100).max(p75 + 1);
+    } else {
+        column.sort_unstable_by(f32::total_cmp);
+        p0 = code(column[0]).min(65532);
+        p25 = if n > 1 {
+            code(column[1]).max(p0 + 1).min(65533)
+        } else {
+            p0 + 1
+        };
+        p75 = if n > 2 {
+            code(column[2]).max(p25 + 1).min(65534)
+        } else {
+            p25 + 1
+        };
+        p100 = if n > 3 {
+            code(column[3]).max(p75 + 1)
+        } else {
+            p75 + 1
+        };
+    }
+    [p0, p25, p75, p100]
+}
+
+impl CompressedMatrix {
+    /// The empty (0 x 0) compressed matrix.
+    pub fn empty() -> Self {
+        CompressedMatrix {
+            format: Format::OneByteWithColHeaders,
+            min_value: 0.0,
+            range: 0.0,
+            num_rows: 0,
+            num_cols: 0,
+            data: Vec::new(),
+        }
+    }
+
+    /// Kaldi's `CompressedMatrix(mat, method)` (`CopyFromMat`); a NaN or infinite element
+    /// is an error, as Kaldi refuses it.
+    pub fn compress<R: Real>(
+        matrix: &MatrixBase<R>,
+        method: CompressionMethod,
+    ) -> Result<Self, Error> {
+        let (num_rows, num_cols) = matrix.shape();
+        if num_rows == 0 {
+            return Ok(Self::empty());
+        }
+        for (r, row) in matrix.rows().enumerate() {
+            if let Some(c) = row.iter().position(|x| !x.to_f64().is_finite()) {
+                return Err(Error::CannotCompress {
+                    position: Position::Matrix(r, c),
+                    value: row[c].to_f64(),
+                });
+            }
+        }
+        let method = match method {
+            CompressionMethod::Auto if num_rows > 8 => CompressionMethod::SpeechFeature,
+            CompressionMethod::Auto => CompressionMethod::TwoByteAuto,
+            other => other,
+        };
+        use CompressionMethod::*;
+        let format = match method {
+            SpeechFeature => Format::OneByteWithColHeaders,
+            TwoByteAuto | TwoByteSignedInteger => Format::TwoByte,
+            _ => Format::OneByte,
+        };
+        let (min_value, range) = match method {
+            SpeechFeature | TwoByteAuto | OneByteAuto => {
+                let min_value = matrix.min().to_f64() as f32;
+                let mut max_value = matrix.max().to_f64() as f32;
+                if max_value == min_value {
+                    max_value = (min_value as f64 + (1.0 + min_value.abs() as f64)) as f32;
+                }
+                (min_value, max_value - min_value)
+            }
+            TwoByteSignedInteger => (-32768.0, 65535.0),
+            OneByteUnsignedInteger => (0.0, 255.0),
+            OneByteZeroOne => (0.0, 1.0),
+            Auto => unreachable!("Auto was resolved above"),
+        };
+        let elements = num_rows * num_cols;
+        let data = match format {
+            Format::OneByteWithColHeaders => {
+                let mut data = vec![0u8; num_cols * 8 + elements];
+                let (headers, bytes) = data.split_at_mut(num_cols * 8);
+                let mut column = vec![0f32; num_rows];
+                let mut scratch = vec![0f32; num_rows];
+                for c in 0..num_cols {
+                    for (r, x) in column.iter_mut().enumerate() {
+                        *x = matrix[(r, c)].to_f64() as f32;
+                    }
+                    scratch.copy_from_slice(&column);
+                    let codes = column_header(min_value, range, &mut scratch);
+                    for (k, code) in codes.iter().enumerate() {
+                        headers[c * 8 + 2 * k..c * 8 + 2 * k + 2]
+                            .copy_from_slice(&code.to_le_bytes());
+                    }
+                    let p = codes.map(|code| uint16_to_float(min_value, range, code));
+                    let out = &mut bytes[c * num_rows..(c + 1) * num_rows];
+                    for (o, &x) in out.iter_mut().zip(&column) {
+                        *o = float_to_char(p, x);
+                    }
+                }
+                data
+            }
+            Format::TwoByte => {
+                let mut data = Vec::with_capacity(2 * elements);
+                for row in matrix.rows() {
+                    for &x in row {
+                        let code = float_to_uint16(min_value, range, x.to_f64() as f32);
+                        data.extend_from_slice(&code.to_le_bytes());
+                    }
+                }
+                data
+            }
+            Format::OneByte => matrix
+                .rows()
+                .flat_map(|row| row.iter())
+                .map(|&x| float_to_uint8(min_value, range, x.to_f64() as f32))
+                .collect(),
+        };
+        Ok(CompressedMatrix {
+            format,
+            min_value,
+            range,
+            num_rows,
+            num_cols,
+            data,
+        })
+    }
+
+    /// Number of rows.
+    pub fn num_rows(&self) -> usize {
+        self.num_rows
+    }
+
+    /// Number of columns.
+    pub fn num_cols(&self) -> usize {
+        self.num_cols
+    }
+
+    /// Kaldi's token of the stored format: `CM` (one byte with column headers), `CM2`
+    /// (two bytes) or `CM3` (one byte).
+    pub fn token(&self) -> &'static str {
+        match self.format {
+            Format::OneByteWithColHeaders => "CM",
+            Format::TwoByte => "CM2",
+            Format::OneByte => "CM3",
+        }
+    }
+
+    /// Kaldi's `CopyToMat`: the decompressed matrix, converted to `R`.
+    pub fn to_matrix<R: Real>(&self) -> Matrix<R> {
+        self.to_matrix_range(0, self.num_rows, 0, self.num_cols)
+    }
+
+    /// Kaldi's `CopyToMat(row_offset, col_offset, dest)`: `num_rows x num_cols` elements
+    /// from `(row_offset, col_offset)`, decompressed.
+    ///
+    /// # Panics
+    /// If the window does not lie inside the matrix, or exactly one of its sizes is 0.
+    #[track_caller]
+    pub fn to_matrix_range<R: Real>(
+        &self,
+        row_offset: usize,
+        num_rows: usize,
+        col_offset: usize,
+        num_cols: usize,
+    ) -> Matrix<R> {
+        if row_offset + num_rows > self.num_rows || col_offset + num_cols > self.num_cols {
+            crate::error::precondition(&format!(
+                "to_matrix_range: rows {row_offset}..{} and columns {col_offset}..{} do not lie \
+                 inside a {} x {} compressed matrix",
+                row_offset + num_rows,
+                col_offset + num_cols,
+                self.num_rows,
+                self.num_cols
+            ));
+        }
+        let mut out = Matrix::new(num_rows, num_cols);
+        if num_rows == 0 {
+            return out;
+        }
+        let (min_value, range) = (self.min_value, self.range);
+        match self.format {
+            Format::OneByteWithColHeaders => {
+                let (headers, bytes) = self.data.split_at(self.num_cols * 8);
+                for c in 0..num_cols {
+                    let col = col_offset + c;
+                    let h = &headers[col * 8..col * 8 + 8];
+                    let p = [0, 1, 2, 3].map(|k| {
+                        let code = u16::from_le_bytes([h[2 * k], h[2 * k + 1]]);
+                        uint16_to_float(min_value, range, code)
+                    });
+                    let start = col * self.num_rows + row_offset;
+                    for (r, &b) in bytes[start..start + num_rows].iter().enumerate() {
+                        out[(r, c)] = R::from_f64(char_to_float(p, b) as f64);
+                    }
+                }
+            }
+            Format::TwoByte => {
+                let increment = (range as f64 * (1.0 / 65535.0)) as f32;
+                for r in 0..num_rows {
+                    let start = 2 * ((row_offset + r) * self.num_cols + col_offset);
+                    let src = &self.data[start..start + 2 * num_cols];
+                    for (dst, b) in out
+                        .row_mut(r)
+                        .data_mut()
+                        .iter_mut()
+                        .zip(src.chunks_exact(2))
+                    {
+                        let code = u16::from_le_bytes([b[0], b[1]]);
+                        *dst = R::from_f64((min_value + code as f32 * increment) as f64);
+                    }
+                }
+            }
+            Format::OneByte => {
+                let increment = (range as f64 * (1.0 / 255.0)) as f32;
+                for r in 0..num_rows {
+                    let start = (row_offset + r) * self.num_cols + col_offset;
+                    let src = &self.data[start..start + num_cols];
+                    for (dst, &code) in out.row_mut(r).data_mut().iter_mut().zip(src) {
+                        *dst = R::from_f64((min_value + code as f32 * increment) as f64);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Kaldi's binary `Write`: the token `CM `, `CM2 ` or `CM3 `, the global header without
+    /// its format field, then the data; the empty matrix is `CM ` and 16 zero bytes.
+    pub fn write_kaldi(&self, w: &mut impl Write) -> Result<(), Error> {
+        let mut head = Vec::with_capacity(20);
+        head.extend_from_slice(self.format.token());
+        head.extend_from_slice(&self.min_value.to_le_bytes());
+        head.extend_from_slice(&self.range.to_le_bytes());
+        head.extend_from_slice(&(self.num_rows as i32).to_le_bytes());
+        head.extend_from_slice(&(self.num_cols as i32).to_le_bytes());
+        w.write_all(&head).map_err(io_err)?;
+        w.write_all(&self.data).map_err(io_err)
+    }
+
+    /// Kaldi's binary `Read` of a `CM`, `CM2` or `CM3` object. Sizes from the header are
+    /// checked and the data is read in bounded pieces.
+    pub fn read_kaldi(r: &mut impl BufRead) -> Result<Self, Error> {
+        let expected = "the compressed-matrix token `CM `, `CM2 ` or `CM3 `";
+        let mut t = [0u8; 3];
+        read_exact_named(r, &mut t, || expected.to_string())?;
+        let format = match &t {
+            b"CM " => Format::OneByteWithColHeaders,
+            b"CM2" | b"CM3" => {
+                let mut space = [0u8; 1];
+                read_exact_named(r, &mut space, || expected.to_string())?;
+                if space[0] != b' ' {
+                    return Err(Error::Format {
+                        expected,
+                        found: String::from_utf8_lossy(&[t[0], t[1], t[2], space[0]]).into(),
+                    });
+                }
+                if t[2] == b'2' {
+                    Format::TwoByte
+                } else {
+                    Format::OneByte
+                }
+            }
+            _ => {
+                return Err(Error::Format {
+                    expected,
+                    found: String::from_utf8_lossy(&t).into_owned(),
+                })
+            }
+        };
+        let name = std::str::from_utf8(&format.token()[..format.token().len() - 1])
+            .expect("tokens are ASCII");
+        let mut h = [0u8; 16];
+        read_exact_named(r, &mut h, || {
+            format!("the header of a `{name}` compressed matrix")
+        })?;
+        let min_value = f32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let range = f32::from_le_bytes([h[4], h[5], h[6], h[7]]);
+        let rows = i32::from_le_bytes([h[8], h[9], h[10], h[11]]);
+        let cols = i32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+        let num_rows = usize::try_from(rows).map_err(|_| Error::NegativeSize {
+            what: "the number of rows of a compressed matrix",
+            value: rows,
+        })?;
+        let num_cols = usize::try_from(cols).map_err(|_| Error::NegativeSize {
+            what: "the number of columns of a compressed matrix",
+            value: cols,
+        })?;
+        if num_cols == 0 {
+            // Kaldi reads any header with no columns as the empty matrix. Its writer puts
+            // 20 bytes after `CM ` for the empty matrix (the format field included) where
+            // its reader takes 16: skip the 4 zero bytes it leaves, which can start nothing
+            // else (a key, a token or a number).
+            if r.fill_buf().map_err(io_err)?.starts_with(&[0, 0, 0, 0]) {
+                r.consume(4);
+            }
+            return Ok(Self::empty());
+        }
+        if num_rows == 0 {
+            return Err(Error::EmptyDimension {
+                rows: num_rows,
+                cols: num_cols,
+            });
+        }
+        let overflow = || Error::HeaderSizeOverflow {
+            what: "a compressed matrix",
+            factors: vec![num_rows as u64, num_cols as u64],
+        };
+        let elements = num_rows.checked_mul(num_cols).ok_or_else(overflow)?;
+        let size = match format {
+            Format::OneByteWithColHeaders => num_cols
+                .checked_mul(8)
+                .and_then(|headers| headers.checked_add(elements)),
+            Format::TwoByte => elements.checked_mul(2),
+            Format::OneByte => Some(elements),
+        }
+        .ok_or_else(overflow)?;
+        let mut data = Vec::with_capacity(size.min(READ_CHUNK));
+        while data.len() < size {
+            let start = data.len();
+            let piece = (size - start).min(READ_CHUNK);
+            data.resize(start + piece, 0);
+            let got = read_up_to(r, &mut data[start..])?;
+            if got < piece {
+                return Err(Error::UnexpectedEnd {
+                    reading: format!("the data of a {num_rows} x {num_cols} `{name}` matrix"),
+                    needed: size as u64,
+                    got: (start + got) as u64,
+                });
+            }
+        }
+        Ok(CompressedMatrix {
+            format,
+            min_value,
+            range,
+            num_rows,
+            num_cols,
+            data,
+        })
+    }
+}

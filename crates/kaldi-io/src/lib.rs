@@ -1,0 +1,68 @@
+//! Kaldi's tables in Rust: archives (`ark`), scripts (`scp`), rspecifiers and wspecifiers
+//! with all of Kaldi's options, and holders for the value types of Kaldi's tools.
+//!
+//! Core items:
+//! - [`SequentialTableReader`]: iterate `(key, value)` over `ark:...` or `scp:...`.
+//! - [`RandomAccessTableReader`]: values by key, with Kaldi's `s`, `cs`, `o`, `p` options.
+//! - [`TableWriter`]: `ark:`, `scp:`, `ark,scp:` (with byte offsets), `t`/`b`, `f`/`nf`.
+//! - [`read_kaldi_object`] / [`write_kaldi_object`]: one object from or to an
+//!   rxfilename / wxfilename (files, `file:offset`, `-`, pipes `cmd |` and `| cmd`).
+//! - [`Holder`]: how one value is read and written; implemented for `Matrix<f32/f64>`
+//!   (reading `FM`, `DM`, `CM`, `CM2`, `CM3` alike), `Vector<f32/f64>`,
+//!   [`CompressedMatrix`](dense_matrix::CompressedMatrix), `i32`, `f32`, `f64`, `bool`,
+//!   `Vec<i32>`, `Vec<Vec<i32>>`, `Vec<(i32, i32)>`, `String`, `Vec<String>` and
+//!   [`Posterior`].
+//!
+//! ```
+//! use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix};
+//! use kaldi_io::{RandomAccessTableReader, SequentialTableReader, TableWriter};
+//!
+//! let dir = std::env::temp_dir().join(format!("kaldi-io-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let (ark, scp) = (dir.join("feats.ark"), dir.join("feats.scp"));
+//! let wspecifier = format!("ark,scp:{},{}", ark.display(), scp.display());
+//!
+//! let mut writer = TableWriter::<Matrix<f32>>::create(&wspecifier).unwrap();
+//! writer.write("utt1", &Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]])).unwrap();
+//! writer.write("utt2", &Matrix::from_rows(&[[5.0, 6.0]])).unwrap();
+//! writer.finish().unwrap();
+//!
+//! // the scp points into the archive: "utt1 <ark>:5"
+//! let rspecifier = format!("scp:{}", scp.display());
+//! let keys: Vec<String> = SequentialTableReader::<Matrix<f32>>::open(&rspecifier)
+//!     .unwrap()
+//!     .map(|entry| entry.unwrap().0)
+//!     .collect();
+//! assert_eq!(keys, ["utt1", "utt2"]);
+//!
+//! let mut reader = RandomAccessTableReader::<Matrix<f64>>::open(&rspecifier).unwrap();
+//! assert_eq!(reader.get("utt2").unwrap().unwrap()[(0, 1)], 6.0);
+//! assert!(reader.get("utt3").unwrap().is_none());
+//!
+//! // Kaldi's compressed matrices, as `copy-feats --compress=true` writes them
+//! let m = reader.get("utt1").unwrap().unwrap();
+//! let cm = CompressedMatrix::compress(&m, CompressionMethod::Auto).unwrap();
+//! assert_eq!(cm.to_matrix::<f32>()[(1, 1)], 4.0);
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+//!
+//! Feature flags: none. See `docs/kaldi-io.md` for the rspecifier table and the Kaldi ->
+//! Rust mapping.
+
+mod error;
+mod holder;
+mod range;
+mod specifier;
+mod stream;
+mod table;
+
+pub use error::Error;
+pub use holder::{Holder, Posterior};
+pub use specifier::{
+    classify_rxfilename, classify_wxfilename, InputKind, OutputKind, Rspecifier, RspecifierKind,
+    RspecifierOptions, Wspecifier, WspecifierKind, WspecifierOptions,
+};
+pub use table::{
+    read_kaldi_object, write_kaldi_object, RandomAccessTableReader, SequentialTableReader,
+    TableWriter,
+};

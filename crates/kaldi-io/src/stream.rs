@@ -1,0 +1,319 @@
+//! Opening rxfilenames and wxfilenames: files, `file:offset`, `-`, and pipes through
+//! `std::process`, with a byte count kept for error messages and scp offsets.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use crate::error::io_error;
+use crate::specifier::{classify_rxfilename, classify_wxfilename, InputKind, OutputKind};
+use crate::Error;
+
+/// Buffer size of inputs and outputs: large reads keep sequential throughput near the disk's.
+const BUFFER: usize = 1 << 18;
+
+fn shell(command: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(command);
+    c
+}
+
+/// Where an input's bytes come from.
+enum Source {
+    File(File),
+    Stdin(io::Stdin),
+    Pipe(ChildStdout),
+}
+
+impl Read for Source {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Source::File(f) => f.read(buf),
+            Source::Stdin(s) => s.read(buf),
+            Source::Pipe(p) => p.read(buf),
+        }
+    }
+}
+
+impl Seek for Source {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match self {
+            Source::File(f) => f.seek(pos),
+            _ => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "cannot seek in a pipe or standard input",
+            )),
+        }
+    }
+}
+
+/// An open rxfilename: a buffered reader that counts the bytes it hands out.
+pub(crate) struct Input {
+    name: String,
+    reader: BufReader<Source>,
+    pos: u64,
+    child: Option<Child>,
+}
+
+impl Input {
+    /// Kaldi's `Input::Open`: a file, `file:offset` (seeking, and checking the offset
+    /// against the file's length), `-` for standard input, or `command |`.
+    pub(crate) fn open(rxfilename: &str) -> Result<Input, Error> {
+        match classify_rxfilename(rxfilename)? {
+            InputKind::Stdin => Ok(Input::new(
+                "standard input".into(),
+                Source::Stdin(io::stdin()),
+                None,
+            )),
+            InputKind::File(path) => {
+                let file = File::open(&path).map_err(|e| io_error(&path, &e))?;
+                Ok(Input::new(path, Source::File(file), None))
+            }
+            InputKind::OffsetFile { path, offset } => {
+                let file = File::open(&path).map_err(|e| io_error(&path, &e))?;
+                let mut input = Input::new(path, Source::File(file), None);
+                input.seek_to(offset)?;
+                Ok(input)
+            }
+            InputKind::Pipe(command) => {
+                let mut child = shell(&command)
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| io_error(&command, &e))?;
+                let stdout = child.stdout.take().expect("stdout was piped");
+                Ok(Input::new(command, Source::Pipe(stdout), Some(child)))
+            }
+        }
+    }
+
+    fn new(name: String, source: Source, child: Option<Child>) -> Input {
+        Input {
+            name,
+            reader: BufReader::with_capacity(BUFFER, source),
+            pos: 0,
+            child,
+        }
+    }
+
+    /// The file's name or the pipe's command.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The buffered bytes (refilled when empty; empty at the end of data).
+    pub(crate) fn fill(&mut self) -> Result<&[u8], Error> {
+        match self.reader.fill_buf() {
+            Ok(buf) => Ok(buf),
+            Err(e) => Err(io_error(&self.name, &e)),
+        }
+    }
+
+    /// Bytes consumed so far (the absolute offset, for files).
+    pub(crate) fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Moves to byte `offset` of a file, keeping the buffer when the target is inside it;
+    /// an offset past the end is an error.
+    pub(crate) fn seek_to(&mut self, offset: u64) -> Result<(), Error> {
+        if offset == self.pos {
+            return Ok(());
+        }
+        let len = match self.reader.get_ref() {
+            Source::File(f) => f.metadata().map_err(|e| io_error(&self.name, &e))?.len(),
+            _ => {
+                return Err(Error::Io {
+                    name: self.name.clone(),
+                    kind: io::ErrorKind::Unsupported,
+                    message: format!("cannot seek to byte {offset} in a pipe or standard input"),
+                })
+            }
+        };
+        if offset > len {
+            return Err(Error::OffsetPastEnd {
+                name: self.name.clone(),
+                offset,
+                len,
+            });
+        }
+        let delta = offset as i128 - self.pos as i128;
+        self.reader
+            .seek_relative(delta as i64)
+            .map_err(|e| io_error(&self.name, &e))?;
+        self.pos = offset;
+        Ok(())
+    }
+
+    /// Waits for a pipe's command and reports its failure; a no-op for files.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        if let Some(mut child) = self.child.take() {
+            // drain what is left so the command is not killed by a closed pipe
+            let _ = io::copy(&mut self.reader, &mut io::sink());
+            let status = child.wait().map_err(|e| io_error(&self.name, &e))?;
+            if !status.success() {
+                return Err(Error::PipeFailed {
+                    command: self.name.clone(),
+                    status: status.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// For a pipe whose output ended early: the command's failure, if it failed.
+    pub(crate) fn pipe_failure(&mut self) -> Option<Error> {
+        self.child.as_ref()?;
+        self.finish().err()
+    }
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.reader.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl BufRead for Input {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.reader.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.reader.consume(amt);
+        self.pos += amt as u64;
+    }
+}
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+enum Sink {
+    File(File),
+    Stdout(io::Stdout),
+    Pipe(ChildStdin),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(f) => f.write(buf),
+            Sink::Stdout(s) => s.write(buf),
+            Sink::Pipe(p) => p.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(f) => f.flush(),
+            Sink::Stdout(s) => s.flush(),
+            Sink::Pipe(p) => p.flush(),
+        }
+    }
+}
+
+/// An open wxfilename: a buffered writer that counts the bytes written.
+pub(crate) struct Output {
+    name: String,
+    writer: Option<BufWriter<Sink>>,
+    pos: u64,
+    child: Option<Child>,
+}
+
+impl Output {
+    /// Kaldi's `Output::Open`: a file (created or truncated), `-` for standard output, or
+    /// `| command`.
+    pub(crate) fn open(wxfilename: &str) -> Result<Output, Error> {
+        let (name, sink, child) = match classify_wxfilename(wxfilename)? {
+            OutputKind::Stdout => (
+                "standard output".to_string(),
+                Sink::Stdout(io::stdout()),
+                None,
+            ),
+            OutputKind::File(path) => {
+                let file = File::create(&path).map_err(|e| io_error(&path, &e))?;
+                (path, Sink::File(file), None)
+            }
+            OutputKind::Pipe(command) => {
+                let mut child = shell(&command)
+                    .stdin(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| io_error(&command, &e))?;
+                let stdin = child.stdin.take().expect("stdin was piped");
+                (command, Sink::Pipe(stdin), Some(child))
+            }
+        };
+        Ok(Output {
+            name,
+            writer: Some(BufWriter::with_capacity(BUFFER, sink)),
+            pos: 0,
+            child,
+        })
+    }
+
+    /// The file's name or the pipe's command.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Bytes written so far.
+    pub(crate) fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Flushes the buffer to the file or pipe.
+    pub(crate) fn flush(&mut self) -> Result<(), Error> {
+        if let Some(w) = self.writer.as_mut() {
+            w.flush().map_err(|e| io_error(&self.name, &e))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes, closes, and for a pipe waits for the command and reports its failure.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        let flushed = self.flush();
+        self.writer = None; // closes the pipe's stdin so the command sees the end
+        if let Some(mut child) = self.child.take() {
+            let status = child.wait().map_err(|e| io_error(&self.name, &e))?;
+            if !status.success() {
+                return Err(Error::PipeFailed {
+                    command: self.name.clone(),
+                    status: status.to_string(),
+                });
+            }
+        }
+        flushed
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "output already closed"))?;
+        let n = w.write(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.writer.as_mut() {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}

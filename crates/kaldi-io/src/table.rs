@@ -1,0 +1,717 @@
+//! Kaldi's tables: `SequentialTableReader`, `RandomAccessTableReader`, `TableWriter`, and
+//! the single-object `read_kaldi_object` / `write_kaldi_object`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{BufRead, Write};
+use std::marker::PhantomData;
+
+use dense_matrix::Error as ObjError;
+
+use crate::holder::{is_token, read_binary_marker, Holder};
+use crate::range::split_range;
+use crate::specifier::{
+    classify_rxfilename, InputKind, Rspecifier, RspecifierKind, RspecifierOptions, Wspecifier,
+    WspecifierKind, WspecifierOptions,
+};
+use crate::stream::{Input, Output};
+use crate::Error;
+
+/// Reads one value at the input's position: the `\0B` marker decides binary or text.
+fn read_value<T: Holder>(input: &mut Input, key: Option<&str>) -> Result<T, Error> {
+    let offset = input.pos();
+    let result = if T::BINARY_MARKER {
+        read_binary_marker(input).and_then(|binary| T::read(input, binary))
+    } else {
+        T::read(input, false)
+    };
+    result.map_err(|source| {
+        if let Some(pipe) = input.pipe_failure() {
+            return pipe;
+        }
+        Error::Object {
+            name: input.name().to_string(),
+            key: key.map(str::to_string),
+            offset,
+            source,
+        }
+    })
+}
+
+/// Writes the marker (in binary mode) and the value.
+fn write_value<T: Holder>(
+    output: &mut Output,
+    key: Option<&str>,
+    value: &T,
+    binary: bool,
+) -> Result<(), Error> {
+    let offset = output.pos();
+    let result = if binary && T::BINARY_MARKER {
+        output
+            .write_all(b"\0B")
+            .map_err(|e| ObjError::Io {
+                kind: e.kind(),
+                message: e.to_string(),
+            })
+            .and_then(|()| value.write(output, true))
+    } else {
+        value.write(output, binary)
+    };
+    result.map_err(|source| match source {
+        ObjError::Io { kind, message } => Error::Io {
+            name: output.name().to_string(),
+            kind,
+            message,
+        },
+        source => Error::Object {
+            name: output.name().to_string(),
+            key: key.map(str::to_string),
+            offset,
+            source,
+        },
+    })
+}
+
+fn input_io(input: &Input, e: std::io::Error) -> Error {
+    crate::error::io_error(input.name(), &e)
+}
+
+/// Reads an archive key (Kaldi's `is >> key`) and the one space or tab after it; `None`
+/// at the end of the archive.
+fn read_key(input: &mut Input) -> Result<Option<String>, Error> {
+    loop {
+        let buf = input.fill()?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let n = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let all = n == buf.len();
+        input.consume(n);
+        if !all {
+            break;
+        }
+    }
+    let start = input.pos();
+    let mut key = Vec::new();
+    loop {
+        let buf = input.fill()?;
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.iter().take_while(|b| !b.is_ascii_whitespace()).count();
+        key.extend_from_slice(&buf[..n]);
+        let done = n < buf.len();
+        input.consume(n);
+        if done {
+            break;
+        }
+    }
+    let name = input.name().to_string();
+    let archive_err = |offset, reason| Error::Archive {
+        name: name.clone(),
+        offset,
+        reason,
+    };
+    let key = match String::from_utf8(key) {
+        Ok(key) => key,
+        Err(e) => {
+            return Err(archive_err(
+                start,
+                format!(
+                    "the key is not UTF-8: `{}`",
+                    String::from_utf8_lossy(e.as_bytes()).escape_debug()
+                ),
+            ))
+        }
+    };
+    if !is_token(&key) {
+        return Err(archive_err(
+            start,
+            format!(
+                "expected a key, found `{}` (an object without its key?)",
+                key.escape_debug()
+            ),
+        ));
+    }
+    let next = input.fill()?.first().copied();
+    match next {
+        Some(b' ' | b'\t') => input.consume(1),
+        Some(b'\n') => {}
+        Some(other) => {
+            return Err(archive_err(
+                input.pos(),
+                format!("expected a space after key `{key}`, found byte {other}"),
+            ))
+        }
+        None => {
+            return Err(archive_err(
+                input.pos(),
+                format!("the archive ends after key `{key}`"),
+            ))
+        }
+    }
+    Ok(Some(key))
+}
+
+/// One entry of a script file: the key, the rxfilename, the optional range.
+#[derive(Debug, Clone)]
+struct ScpEntry {
+    key: String,
+    rxfilename: String,
+    range: Option<String>,
+}
+
+/// Kaldi's `SplitStringOnFirstSpace` and range split of one scp line.
+fn parse_scp_line(name: &str, line_no: usize, line: &[u8]) -> Result<ScpEntry, Error> {
+    let text = String::from_utf8_lossy(line).into_owned();
+    let err = |reason| Error::ScpLine {
+        name: name.to_string(),
+        line: line_no,
+        text: text.clone(),
+        reason,
+    };
+    let line = std::str::from_utf8(line).map_err(|_| err("not UTF-8"))?;
+    let line = line.trim_matches(|c: char| c.is_ascii_whitespace());
+    let (key, rest) = line
+        .split_once([' ', '\t'])
+        .ok_or_else(|| err("expected `key rxfilename`, separated by a space"))?;
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    if key.is_empty() || rest.is_empty() {
+        return Err(err("expected `key rxfilename`, separated by a space"));
+    }
+    let (rxfilename, range) = if rest.ends_with(']') {
+        let (file, range) =
+            split_range(rest).ok_or_else(|| err("cannot make sense of the `[...]` range"))?;
+        (file.to_string(), Some(range.to_string()))
+    } else {
+        (rest.to_string(), None)
+    };
+    Ok(ScpEntry {
+        key: key.to_string(),
+        rxfilename,
+        range,
+    })
+}
+
+/// Reads the next scp line (without its newline); `None` at the end.
+fn next_scp_line(script: &mut Input) -> Result<Option<Vec<u8>>, Error> {
+    let mut line = Vec::new();
+    let n = script
+        .read_until(b'\n', &mut line)
+        .map_err(|e| input_io(script, e))?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(Some(line))
+}
+
+/// The data file of the last scp entry, kept open so entries in one archive are read with
+/// a seek (or no seek at all when they follow each other).
+#[derive(Default)]
+struct DataFiles {
+    open: Option<(String, Input)>,
+}
+
+impl DataFiles {
+    /// Reads the object an scp entry names, with its range applied.
+    fn read<T: Holder>(&mut self, entry: &ScpEntry) -> Result<T, Error> {
+        let input = match classify_rxfilename(&entry.rxfilename)? {
+            InputKind::OffsetFile { path, offset } => {
+                let reuse = matches!(&self.open, Some((p, _)) if *p == path);
+                if !reuse {
+                    self.open = None;
+                    let input = Input::open(&path)?;
+                    self.open = Some((path, input));
+                }
+                let input = &mut self.open.as_mut().expect("opened above").1;
+                input.seek_to(offset)?;
+                input
+            }
+            _ => {
+                self.open = None;
+                let input = Input::open(&entry.rxfilename)?;
+                self.open = Some((entry.rxfilename.clone(), input));
+                &mut self.open.as_mut().expect("opened above").1
+            }
+        };
+        let value = read_value::<T>(input, Some(&entry.key))?;
+        if !matches!(
+            classify_rxfilename(&entry.rxfilename),
+            Ok(InputKind::OffsetFile { .. })
+        ) {
+            if let Some((_, mut input)) = self.open.take() {
+                input.finish()?;
+            }
+        }
+        match &entry.range {
+            None => Ok(value),
+            Some(range) => value.extract_range(range).map_err(|reason| Error::Range {
+                key: entry.key.clone(),
+                range: range.clone(),
+                reason,
+            }),
+        }
+    }
+}
+
+enum SequentialState {
+    Archive(Input),
+    Script {
+        script: Input,
+        line_no: usize,
+        data: DataFiles,
+    },
+    Done,
+}
+
+/// Kaldi's `SequentialTableReader`: the (key, value) pairs of an `ark:` or `scp:`
+/// rspecifier, in order. Iteration stops after the first error.
+pub struct SequentialTableReader<T: Holder> {
+    options: RspecifierOptions,
+    state: SequentialState,
+    _holder: PhantomData<fn() -> T>,
+}
+
+impl<T: Holder> SequentialTableReader<T> {
+    /// Opens an rspecifier such as `ark:feats.ark`, `scp:feats.scp`,
+    /// `ark:gunzip -c feats.ark.gz |` or `ark,p:-`.
+    pub fn open(rspecifier: &str) -> Result<Self, Error> {
+        let spec = Rspecifier::parse(rspecifier)?;
+        let input = Input::open(&spec.rxfilename)?;
+        let state = match spec.kind {
+            RspecifierKind::Archive => SequentialState::Archive(input),
+            RspecifierKind::Script => SequentialState::Script {
+                script: input,
+                line_no: 0,
+                data: DataFiles::default(),
+            },
+        };
+        Ok(SequentialTableReader {
+            options: spec.options,
+            state,
+            _holder: PhantomData,
+        })
+    }
+
+    fn next_entry(&mut self) -> Result<Option<(String, T)>, Error> {
+        match &mut self.state {
+            SequentialState::Done => Ok(None),
+            SequentialState::Archive(input) => {
+                let Some(key) = read_key(input)? else {
+                    input.finish()?;
+                    return Ok(None);
+                };
+                let value = read_value::<T>(input, Some(&key))?;
+                Ok(Some((key, value)))
+            }
+            SequentialState::Script {
+                script,
+                line_no,
+                data,
+            } => loop {
+                let Some(line) = next_scp_line(script)? else {
+                    script.finish()?;
+                    return Ok(None);
+                };
+                *line_no += 1;
+                let entry = parse_scp_line(script.name(), *line_no, &line)?;
+                match data.read::<T>(&entry) {
+                    Ok(value) => return Ok(Some((entry.key, value))),
+                    // `p`: an entry that cannot be read is skipped
+                    Err(_) if self.options.permissive => continue,
+                    Err(e) => return Err(e),
+                }
+            },
+        }
+    }
+}
+
+impl<T: Holder> Iterator for SequentialTableReader<T> {
+    type Item = Result<(String, T), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_entry() {
+            Ok(Some(entry)) => Some(Ok(entry)),
+            Ok(None) => {
+                self.state = SequentialState::Done;
+                None
+            }
+            Err(e) => {
+                self.state = SequentialState::Done;
+                // `p` on an archive: an error ends the archive quietly, as in Kaldi
+                if self.options.permissive {
+                    None
+                } else {
+                    Some(Err(e))
+                }
+            }
+        }
+    }
+}
+
+enum RandomState<T> {
+    Archive {
+        input: Option<Input>,
+        name: String,
+        cache: BTreeMap<String, T>,
+        last_read: Option<String>,
+        seen: HashSet<String>,
+    },
+    Script {
+        entries: HashMap<String, ScpEntry>,
+        data: DataFiles,
+    },
+}
+
+/// Kaldi's `RandomAccessTableReader`: values by key from an `ark:` or `scp:` rspecifier,
+/// with the options `s` (sorted keys: a missing key is known absent as soon as a larger
+/// one is read), `cs` (keys asked in sorted order: earlier values are dropped), `o` (each
+/// key asked once: values are not kept after `get`) and `p` (unreadable values count as
+/// absent).
+pub struct RandomAccessTableReader<T: Holder> {
+    rspecifier: String,
+    options: RspecifierOptions,
+    state: RandomState<T>,
+    last_asked: Option<String>,
+}
+
+impl<T: Holder> RandomAccessTableReader<T> {
+    /// Opens an rspecifier; an `scp:` script is read (and its keys checked) at once.
+    pub fn open(rspecifier: &str) -> Result<Self, Error> {
+        let spec = Rspecifier::parse(rspecifier)?;
+        let mut input = Input::open(&spec.rxfilename)?;
+        let state = match spec.kind {
+            RspecifierKind::Archive => RandomState::Archive {
+                name: input.name().to_string(),
+                input: Some(input),
+                cache: BTreeMap::new(),
+                last_read: None,
+                seen: HashSet::new(),
+            },
+            RspecifierKind::Script => {
+                let mut entries = HashMap::new();
+                let mut previous: Option<String> = None;
+                let mut line_no = 0;
+                while let Some(line) = next_scp_line(&mut input)? {
+                    line_no += 1;
+                    let entry = parse_scp_line(input.name(), line_no, &line)?;
+                    let order_err = |previous: &str, reason| Error::KeyOrder {
+                        name: input.name().to_string(),
+                        previous: previous.to_string(),
+                        key: entry.key.clone(),
+                        reason,
+                    };
+                    if let Some(prev) = &previous {
+                        if spec.options.sorted && *prev > entry.key {
+                            return Err(order_err(
+                                prev,
+                                "not sorted, but the `s` option says it is",
+                            ));
+                        }
+                    }
+                    if entries.contains_key(&entry.key) {
+                        return Err(order_err(&entry.key, "duplicate key"));
+                    }
+                    previous = Some(entry.key.clone());
+                    entries.insert(entry.key.clone(), entry);
+                }
+                input.finish()?;
+                RandomState::Script {
+                    entries,
+                    data: DataFiles::default(),
+                }
+            }
+        };
+        Ok(RandomAccessTableReader {
+            rspecifier: rspecifier.to_string(),
+            options: spec.options,
+            state,
+            last_asked: None,
+        })
+    }
+
+    /// Whether `key` is present (Kaldi's `HasKey`): `get(key)` is `Some`.
+    pub fn has_key(&mut self, key: &str) -> Result<bool, Error> {
+        // `o` would drop the value on the first look: look without consuming
+        let once = std::mem::replace(&mut self.options.once, false);
+        let found = self.get(key).map(|v| v.is_some());
+        self.options.once = once;
+        found
+    }
+
+    /// The value of `key`, `None` if the table has none.
+    pub fn get(&mut self, key: &str) -> Result<Option<T>, Error> {
+        if self.options.called_sorted {
+            if let Some(previous) = &self.last_asked {
+                if previous.as_str() > key {
+                    return Err(Error::CalledOutOfOrder {
+                        rspecifier: self.rspecifier.clone(),
+                        previous: previous.clone(),
+                        key: key.to_string(),
+                    });
+                }
+            }
+            self.last_asked = Some(key.to_string());
+        }
+        let options = self.options;
+        match &mut self.state {
+            RandomState::Script { entries, data } => {
+                let Some(entry) = entries.get(key) else {
+                    return Ok(None);
+                };
+                let entry = entry.clone();
+                if options.once {
+                    entries.remove(key);
+                }
+                match data.read::<T>(&entry) {
+                    Ok(value) => Ok(Some(value)),
+                    Err(_) if options.permissive => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+            RandomState::Archive {
+                input,
+                name,
+                cache,
+                last_read,
+                seen,
+            } => {
+                if options.called_sorted {
+                    // keys before this one will not be asked again
+                    let keep = cache.split_off(key);
+                    *cache = keep;
+                }
+                if let Some(value) = cache.get(key) {
+                    return Ok(Some(if options.once {
+                        cache.remove(key).expect("present")
+                    } else {
+                        value.clone()
+                    }));
+                }
+                if options.sorted && last_read.as_deref().is_some_and(|last| last >= key) {
+                    return Ok(None);
+                }
+                loop {
+                    let Some(reader) = input.as_mut() else {
+                        return Ok(None);
+                    };
+                    let next = match read_key(reader) {
+                        Ok(Some(k)) => read_value::<T>(reader, Some(&k)).map(|v| Some((k, v))),
+                        Ok(None) => reader.finish().map(|()| None),
+                        Err(e) => Err(e),
+                    };
+                    let (k, value) = match next {
+                        Ok(Some(entry)) => entry,
+                        Ok(None) => {
+                            *input = None;
+                            return Ok(None);
+                        }
+                        Err(_) if options.permissive => {
+                            *input = None;
+                            return Ok(None);
+                        }
+                        Err(e) => {
+                            *input = None;
+                            return Err(e);
+                        }
+                    };
+                    let order_err = |previous: &str, reason| Error::KeyOrder {
+                        name: name.clone(),
+                        previous: previous.to_string(),
+                        key: k.clone(),
+                        reason,
+                    };
+                    if let Some(last) = last_read.as_deref() {
+                        if options.sorted && last >= k.as_str() {
+                            let reason = if last == k {
+                                "duplicate key"
+                            } else {
+                                "not sorted, but the `s` option says it is"
+                            };
+                            return Err(order_err(last, reason));
+                        }
+                    }
+                    if !options.sorted && !seen.insert(k.clone()) {
+                        return Err(order_err(&k, "duplicate key"));
+                    }
+                    *last_read = Some(k.clone());
+                    if k == key {
+                        if !options.once {
+                            cache.insert(k, value.clone());
+                        }
+                        return Ok(Some(value));
+                    }
+                    let passed = k.as_str() > key;
+                    if !options.called_sorted || passed {
+                        cache.insert(k, value);
+                    }
+                    if options.sorted && passed {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+}
+
+enum WriterState {
+    Archive(Output),
+    Both {
+        archive: Output,
+        archive_name: String,
+        script: Output,
+    },
+    Script {
+        script: String,
+        targets: HashMap<String, String>,
+    },
+}
+
+/// Kaldi's `TableWriter`: writes (key, value) pairs to an `ark:`, `scp:` or `ark,scp:`
+/// wspecifier, binary (`b`, the default) or text (`t`), flushing after each value with
+/// `f`.
+pub struct TableWriter<T: Holder> {
+    options: WspecifierOptions,
+    state: WriterState,
+    _holder: PhantomData<fn(&T)>,
+}
+
+impl<T: Holder> TableWriter<T> {
+    /// Creates the archive (and script) a wspecifier names; for `scp:`, reads the script
+    /// file that maps each key to its wxfilename.
+    pub fn create(wspecifier: &str) -> Result<Self, Error> {
+        let spec = Wspecifier::parse(wspecifier)?;
+        let state = match spec.kind {
+            WspecifierKind::Archive { archive } => WriterState::Archive(Output::open(&archive)?),
+            WspecifierKind::Both { archive, script } => WriterState::Both {
+                archive: Output::open(&archive)?,
+                archive_name: archive,
+                script: Output::open(&script)?,
+            },
+            WspecifierKind::Script { script } => {
+                let mut input = Input::open(&script)?;
+                let mut targets = HashMap::new();
+                let mut line_no = 0;
+                while let Some(line) = next_scp_line(&mut input)? {
+                    line_no += 1;
+                    let entry = parse_scp_line(input.name(), line_no, &line)?;
+                    targets.insert(entry.key, entry.rxfilename);
+                }
+                input.finish()?;
+                WriterState::Script { script, targets }
+            }
+        };
+        Ok(TableWriter {
+            options: spec.options,
+            state,
+            _holder: PhantomData,
+        })
+    }
+
+    /// Writes one value under `key` (a token: non-empty, no whitespace).
+    pub fn write(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        if !is_token(key) {
+            return Err(Error::InvalidKey {
+                key: key.to_string(),
+            });
+        }
+        let binary = self.options.binary;
+        match &mut self.state {
+            WriterState::Archive(archive) => {
+                write_key(archive, key)?;
+                write_value(archive, Some(key), value, binary)?;
+                if self.options.flush {
+                    archive.flush()?;
+                }
+            }
+            WriterState::Both {
+                archive,
+                archive_name,
+                script,
+            } => {
+                write_key(archive, key)?;
+                let offset = archive.pos();
+                write_value(archive, Some(key), value, binary)?;
+                let line = format!("{key} {archive_name}:{offset}\n");
+                script
+                    .write_all(line.as_bytes())
+                    .map_err(|e| crate::error::io_error(script.name(), &e))?;
+                if self.options.flush {
+                    archive.flush()?;
+                    script.flush()?;
+                }
+            }
+            WriterState::Script { script, targets } => match targets.get(key) {
+                Some(wxfilename) => write_kaldi_object(wxfilename, value, binary)?,
+                None if self.options.permissive => {}
+                None => {
+                    return Err(Error::KeyNotInScript {
+                        key: key.to_string(),
+                        script: script.clone(),
+                    })
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// Flushes and closes; for a pipe, waits for the command and reports its failure.
+    pub fn finish(mut self) -> Result<(), Error> {
+        match &mut self.state {
+            WriterState::Archive(archive) => archive.finish(),
+            WriterState::Both {
+                archive, script, ..
+            } => {
+                let a = archive.finish();
+                let s = script.finish();
+                a.and(s)
+            }
+            WriterState::Script { .. } => Ok(()),
+        }
+    }
+}
+
+fn write_key(archive: &mut Output, key: &str) -> Result<(), Error> {
+    archive
+        .write_all(key.as_bytes())
+        .and_then(|()| archive.write_all(b" "))
+        .map_err(|e| crate::error::io_error(archive.name(), &e))
+}
+
+/// Kaldi's `ReadKaldiObject`: one object from an rxfilename (a file, `file:offset`, `-`,
+/// `command |`), binary or text as its `\0B` marker says; a trailing `[...]` range applies
+/// to matrices and vectors as on scp lines.
+pub fn read_kaldi_object<T: Holder>(rxfilename: &str) -> Result<T, Error> {
+    let (file, range) = match split_range(rxfilename) {
+        Some((file, range)) if rxfilename.ends_with(']') => (file, Some(range)),
+        _ => (rxfilename, None),
+    };
+    let mut input = Input::open(file)?;
+    let value = read_value::<T>(&mut input, None)?;
+    input.finish()?;
+    match range {
+        None => Ok(value),
+        Some(range) => value.extract_range(range).map_err(|reason| Error::Range {
+            key: rxfilename.to_string(),
+            range: range.to_string(),
+            reason,
+        }),
+    }
+}
+
+/// Kaldi's `WriteKaldiObject`: one object to a wxfilename (a file, `-`, `| command`),
+/// with the `\0B` marker in binary mode.
+pub fn write_kaldi_object<T: Holder>(
+    wxfilename: &str,
+    value: &T,
+    binary: bool,
+) -> Result<(), Error> {
+    let mut output = Output::open(wxfilename)?;
+    write_value(&mut output, None, value, binary)?;
+    output.finish()
+}
