@@ -134,7 +134,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("union properties: {}", union.properties());
 
     println!("\n== Transducers: CTC topology, a lexicon arc with ragged aux labels ==");
-    let topo = Fsa::ctc_topo(2, false);
+    let topo = Fsa::ctc_topo(2, false)?;
     println!("ctc_topo(2):\n{topo}");
     let lexicon = Fsa::from_text(
         "0 1 5 [7 8] -0.5\n1 2 -1 [-1] 0\n2\n",

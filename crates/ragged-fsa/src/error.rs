@@ -226,6 +226,39 @@ pub enum Error {
     },
     /// An error from the ragged layer underneath.
     Ragged(ragged_core::Error),
+    /// An arc leaves the final state: k2's FSAs have none (the final state is entered by
+    /// `-1` arcs and left by nothing).
+    ArcLeavesFinal {
+        /// The arc index.
+        arc: usize,
+        /// The final state.
+        final_state: usize,
+    },
+    /// An arc's `src_state` is negative or not below the number of states.
+    SrcOutOfRange {
+        /// The arc index.
+        arc: usize,
+        /// The arc's `src_state`.
+        src_state: i32,
+        /// The number of states.
+        num_states: usize,
+    },
+    /// More states than the `i32` offsets allow, or than the arcs could name.
+    TooManyStates {
+        /// The number of states asked for.
+        num_states: usize,
+        /// The most allowed for this input.
+        limit: usize,
+    },
+    /// An argument outside its allowed range.
+    InvalidArgument {
+        /// The argument.
+        what: &'static str,
+        /// Its value.
+        value: i64,
+        /// The allowed range, in words.
+        allowed: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -294,6 +327,27 @@ impl fmt::Display for Error {
                 write!(f, "cannot write state {state} as OpenFst text: {reason}")
             }
             Error::Ragged(err) => write!(f, "ragged shape: {err}"),
+            Error::ArcLeavesFinal { arc, final_state } => write!(
+                f,
+                "arc {arc} leaves the final state {final_state}, which must have no leaving arcs"
+            ),
+            Error::SrcOutOfRange {
+                arc,
+                src_state,
+                num_states,
+            } => write!(
+                f,
+                "arc {arc} leaves state {src_state}, outside an FSA with {num_states} states"
+            ),
+            Error::TooManyStates { num_states, limit } => write!(
+                f,
+                "{num_states} states asked for, more than the {limit} allowed for these arcs"
+            ),
+            Error::InvalidArgument {
+                what,
+                value,
+                allowed,
+            } => write!(f, "{what} = {value} is out of range: {allowed}"),
         }
     }
 }

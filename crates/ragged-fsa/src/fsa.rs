@@ -21,9 +21,11 @@ pub const PARALLEL_MIN_ARCS: usize = 4096;
 /// One FSA: arcs as a 2-axis ragged array `[state][arc]` plus per-arc attributes.
 ///
 /// **Invariants:** the arcs have 2 axes; every arc's `src_state` is the state it is stored
-/// under; every `dest_state` is in `0..num_states`; every attribute covers every arc.
-/// k2's conventions (start state 0, one final state, the last, entered only by `-1` arcs) are
-/// reported by [`Fsa::properties`] rather than enforced, as in k2.
+/// under; every `dest_state` is in `0..num_states`; the final state (the last) has no
+/// leaving arcs (k2's validity rule, checked by every constructor and parser); every
+/// attribute covers every arc. k2's other conventions (start state 0, only arcs into the
+/// final state labelled `-1`) are reported by [`Fsa::properties`] rather than enforced, as
+/// in k2.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fsa {
     arcs: Ragged<Arc>,
@@ -62,7 +64,27 @@ fn check_arcs(splits: &[i32], arcs: &[Arc], arc_offset: usize) -> Result<(), Err
             }
         }
     }
+    // k2's validity rule: the final state (the last) has no leaving arcs.
+    if let Some(final_state) = num_states.checked_sub(1) {
+        if splits[final_state] < splits[num_states] {
+            return Err(Error::ArcLeavesFinal {
+                arc: splits[final_state] as usize - base + arc_offset,
+                final_state,
+            });
+        }
+    }
     Ok(())
+}
+
+/// The most states an FSA of `num_arcs` arcs may declare: every state its arcs could name
+/// (two per arc) plus the start and the final state, or a million (4 MiB of row splits)
+/// when that is larger; never more than `i32` offsets can number.
+fn state_limit(num_arcs: usize) -> usize {
+    num_arcs
+        .saturating_mul(2)
+        .saturating_add(2)
+        .max(1 << 20)
+        .min(i32::MAX as usize)
 }
 
 fn check_attr(name: &str, attr: &Attr, num_arcs: usize) -> Result<(), Error> {
@@ -94,11 +116,33 @@ impl Fsa {
     }
 
     /// An FSA from its arcs, grouped by non-decreasing `src_state`, and its number of states.
+    ///
+    /// Checks k2's structure: every `src_state` and `dest_state` in `0..num_states`, arcs
+    /// grouped by source state, and no arc leaving the final state (the last). `num_states`
+    /// may not exceed what `i32` offsets allow, nor (beyond a million) twice the number of
+    /// arcs plus two: more states than the arcs could name would only allocate memory.
     pub fn from_arcs(arcs: Vec<Arc>, num_states: usize) -> Result<Self, Error> {
-        let mut splits = vec![0i32; num_states + 1];
+        let limit = state_limit(arcs.len());
+        if num_states > limit {
+            return Err(Error::TooManyStates { num_states, limit });
+        }
+        if i32::try_from(arcs.len()).is_err() {
+            return Err(Error::Ragged(ragged_core::Error::Overflow {
+                what: "the number of arcs",
+                value: arcs.len() as u64,
+            }));
+        }
+        // Every source state is checked before it indexes anything.
         let mut previous = 0;
         for (i, arc) in arcs.iter().enumerate() {
-            if arc.src_state < previous || arc.src_state as usize >= num_states.max(1) {
+            if arc.src_state < 0 || arc.src_state as usize >= num_states {
+                return Err(Error::SrcOutOfRange {
+                    arc: i,
+                    src_state: arc.src_state,
+                    num_states,
+                });
+            }
+            if arc.src_state < previous {
                 return Err(Error::ArcSrcMismatch {
                     arc: i,
                     src_state: arc.src_state,
@@ -106,14 +150,10 @@ impl Fsa {
                 });
             }
             previous = arc.src_state;
-            splits[arc.src_state as usize + 1] += 1;
         }
-        if num_states == 0 && !arcs.is_empty() {
-            return Err(Error::DestOutOfRange {
-                arc: 0,
-                dest_state: arcs[0].dest_state,
-                num_states: 0,
-            });
+        let mut splits = vec![0i32; num_states + 1];
+        for arc in &arcs {
+            splits[arc.src_state as usize + 1] += 1;
         }
         for i in 0..num_states {
             splits[i + 1] += splits[i];
@@ -696,6 +736,103 @@ mod tests {
                 .to_string(),
             "attribute \"x\" has 1 values for 3 arcs"
         );
+    }
+
+    #[test]
+    fn the_final_state_has_no_leaving_arcs() {
+        // the fuzzed input that made top_sort panic: state 2 is final and has an arc
+        assert_eq!(
+            Fsa::from_arcs(vec![Arc::new(0, 2, -1, 0.), Arc::new(2, 1, 1, 0.)], 3),
+            Err(Error::ArcLeavesFinal {
+                arc: 1,
+                final_state: 2
+            })
+        );
+        assert_eq!(
+            Fsa::from_arcs(vec![Arc::new(0, 0, 1, 0.)], 1)
+                .unwrap_err()
+                .to_string(),
+            "arc 0 leaves the final state 0, which must have no leaving arcs"
+        );
+        let ragged = ragged_core::Ragged::from_nested(vec![
+            vec![Arc::new(0, 1, -1, 0.)],
+            vec![Arc::new(1, 0, 2, 0.)],
+        ])
+        .unwrap();
+        assert_eq!(
+            Fsa::from_ragged(ragged),
+            Err(Error::ArcLeavesFinal {
+                arc: 1,
+                final_state: 1
+            })
+        );
+        let vec = ragged_core::Ragged::from_nested3(vec![
+            vec![vec![Arc::new(0, 1, -1, 0.)], vec![]],
+            vec![vec![Arc::new(0, 1, -1, 0.)], vec![Arc::new(1, 1, 0, 0.)]],
+        ])
+        .unwrap();
+        assert_eq!(
+            FsaVec::from_ragged(vec),
+            Err(Error::ArcLeavesFinal {
+                arc: 2,
+                final_state: 1
+            })
+        );
+        // the text parsers refuse it too, naming the line
+        assert_eq!(
+            "0 2 -1 0\n2 1 1 0\n2\n".parse::<Fsa>(),
+            Err(Error::Parse {
+                line: 2,
+                problem: crate::error::ParseProblem::SrcNotBeforeFinal {
+                    src: 2,
+                    final_state: 2
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn state_counts_are_checked_before_allocating() {
+        // no states, one arc: once an index panic
+        assert_eq!(
+            Fsa::from_arcs(vec![Arc::new(0, 0, 1, 0.)], 0),
+            Err(Error::SrcOutOfRange {
+                arc: 0,
+                src_state: 0,
+                num_states: 0
+            })
+        );
+        assert_eq!(
+            Fsa::from_arcs(vec![Arc::new(-1, 0, 1, 0.)], 2),
+            Err(Error::SrcOutOfRange {
+                arc: 0,
+                src_state: -1,
+                num_states: 2
+            })
+        );
+        // usize::MAX states: once an overflow panic; 2^40: once a 4 TiB allocation
+        for num_states in [usize::MAX, 1 << 40, i32::MAX as usize + 1] {
+            assert_eq!(
+                Fsa::from_arcs(vec![Arc::new(0, 1, -1, 0.)], num_states),
+                Err(Error::TooManyStates {
+                    num_states,
+                    limit: 1 << 20
+                })
+            );
+        }
+        assert_eq!(
+            Fsa::from_arcs(Vec::new(), (1 << 20) + 1)
+                .unwrap_err()
+                .to_string(),
+            "1048577 states asked for, more than the 1048576 allowed for these arcs"
+        );
+        // a million states are allowed even with few arcs, and the empty FSA stays valid
+        let wide = Fsa::from_arcs(vec![Arc::new(0, (1 << 20) - 1, -1, 0.)], 1 << 20).unwrap();
+        assert_eq!(wide.num_states(), 1 << 20);
+        assert_eq!(Fsa::from_arcs(Vec::new(), 0).unwrap(), Fsa::empty());
+        assert_eq!(state_limit(1 << 30), (1 << 31) - 1);
+        assert_eq!(state_limit(usize::MAX), i32::MAX as usize);
+        assert_eq!(state_limit(1 << 20), (1 << 21) + 2);
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! - [`Attr`]: a per-arc attribute.
 //! - [`TextFormat`]: k2 and OpenFst text, with aux and ragged label columns.
 //! - [`Properties`]: k2's property bits, printed with k2's names.
-//! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64`.
+//! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64` (`Real` is
+//!   ragged-core's, re-exported).
 //! - [`Error`]: every fallible operation's error.
 //!
 //! ```

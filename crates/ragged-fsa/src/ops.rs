@@ -145,11 +145,42 @@ impl Fsa {
 
     /// k2's CTC topology for tokens `0..=max_token` (0 is blank), with `aux_labels`;
     /// `modified` gives the topology with no mandatory blank between repeats.
-    pub fn ctc_topo(max_token: i32, modified: bool) -> Fsa {
-        let (built, aux) = construct::ctc_topo(max_token.max(0), modified);
+    ///
+    /// `max_token` must be at least 0, and the topology must fit the `i32` offsets: the
+    /// standard one has `(max_token + 1) * (max_token + 2)` arcs (so `max_token <= 46339`),
+    /// the modified one `4 * max_token + 2`. Anything else is [`Error::InvalidArgument`].
+    pub fn ctc_topo(max_token: i32, modified: bool) -> Result<Fsa, Error> {
+        if max_token < 0 {
+            return Err(Error::InvalidArgument {
+                what: "max_token",
+                value: max_token.into(),
+                allowed: "the largest token must be at least 0 (the blank)",
+            });
+        }
+        let tokens = i64::from(max_token) + 1;
+        let num_arcs = if modified {
+            4 * tokens - 2
+        } else {
+            tokens * (tokens + 1)
+        };
+        if num_arcs > i64::from(i32::MAX) {
+            return Err(Error::InvalidArgument {
+                what: "max_token",
+                value: max_token.into(),
+                allowed: "the topology's arcs must be numbered by i32 offsets",
+            });
+        }
+        let (built, aux) =
+            construct::ctc_topo(max_token, modified, num_arcs as usize).map_err(|_| {
+                Error::InvalidArgument {
+                    what: "max_token",
+                    value: max_token.into(),
+                    allowed: "the allocator refused the memory for the topology's arcs",
+                }
+            })?;
         let mut attrs = Attrs::new();
         attrs.insert(AUX_LABELS.to_string(), Attr::I32(aux));
-        Fsa::from_built_unchecked(built, attrs)
+        Ok(Fsa::from_built_unchecked(built, attrs))
     }
 
     /// Forward scores of every state (0 at the start); needs a top-sorted acyclic FSA.

@@ -293,18 +293,108 @@ fn linear_fsa_batches_and_rejects_minus_one() {
     ));
 }
 
+/// Every output (the non-zero aux labels, in order) of the paths that read `input` and then
+/// take a `-1` arc into the final state: a brute-force walk over all such paths.
+fn outputs_of(fst: &Fsa, input: &[i32]) -> BTreeSet<Vec<i32>> {
+    let aux = fst.aux_labels().unwrap().as_i32().unwrap();
+    let splits = fst.arcs().shape().row_splits(1);
+    let arcs = fst.arcs().values();
+    let final_state = fst.final_state().unwrap();
+    // (state, output so far) after reading a prefix of the input
+    let mut current: Vec<(usize, Vec<i32>)> = vec![(0, Vec::new())];
+    for &label in input {
+        let mut next = Vec::new();
+        for (state, out) in &current {
+            for i in splits[*state] as usize..splits[*state + 1] as usize {
+                if arcs[i].label == label {
+                    let mut out = out.clone();
+                    if aux[i] != 0 {
+                        out.push(aux[i]);
+                    }
+                    next.push((arcs[i].dest_state as usize, out));
+                }
+            }
+        }
+        current = next;
+    }
+    let mut outputs = BTreeSet::new();
+    for (state, out) in current {
+        for i in splits[state] as usize..splits[state + 1] as usize {
+            if arcs[i].label == -1 && arcs[i].dest_state as usize == final_state {
+                assert_eq!(aux[i], -1, "a final arc outputs -1");
+                outputs.insert(out.clone());
+            }
+        }
+    }
+    outputs
+}
+
 #[test]
 fn ctc_topo_transduces_repeats_and_blanks() {
-    // standard topology: "1 1 0 1 2 2" -> "1 1 2"
-    let topo = Fsa::ctc_topo(2, false);
+    // standard topology: "1 1 0 1 2 2" -> "1 1 2", by exactly one path
+    let topo = Fsa::ctc_topo(2, false).unwrap();
     assert_eq!(topo.num_states(), 4);
     assert_eq!(topo.num_arcs(), 12);
+    assert_eq!(
+        outputs_of(&topo, &[1, 1, 0, 1, 2, 2]),
+        BTreeSet::from([vec![1, 1, 2]])
+    );
+    // repeats collapse, blanks vanish
+    assert_eq!(
+        outputs_of(&topo, &[0, 2, 2, 2, 0, 0]),
+        BTreeSet::from([vec![2]])
+    );
+    assert_eq!(
+        outputs_of(&topo, &[1, 1, 2, 2, 1]),
+        BTreeSet::from([vec![1, 2, 1]])
+    );
     let (inv, _) = topo.invert().unwrap();
     // on the inverse, the output "1 1 2" is reachable through epsilons
     assert!(accepts(&inv, &[1, 1, 2]));
-    let modified = Fsa::ctc_topo(2, true);
+    let modified = Fsa::ctc_topo(2, true).unwrap();
     assert_eq!(modified.num_arcs(), 10);
+    // the modified topology reads "1 1" as one 1 or as two, and still maps the alignment
+    // to "1 1 2", never to "1 2" (the blank separates the two runs of 1s)
+    let outputs = outputs_of(&modified, &[1, 1, 0, 1, 2, 2]);
+    assert!(outputs.contains(&vec![1, 1, 2]), "{outputs:?}");
+    assert!(!outputs.contains(&vec![1, 2]), "{outputs:?}");
+    assert_eq!(outputs_of(&topo, &[1, 1]), BTreeSet::from([vec![1]]));
+    assert!(outputs_of(&modified, &[1, 1]).contains(&vec![1]));
+    assert!(outputs_of(&modified, &[1, 1]).contains(&vec![1, 1]));
     assert!(topo.properties().contains(Properties::VALID));
+}
+
+#[test]
+fn ctc_topo_rejects_sizes_beyond_the_offsets() {
+    // 46339 is the largest standard topology whose arcs i32 offsets can number
+    let too_big = |max_token: i32, allowed: &'static str| Error::InvalidArgument {
+        what: "max_token",
+        value: max_token.into(),
+        allowed,
+    };
+    let offsets = "the topology's arcs must be numbered by i32 offsets";
+    assert_eq!(
+        Fsa::ctc_topo(i32::MAX, false),
+        Err(too_big(i32::MAX, offsets))
+    );
+    assert_eq!(
+        Fsa::ctc_topo(i32::MAX, true),
+        Err(too_big(i32::MAX, offsets))
+    );
+    assert_eq!(Fsa::ctc_topo(46340, false), Err(too_big(46340, offsets)));
+    assert_eq!(
+        Fsa::ctc_topo(536_870_912, true),
+        Err(too_big(536_870_912, offsets))
+    );
+    let negative = "the largest token must be at least 0 (the blank)";
+    assert_eq!(Fsa::ctc_topo(-1, false), Err(too_big(-1, negative)));
+    assert_eq!(
+        Fsa::ctc_topo(i32::MIN, true).unwrap_err().to_string(),
+        "max_token = -2147483648 is out of range: the largest token must be at least 0 (the blank)"
+    );
+    // the smallest topology: blank only
+    let blank = Fsa::ctc_topo(0, false).unwrap();
+    assert_eq!((blank.num_states(), blank.num_arcs()), (2, 2));
 }
 
 /// Whether the transducer maps the input `labels` (0 read as a symbol, CTC's blank) to the
@@ -347,8 +437,8 @@ fn transduces(fst: &Fsa, labels: &[i32], output: &[i32]) -> bool {
 #[test]
 fn ctc_topo_follows_k2s_examples() {
     // k2's test_no_repeated: both topologies map these alignments to [1 2 3]
-    let standard = Fsa::ctc_topo(3, false);
-    let modified = Fsa::ctc_topo(3, true);
+    let standard = Fsa::ctc_topo(3, false).unwrap();
+    let modified = Fsa::ctc_topo(3, true).unwrap();
     for input in [[1, 1, 1, 0, 0, 2, 2, 3, 3], [1, 1, 0, 0, 2, 2, 0, 3, 3]] {
         assert!(transduces(&standard, &input, &[1, 2, 3]), "{input:?}");
         assert!(transduces(&modified, &input, &[1, 2, 3]), "{input:?}");
@@ -687,7 +777,7 @@ proptest! {
     fn ctc_graph_agrees_with_ctc_topo(seed in any::<u64>(), modified in any::<bool>()) {
         // the graph of a transcript accepts exactly the alignments the topology maps to it
         let mut rng = Rng(seed);
-        let topo = Fsa::ctc_topo(3, modified);
+        let topo = Fsa::ctc_topo(3, modified).unwrap();
         let transcript: Vec<i32> = (0..rng.below(4)).map(|_| 1 + rng.below(3) as i32).collect();
         let graph = FsaVec::ctc_graph(std::slice::from_ref(&transcript), modified).unwrap().get(0);
         for _ in 0..20 {

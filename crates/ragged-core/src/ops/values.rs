@@ -15,20 +15,25 @@ use crate::ragged::Ragged;
 use crate::row_partition::RowPartition;
 use crate::shape::RaggedShape;
 
-/// The floating-point element types (`f32`, `f64`) of the log-domain operations.
+/// The floating-point element types (`f32`, `f64`) of the log-domain operations; the one
+/// `Real` of the k2 crates (ragged-fsa re-exports it for its scores).
 pub trait Real:
     Copy
     + PartialOrd
     + Send
     + Sync
+    + std::fmt::Debug
     + Add<Output = Self>
     + std::ops::Sub<Output = Self>
     + std::ops::Div<Output = Self>
+    + 'static
 {
     /// Negative infinity (the log of zero).
     const NEG_INFINITY: Self;
     /// Zero.
     const ZERO: Self;
+    /// One.
+    const ONE: Self;
     /// `ln 2`.
     const LN_2: Self;
     /// `e^self`.
@@ -37,6 +42,24 @@ pub trait Real:
     fn ln(self) -> Self;
     /// `ln(1 + self)`, accurate when `self` is near zero.
     fn ln_1p(self) -> Self;
+    /// Converts an `f32` (an arc score, say).
+    fn from_f32(x: f32) -> Self;
+    /// Converts to `f64`.
+    fn to_f64(self) -> f64;
+    /// Product.
+    fn mul(self, other: Self) -> Self;
+    /// `log(e^a + e^b)`, as [`log_add`].
+    fn log_add(a: Self, b: Self) -> Self {
+        log_add(a, b)
+    }
+    /// The larger of two values (`a` when they compare equal or `b` is NaN).
+    fn max_of(a: Self, b: Self) -> Self {
+        if b > a {
+            b
+        } else {
+            a
+        }
+    }
 }
 
 macro_rules! impl_real {
@@ -44,6 +67,7 @@ macro_rules! impl_real {
         impl Real for $t {
             const NEG_INFINITY: Self = $t::NEG_INFINITY;
             const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
             const LN_2: Self = std::$t::consts::LN_2;
             #[inline]
             fn exp(self) -> Self {
@@ -56,6 +80,18 @@ macro_rules! impl_real {
             #[inline]
             fn ln_1p(self) -> Self {
                 $t::ln_1p(self)
+            }
+            #[inline]
+            fn from_f32(x: f32) -> Self {
+                x as $t
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn mul(self, other: Self) -> Self {
+                self * other
             }
         }
     };

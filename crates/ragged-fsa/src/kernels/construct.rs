@@ -17,12 +17,20 @@ pub(crate) fn linear(labels: &[i32]) -> Built {
     Built::from_sorted_arcs(n + 2, arcs, Vec::new())
 }
 
-/// k2's CTC topology for tokens `0..=max_token` (0 is blank), with its aux labels.
-pub(crate) fn ctc_topo(max_token: i32, modified: bool) -> (Built, Vec<i32>) {
-    let num_states = (max_token + 2) as usize;
+/// k2's CTC topology for tokens `0..=max_token` (0 is blank), with its aux labels;
+/// `num_arcs` (checked by the caller to fit `i32`) is reserved up front, and a reservation
+/// the allocator refuses is an error rather than an abort.
+pub(crate) fn ctc_topo(
+    max_token: i32,
+    modified: bool,
+    num_arcs: usize,
+) -> Result<(Built, Vec<i32>), std::collections::TryReserveError> {
+    let num_states = max_token as usize + 2;
     let final_state = max_token + 1;
-    let mut arcs = Vec::new();
-    let mut aux = Vec::new();
+    let mut arcs: Vec<Arc> = Vec::new();
+    let mut aux: Vec<i32> = Vec::new();
+    arcs.try_reserve_exact(num_arcs)?;
+    aux.try_reserve_exact(num_arcs)?;
     if modified {
         // state 0: a self-loop per token (emitting it), then an arc into every token state
         for token in 0..=max_token {
@@ -50,7 +58,8 @@ pub(crate) fn ctc_topo(max_token: i32, modified: bool) -> (Built, Vec<i32>) {
             }
         }
     }
-    (Built::from_sorted_arcs(num_states, arcs, Vec::new()), aux)
+    debug_assert_eq!(arcs.len(), num_arcs);
+    Ok((Built::from_sorted_arcs(num_states, arcs, Vec::new()), aux))
 }
 
 /// k2's CTC graph for one token sequence: blank states `2k`, token states `2k+1`, final
@@ -159,7 +168,7 @@ mod tests {
 
     #[test]
     fn standard_ctc_topo_for_two_tokens() {
-        let (b, aux) = ctc_topo(2, false);
+        let (b, aux) = ctc_topo(2, false, 12).unwrap();
         assert_eq!(b.splits, vec![0, 4, 8, 12, 12]);
         assert_eq!(
             tuples(&b)[..4],
@@ -176,7 +185,7 @@ mod tests {
 
     #[test]
     fn modified_ctc_topo_for_two_tokens() {
-        let (b, aux) = ctc_topo(2, true);
+        let (b, aux) = ctc_topo(2, true, 10).unwrap();
         // (states - 1) * 2 + (states - 2) * 2 arcs with states = 4
         assert_eq!(b.arcs.len(), 10);
         assert_eq!(b.splits, vec![0, 6, 8, 10, 10]);

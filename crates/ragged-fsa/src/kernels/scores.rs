@@ -13,80 +13,9 @@ pub enum Semiring {
     Log,
 }
 
-/// The float types scores may be accumulated in: `f32` or `f64`.
-pub trait Real:
-    Copy
-    + PartialOrd
-    + Send
-    + Sync
-    + std::fmt::Debug
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + 'static
-{
-    /// Zero.
-    const ZERO: Self;
-    /// Minus infinity (the semiring zero).
-    const NEG_INFINITY: Self;
-    /// Converts an arc score.
-    fn from_f32(x: f32) -> Self;
-    /// Converts to `f64`.
-    fn to_f64(self) -> f64;
-    /// `log(exp(a) + exp(b))`, exact for infinities (`ragged_core::log_add`).
-    fn log_add(a: Self, b: Self) -> Self;
-    /// `e^x`.
-    fn exp(self) -> Self;
-    /// The natural logarithm.
-    fn ln(self) -> Self;
-    /// Product.
-    fn mul(self, other: Self) -> Self;
-    /// One.
-    const ONE: Self;
-    /// The larger of two values.
-    fn max_of(a: Self, b: Self) -> Self {
-        if b > a {
-            b
-        } else {
-            a
-        }
-    }
-}
-
-macro_rules! impl_real {
-    ($t:ty) => {
-        impl Real for $t {
-            const ZERO: Self = 0.0;
-            const NEG_INFINITY: Self = <$t>::NEG_INFINITY;
-            #[inline]
-            fn from_f32(x: f32) -> Self {
-                x as $t
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            const ONE: Self = 1.0;
-            #[inline]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            #[inline]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            #[inline]
-            fn mul(self, other: Self) -> Self {
-                self * other
-            }
-            #[inline]
-            fn log_add(a: Self, b: Self) -> Self {
-                ragged_core::log_add(a, b)
-            }
-        }
-    };
-}
-impl_real!(f32);
-impl_real!(f64);
+/// The float types scores may be accumulated in (`f32` or `f64`): ragged-core's `Real`,
+/// re-exported, so one trait serves both crates.
+pub use ragged_core::Real;
 
 /// Checks that every arc goes to a higher-numbered state.
 pub(crate) fn check_top_sorted_acyclic(view: FsaView<'_>, fsa_idx: usize) -> Result<(), Error> {

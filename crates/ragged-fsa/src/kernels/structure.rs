@@ -112,13 +112,17 @@ fn renumber(view: FsaView<'_>, new_of_old: &[i32], order: &[usize]) -> Built {
 /// arc left batch `k` (self-loops do not count), in increasing state order; the final state
 /// comes last. States not reachable from the start are dropped (the final state is always
 /// kept); a cycle other than a self-loop among the reachable states is an error naming a
-/// state on it.
+/// state on it, and so is an arc leaving the final state (which the constructors refuse,
+/// but a view can still hold): the final state must come last, so it cannot be sorted.
 pub(crate) fn top_sort(view: FsaView<'_>, fsa_idx: usize) -> Result<Built, Error> {
     let n = view.num_states();
     if n == 0 {
         return Ok(Built::empty());
     }
     let final_state = n - 1;
+    if let Some(arc) = view.arc_range(final_state).next() {
+        return Err(Error::ArcLeavesFinal { arc, final_state });
+    }
     let accessible = accessible(view);
     let mut in_degree = vec![0u32; n];
     for arc in view.arcs {
@@ -169,6 +173,8 @@ pub(crate) fn top_sort(view: FsaView<'_>, fsa_idx: usize) -> Result<Built, Error
 
 /// A state on a cycle among the states Kahn's algorithm could not place (those reachable
 /// with entering arcs left): walking back along such arcs must come round to a state twice.
+/// (With no arc leaving the final state, every such state has such a predecessor; should a
+/// walk still reach a state without one, that state is returned rather than indexed past.)
 fn state_on_cycle(view: FsaView<'_>, accessible: &[bool], in_degree: &[u32]) -> usize {
     let n = view.num_states();
     let stuck = |s: usize| accessible[s] && in_degree[s] > 0;
@@ -185,7 +191,10 @@ fn state_on_cycle(view: FsaView<'_>, accessible: &[bool], in_degree: &[u32]) -> 
     let mut seen = vec![false; n];
     while !seen[state] {
         seen[state] = true;
-        state = predecessor[state];
+        match predecessor[state] {
+            usize::MAX => break,
+            p => state = p,
+        }
     }
     state
 }
@@ -586,6 +595,39 @@ mod tests {
             top_sort(cyclic.view(), 7),
             Err(Error::Cycle { fsa: 7, state: 0 })
         );
+    }
+
+    #[test]
+    fn top_sort_refuses_an_arc_leaving_the_final_state() {
+        // The constructors refuse this FSA; a view built around them must still not panic
+        // (this input once indexed a predecessor of usize::MAX).
+        let input = fsa(3, &[(0, 2, -1, 0.), (2, 1, 1, 0.)]);
+        assert_eq!(
+            top_sort(input.view(), 4),
+            Err(Error::ArcLeavesFinal {
+                arc: 1,
+                final_state: 2
+            })
+        );
+        // a self-loop on the final state is a leaving arc too
+        let looped = fsa(2, &[(0, 1, -1, 0.), (1, 1, 0, 0.)]);
+        assert_eq!(
+            top_sort(looped.view(), 0),
+            Err(Error::ArcLeavesFinal {
+                arc: 1,
+                final_state: 1
+            })
+        );
+    }
+
+    #[test]
+    fn state_on_cycle_stops_at_a_state_without_a_stuck_predecessor() {
+        // states 1 and 2 are left with entering arcs, but only from the final state, which
+        // Kahn's algorithm never expands: the walk must stop, not index usize::MAX
+        let input = fsa(4, &[(0, 3, -1, 0.), (3, 1, 1, 0.), (3, 2, 1, 0.)]);
+        let accessible = vec![true; 4];
+        let in_degree = [0, 1, 1, 0];
+        assert_eq!(state_on_cycle(input.view(), &accessible, &in_degree), 0);
     }
 
     #[test]
