@@ -1,6 +1,6 @@
 //! The minimization kernel: Moore's partition refinement of a connected acceptor whose arcs
-//! are encoded as (label, extra key, score) symbols, as OpenFst's `minimize_encoded` sees
-//! them.
+//! are encoded as (label, quantized score, extra key) symbols, as Kaldi's
+//! `fstminimizeencoded` sees them.
 
 use std::collections::HashMap;
 
@@ -8,11 +8,15 @@ use crate::arc::Arc;
 use crate::error::Error;
 use crate::view::{Built, FsaView};
 
-/// The symbol an arc is encoded as: label, the arc's extra key (its aux labels, if any) and
-/// the bits of its score (with `-0.0` read as `0.0`).
-fn symbol(arc: &Arc, extra: &[i32]) -> (i32, u32, Vec<i32>) {
-    let score = if arc.score == 0.0 { 0.0f32 } else { arc.score };
-    (arc.label, score.to_bits(), extra.to_vec())
+/// Scores are quantized to multiples of this before encoding, as Kaldi's
+/// `fstminimizeencoded` does with its default `delta` (1/1024).
+const QUANTUM: f64 = 1.0 / 1024.0;
+
+/// The symbol an arc is encoded as: label, the quantized score and the arc's extra key
+/// (its aux labels, if any).
+fn symbol(arc: &Arc, extra: &[i32]) -> (i32, i64, Vec<i32>) {
+    let score = (arc.score as f64 / QUANTUM).round() as i64;
+    (arc.label, score, extra.to_vec())
 }
 
 /// Merges the equivalent states of one connected FSA whose arcs, encoded by `extra(arc)`,
@@ -29,7 +33,7 @@ pub(crate) fn minimize<'e>(
         return Ok(Built::empty());
     }
     // encoded symbols, numbered; then the per-state (symbol, dest) lists sorted by symbol
-    let mut symbol_ids: HashMap<(i32, u32, Vec<i32>), u32> = HashMap::new();
+    let mut symbol_ids: HashMap<(i32, i64, Vec<i32>), u32> = HashMap::new();
     let mut moves: Vec<Vec<(u32, i32)>> = Vec::with_capacity(n);
     for state in 0..n {
         let mut list: Vec<(u32, i32)> = Vec::with_capacity(view.arc_range(state).len());
