@@ -325,13 +325,25 @@ fn determinize_example_and_errors() {
             arc: 0
         })
     );
-    let fst = Fsa::linear_fst(&[1], &[2]).unwrap();
+    // a transducer: the outputs wait until the paths agree (10 on both), then the rest
+    let fst = Fsa::from_text(
+        "0 1 1 10 1\n0 2 1 10 2\n1 3 2 11 0\n2 3 3 12 0\n3 4 -1 -1 0\n4",
+        &ragged_fsa::TextFormat::transducer(),
+    )
+    .unwrap();
+    let (det, _) = fst.determinize(WeightPushing::None).unwrap();
     assert_eq!(
-        fst.determinize(WeightPushing::Log).map(|_| ()),
-        Err(Error::NotAcceptor {
-            op: "determinize",
-            operand: "self"
-        })
+        tuples(&det),
+        vec![
+            (0, 1, 1, 2.0),
+            (1, 2, 2, -1.0),
+            (1, 2, 3, 0.0),
+            (2, 3, -1, 0.0)
+        ]
+    );
+    assert_eq!(
+        det.aux_labels().unwrap().as_ragged().unwrap().to_vec_vec(),
+        vec![vec![10], vec![11], vec![12], vec![]]
     );
 }
 
@@ -645,5 +657,46 @@ proptest! {
             }
             prop_assert!(!arcs.is_empty());
         }
+    }
+
+    #[test]
+    fn determinize_of_a_transducer_keeps_a_best_paths_output(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let plain = transducer(&mut rng, 7);
+        // epsilon-free input labels
+        let arcs: Vec<Arc> = plain
+            .arcs()
+            .values()
+            .iter()
+            .map(|a| Arc::new(a.src_state, a.dest_state, if a.label == 0 { 5 } else { a.label }, a.score))
+            .collect();
+        let a = Fsa::from_arcs(arcs, plain.num_states())
+            .unwrap()
+            .with_attr("aux_labels", plain.aux_labels().unwrap().clone())
+            .unwrap();
+        let (det, _) = a.determinize(WeightPushing::None).unwrap();
+        prop_assert!(is_deterministic(&det));
+        let want = best_pairs(&a, Some(&aux_of(&a)), true);
+        let out_aux = det.aux_labels().unwrap().as_ragged().unwrap().to_vec_vec();
+        let det_arcs = det.arcs().values();
+        let mut seen = 0;
+        for (path, score) in paths(&det) {
+            let input: Vec<i32> = path.iter().map(|&i| det_arcs[i].label).filter(|&x| x != -1).collect();
+            let output: Vec<i32> = path.iter().flat_map(|&i| out_aux[i].clone()).collect();
+            let best_score = want
+                .iter()
+                .filter(|((i, _), _)| *i == input)
+                .map(|(_, &s)| s)
+                .fold(f64::NEG_INFINITY, f64::max);
+            prop_assert!((score - best_score).abs() < 1e-3, "{:?}: {} vs {}", input, score, best_score);
+            let best_output_score = want.get(&(input.clone(), output.clone())).copied();
+            prop_assert!(
+                best_output_score.is_some_and(|s| (s - best_score).abs() < 1e-3),
+                "{:?} -> {:?} is not a best path's output", input, output
+            );
+            seen += 1;
+        }
+        let inputs: std::collections::BTreeSet<&Vec<i32>> = want.keys().map(|(i, _)| i).collect();
+        prop_assert_eq!(seen, inputs.len());
     }
 }

@@ -349,8 +349,8 @@ impl Fsa {
         (Fsa::from_built_unchecked(built, attrs), derivs)
     }
 
-    /// k2's `determinize` of an epsilon-free acceptor ([`Error::HasEpsilon`],
-    /// [`Error::NotAcceptor`] otherwise), with the default bound of [`DeterminizeConfig`].
+    /// k2's `determinize` of an epsilon-free FSA ([`Error::HasEpsilon`] otherwise), with the
+    /// default bound of [`DeterminizeConfig`]; see [`Fsa::determinize_with`].
     pub fn determinize(&self, weight_pushing: WeightPushing) -> Result<(Fsa, Ragged<i32>), Error> {
         self.determinize_with(&DeterminizeConfig {
             weight_pushing,
@@ -358,13 +358,16 @@ impl Fsa {
         })
     }
 
-    /// Determinizes an epsilon-free acceptor by weighted subset construction in the
+    /// Determinizes an epsilon-free FSA on its labels by weighted subset construction in the
     /// tropical semiring: the result is deterministic, arc-sorted and equivalent in the
     /// tropical semiring; states are numbered in breadth-first order from the start, the
-    /// final state last. The input is connected first. `arc_derivs` row `i` lists the input
-    /// arcs that result arc `i` merges (one per input state it reaches, the best first);
-    /// attributes follow the best (first) arc. Stops with [`Error::DeterminizeLimit`] past
-    /// the configured bound.
+    /// final state last. The input is connected first. A transducer's output labels are
+    /// delayed until the paths agree on them (Kaldi's `DeterminizeStar` way) and come out as
+    /// ragged `aux_labels`; where paths with the same labels disagree on their output (a
+    /// non-functional input), the best path's output is kept, as k2's does. `arc_derivs` row
+    /// `i` lists the input arcs that result arc `i` merges (one per input state it reaches,
+    /// the best first); other attributes follow the best (first) arc. Stops with
+    /// [`Error::DeterminizeLimit`] past the configured bound.
     pub fn determinize_with(
         &self,
         config: &DeterminizeConfig,
@@ -377,7 +380,6 @@ impl Fsa {
         config: &DeterminizeConfig,
         fsa_idx: usize,
     ) -> Result<(Fsa, Ragged<i32>), Error> {
-        check_acceptor(self, "determinize", "self")?;
         if let Some(arc) = self.arcs().values().iter().position(|a| a.label == 0) {
             return Err(Error::HasEpsilon {
                 op: "determinize",
@@ -385,10 +387,29 @@ impl Fsa {
                 arc,
             });
         }
-        let (conn, conn_map) =
-            Fsa::from_parts_unchecked(self.arcs().clone(), Attrs::new()).connect();
-        let mut d =
-            determinize::determinize(conn.view(), fsa_idx, config.max_states, config.max_arcs)?;
+        let (conn, conn_map) = self.connect();
+        let (max_states, max_arcs) = (config.max_states, config.max_arcs);
+        let mut det = match conn.aux_labels() {
+            None => determinize::determinize(conn.view(), fsa_idx, max_states, max_arcs, |_| &[])?,
+            Some(Attr::I32(v)) => {
+                determinize::determinize(conn.view(), fsa_idx, max_states, max_arcs, |i| {
+                    std::slice::from_ref(&v[i])
+                })?
+            }
+            Some(Attr::Ragged(r)) => {
+                let (s, v) = ragged_parts(r);
+                determinize::determinize(conn.view(), fsa_idx, max_states, max_arcs, |i| {
+                    &v[s[i] as usize..s[i + 1] as usize]
+                })?
+            }
+            Some(Attr::F32(_)) => {
+                return Err(Error::MissingAttr {
+                    name: AUX_LABELS.to_string(),
+                    needed: "an i32 or ragged i32 attribute",
+                })
+            }
+        };
+        let d = &mut det.fsa;
         for v in &mut d.deriv_values {
             *v = conn_map[*v as usize];
         }
@@ -398,11 +419,17 @@ impl Fsa {
             WeightPushing::Log => push::push(&d.splits, &mut d.arcs, true, fsa_idx)?,
         }
         let best: Vec<i32> = (0..d.arcs.len()).map(|i| d.derivs(i)[0]).collect();
-        let attrs = gather_all(self.attrs(), &best);
-        let derivs = derivs_ragged(&d);
+        let mut attrs = gather_all(self.attrs(), &best);
+        if self.aux_labels().is_some() {
+            attrs.insert(
+                AUX_LABELS.to_string(),
+                Attr::Ragged(ragged_from_parts(det.out_splits, det.out_labels)),
+            );
+        }
+        let derivs = derivs_ragged(d);
         let built = Built {
-            splits: d.splits,
-            arcs: d.arcs,
+            splits: std::mem::take(&mut d.splits),
+            arcs: std::mem::take(&mut d.arcs),
             arc_map: Vec::new(),
         };
         Ok((Fsa::from_built_unchecked(built, attrs), derivs))
