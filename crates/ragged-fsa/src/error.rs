@@ -259,6 +259,70 @@ pub enum Error {
         /// The allowed range, in words.
         allowed: &'static str,
     },
+    /// An operation that needs acceptors was given a transducer (an FSA with `aux_labels`).
+    NotAcceptor {
+        /// The operation.
+        op: &'static str,
+        /// Which operand (`"a"`, `"b"` or `"self"`).
+        operand: &'static str,
+    },
+    /// Two FsaVecs to be combined pairwise hold different numbers of FSAs (neither is 1).
+    FsaCountMismatch {
+        /// FSAs in the first operand.
+        a: usize,
+        /// FSAs in the second operand.
+        b: usize,
+    },
+    /// An index into an FsaVec (e.g. in a `b_to_a_map`) is out of range.
+    FsaIndexOutOfRange {
+        /// The position in the map.
+        position: usize,
+        /// The offending index.
+        index: i32,
+        /// The number of FSAs it indexes.
+        num_fsas: usize,
+    },
+    /// An epsilon arc where the operation needs an epsilon-free FSA.
+    HasEpsilon {
+        /// The operation.
+        op: &'static str,
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// The arc index within that FSA.
+        arc: usize,
+    },
+    /// A cycle of epsilon arcs with positive total score: the best path is unbounded.
+    PositiveEpsilonCycle {
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// A state whose epsilon closure runs around the cycle.
+        state: i32,
+    },
+    /// Determinization passed the caller's bound on states or arcs (the input may lack the
+    /// twins property, so that no finite deterministic equivalent exists).
+    DeterminizeLimit {
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// The bound on states.
+        max_states: usize,
+        /// The bound on arcs.
+        max_arcs: usize,
+    },
+    /// Two arcs of one state share a label where a deterministic FSA is needed.
+    NotDeterministic {
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// The state.
+        state: i32,
+        /// The repeated label.
+        label: i32,
+    },
+    /// Weight pushing found no finite state potentials (a cycle with positive score, or the
+    /// log-semiring iteration did not converge).
+    PushingDiverged {
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -348,6 +412,46 @@ impl fmt::Display for Error {
                 value,
                 allowed,
             } => write!(f, "{what} = {value} is out of range: {allowed}"),
+            Error::NotAcceptor { op, operand } => write!(
+                f,
+                "{op} needs acceptors, but operand {operand} has aux_labels (a transducer)"
+            ),
+            Error::FsaCountMismatch { a, b } => write!(
+                f,
+                "cannot pair {a} FSAs with {b} FSAs: the counts must match or one must be 1"
+            ),
+            Error::FsaIndexOutOfRange {
+                position,
+                index,
+                num_fsas,
+            } => write!(
+                f,
+                "index {index} at position {position} is outside an FsaVec of {num_fsas} FSAs"
+            ),
+            Error::HasEpsilon { op, fsa, arc } => write!(
+                f,
+                "{op} needs an epsilon-free FSA, but arc {arc} of FSA {fsa} has label 0"
+            ),
+            Error::PositiveEpsilonCycle { fsa, state } => write!(
+                f,
+                "FSA {fsa} has an epsilon cycle with positive score reachable from state {state}"
+            ),
+            Error::DeterminizeLimit {
+                fsa,
+                max_states,
+                max_arcs,
+            } => write!(
+                f,
+                "determinizing FSA {fsa} passed the bound of {max_states} states or {max_arcs} arcs (is it determinizable?)"
+            ),
+            Error::NotDeterministic { fsa, state, label } => write!(
+                f,
+                "FSA {fsa} is not deterministic: state {state} has two arcs labelled {label}"
+            ),
+            Error::PushingDiverged { fsa } => write!(
+                f,
+                "weight pushing of FSA {fsa} found no finite potentials (positive cycle or no convergence)"
+            ),
         }
     }
 }

@@ -39,6 +39,7 @@
 //!
 //! Feature flags: none. Parallelism is always on above [`PARALLEL_MIN_ARCS`] arcs.
 
+mod algebra;
 mod arc;
 mod attr;
 mod dot;
@@ -55,6 +56,7 @@ mod view;
 #[doc = include_str!("../../../docs/ragged-fsa.md")]
 pub mod guide {}
 
+pub use algebra::{DeterminizeConfig, WeightPushing};
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use error::{Error, ParseProblem};
