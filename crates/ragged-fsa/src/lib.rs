@@ -40,6 +40,7 @@
 
 mod arc;
 mod attr;
+mod dense;
 mod dot;
 mod error;
 mod fsa;
@@ -56,6 +57,7 @@ pub mod guide {}
 
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
+pub use dense::{ctc_loss, ctc_loss_with, intersect_dense, CtcLoss, CtcLossConfig, DenseFsaVec};
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};

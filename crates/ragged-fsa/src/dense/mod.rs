@@ -1,0 +1,10 @@
+//! Training and decoding with dense FSAs (network outputs): `DenseFsaVec`, `intersect_dense`,
+//! the CTC loss and their gradients.
+
+pub(crate) mod ctc;
+pub(crate) mod dense_fsa;
+pub(crate) mod intersect_dense;
+
+pub use ctc::{ctc_loss, ctc_loss_with, CtcLoss, CtcLossConfig};
+pub use dense_fsa::DenseFsaVec;
+pub use intersect_dense::intersect_dense;
