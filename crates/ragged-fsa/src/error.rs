@@ -294,6 +294,13 @@ pub enum Error {
         /// Its value.
         value: f32,
     },
+    /// `max_active_states` not above `min_active_states`.
+    BadActiveStates {
+        /// The minimum given.
+        min_active_states: usize,
+        /// The maximum given.
+        max_active_states: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -408,6 +415,13 @@ impl fmt::Display for Error {
             Error::BadBeam { name, value } => {
                 write!(f, "{name} = {value} must be a positive number")
             }
+            Error::BadActiveStates {
+                min_active_states,
+                max_active_states,
+            } => write!(
+                f,
+                "max_active_states = {max_active_states} must exceed min_active_states = {min_active_states}"
+            ),
         }
     }
 }

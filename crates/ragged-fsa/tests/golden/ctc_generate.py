@@ -20,6 +20,10 @@ and the answers:
                    tot_log_<beam> / tot_tropical_<beam>: intersect_dense total scores
                    k2_loss: k2.ctc_loss(output_beam=10, reduction="none")
                    k2_grad: d(sum of that loss)/d(log_probs) (k2's autograd)
+  ctc_k2_pruned.txt  a seeded cyclic graph (k2 text, lines joined by ` ; `) shared by all
+                 segments, k2.intersect_dense_pruned at beams (search 4, output 3, active
+                 states 1..3) and (20, 8, 30..10000): best path score and labels
+                 (k2.shortest_path) and the lattice's log total
 Inputs are seeded, so re-running reproduces the files.
 """
 
@@ -142,5 +146,56 @@ def main():
         f.write("".join(k2_cases))
 
 
+def random_graph_text(rng, num_states, c):
+    """A cyclic graph in k2 text: arcs sorted as k2.arc_sort sorts them (label, then dest)."""
+    final = num_states - 1
+    lines = []
+    for s in range(final):
+        arcs = []
+        for _ in range(rng.randrange(2, 6)):
+            arcs.append((rng.randrange(0, final), rng.randrange(0, c), round(rng.uniform(-2, 0), 2)))
+        if s >= final // 2 or rng.random() < 0.3:
+            arcs.append((final, -1, round(rng.uniform(-1, 0), 2)))
+        arcs.sort(key=lambda a: (a[1], a[0]))
+        lines += [f"{s} {d} {lab} {w}" for d, lab, w in arcs]
+    lines.append(str(final))
+    return "\n".join(lines)
+
+
+def pruned_cases():
+    rng = random.Random(7)
+    out = []
+    for k in range(8):
+        n, c, t = rng.randrange(1, 4), rng.randrange(3, 7), rng.randrange(8, 25)
+        graph_text = random_graph_text(rng, rng.randrange(5, 12), c)
+        graph = k2.arc_sort(k2.Fsa.from_str(graph_text))
+        log_probs = torch.log_softmax(make_logits(rng, n, t, c), dim=2).contiguous()
+        segments = [[i, 0, rng.randrange(1, t + 1)] for i in range(n)]
+        dense = k2.DenseFsaVec(log_probs, torch.tensor(segments, dtype=torch.int32))
+        graphs = k2.create_fsa_vec([graph])
+        lines = [f"=== pruned_{k}", f"dims: {n} {t} {c}",
+                 "log_probs: " + floats(log_probs.reshape(-1).tolist()),
+                 "segments: " + ints(x for s in segments for x in s),
+                 "graph: " + graph_text.replace("\n", " ; ")]
+        for search_beam, output_beam, min_a, max_a in ((4.0, 3.0, 1, 3), (20.0, 8.0, 30, 10000)):
+            lattice = k2.intersect_dense_pruned(graphs, dense, search_beam=search_beam,
+                                                output_beam=output_beam,
+                                                min_active_states=min_a,
+                                                max_active_states=max_a)
+            best = k2.shortest_path(lattice, use_double_scores=True)
+            tag = f"{search_beam:g}_{output_beam:g}_{min_a}_{max_a}"
+            lines.append(f"best_score_{tag}: " + floats(
+                best.get_tot_scores(log_semiring=False, use_double_scores=True).tolist()))
+            lines.append(f"tot_log_{tag}: " + floats(
+                lattice.get_tot_scores(log_semiring=True, use_double_scores=True).tolist()))
+            for i in range(n):
+                labels = [x for x in best[i].labels.tolist() if x != -1]
+                lines.append(f"best_labels_{tag} {i}: " + ints(labels))
+        out.append("\n".join(lines) + "\n")
+    with open(os.path.join(HERE, "ctc_k2_pruned.txt"), "w") as f:
+        f.write("".join(out))
+
+
 if __name__ == "__main__":
     main()
+    pruned_cases()
