@@ -323,6 +323,81 @@ pub enum Error {
         /// The FSA index (0 for a single FSA).
         fsa: usize,
     },
+    /// A supervision segment outside its `log_probs` (bad sequence index, negative start or
+    /// duration, or frames past the end of the sequence).
+    SegmentOutOfRange {
+        /// The segment index (its row in the segments given).
+        segment: usize,
+        /// The sequence index it names.
+        sequence: i32,
+        /// Its start frame.
+        start: i32,
+        /// Its number of frames.
+        duration: i32,
+        /// The number of sequences `N` of `log_probs`.
+        num_sequences: usize,
+        /// The number of frames `T` of `log_probs`.
+        num_frames: usize,
+    },
+    /// A NaN in `log_probs` at a frame some segment reads.
+    NanLogProb {
+        /// The sequence index.
+        sequence: usize,
+        /// The frame.
+        frame: usize,
+        /// The symbol.
+        symbol: usize,
+    },
+    /// A size computed from the input does not fit the offsets (`i32`) or memory.
+    TooLarge {
+        /// What was too large.
+        what: &'static str,
+    },
+    /// A graph arc's label is outside `-1..C` for dense FSAs with `C` symbols.
+    LabelOutOfRange {
+        /// The FSA index in the graphs.
+        fsa: usize,
+        /// The arc index within that FSA.
+        arc: usize,
+        /// The label.
+        label: i32,
+        /// The number of symbols `C`.
+        num_symbols: usize,
+    },
+    /// Two counts that must agree do not (graphs and segments, a map and the graphs).
+    CountMismatch {
+        /// What is counted.
+        what: &'static str,
+        /// The count needed.
+        expected: usize,
+        /// The count found.
+        got: usize,
+    },
+    /// An entry of an index map outside `0..size`.
+    MapOutOfRange {
+        /// The map's name.
+        map: &'static str,
+        /// The position in the map.
+        position: usize,
+        /// The value there.
+        value: i32,
+        /// The size it indexes.
+        size: usize,
+    },
+    /// A beam or threshold that is NaN, zero or negative.
+    BadBeam {
+        /// The parameter name.
+        name: &'static str,
+        /// Its value.
+        value: f32,
+    },
+    /// `max_active_states` not above `min_active_states`.
+    BadActiveStates {
+        /// The minimum given.
+        min_active_states: usize,
+        /// The maximum given.
+        max_active_states: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -451,6 +526,59 @@ impl fmt::Display for Error {
             Error::PushingDiverged { fsa } => write!(
                 f,
                 "weight pushing of FSA {fsa} found no finite potentials (positive cycle or no convergence)"
+            ),
+            Error::SegmentOutOfRange {
+                segment,
+                sequence,
+                start,
+                duration,
+                num_sequences,
+                num_frames,
+            } => write!(
+                f,
+                "supervision segment {segment} (sequence {sequence}, start frame {start}, {duration} frames) does not fit log_probs with {num_sequences} sequences of {num_frames} frames"
+            ),
+            Error::NanLogProb {
+                sequence,
+                frame,
+                symbol,
+            } => write!(
+                f,
+                "log_probs[{sequence}, {frame}, {symbol}] is NaN"
+            ),
+            Error::TooLarge { what } => write!(f, "{what} too large"),
+            Error::LabelOutOfRange {
+                fsa,
+                arc,
+                label,
+                num_symbols,
+            } => write!(
+                f,
+                "arc {arc} of graph {fsa} has label {label}, outside -1..{num_symbols} for dense FSAs with {num_symbols} symbols"
+            ),
+            Error::CountMismatch {
+                what,
+                expected,
+                got,
+            } => write!(f, "{got} {what} where {expected} are needed"),
+            Error::MapOutOfRange {
+                map,
+                position,
+                value,
+                size,
+            } => write!(
+                f,
+                "{map}[{position}] = {value} is outside 0..{size}"
+            ),
+            Error::BadBeam { name, value } => {
+                write!(f, "{name} = {value} must be a positive number")
+            }
+            Error::BadActiveStates {
+                min_active_states,
+                max_active_states,
+            } => write!(
+                f,
+                "max_active_states = {max_active_states} must exceed min_active_states = {min_active_states}"
             ),
         }
     }

@@ -42,6 +42,7 @@
 mod algebra;
 mod arc;
 mod attr;
+mod dense;
 mod dot;
 mod error;
 mod fsa;
@@ -59,6 +60,10 @@ pub mod guide {}
 pub use algebra::{DeterminizeConfig, WeightPushing};
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
+pub use dense::{
+    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, one_best, BestPath,
+    CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss,
+};
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};

@@ -1,0 +1,354 @@
+//! CTC loss and its gradient (k2's `ctc_loss`, torch's `ctc_loss`): forward-backward in the
+//! log semiring over the graph x frames trellis, without building the lattice.
+
+use ndarray::Array3;
+
+use crate::dense::dense_fsa::DenseFsaVec;
+use crate::dense::intersect_dense::{check_beam, intersect_dense, map_pairs, prepare};
+use crate::error::Error;
+use crate::fsa::FsaVec;
+use crate::kernels::scores::{self, Semiring};
+use crate::view::FsaView;
+
+/// The CTC loss of every supervision segment and its gradient.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CtcLoss {
+    /// One per supervision segment, in the order given: `-(total log score)`; `+inf` for a
+    /// segment no path survives (or 0 with [`CtcLossConfig::zero_infinity`]).
+    pub loss: Vec<f64>,
+    /// `d(sum of loss) / d(log_probs)`, the shape of `log_probs`; zero on frames outside
+    /// every segment and for infinite losses.
+    pub grad: Array3<f32>,
+}
+
+/// Options of [`ctc_loss_with`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CtcLossConfig {
+    /// k2's `output_beam`: the lattice keeps arcs within this of the best path before the
+    /// log-semiring total is taken. `f32::INFINITY` (the default) gives the exact CTC
+    /// objective (torch's), computed on the trellis directly; a finite beam builds the
+    /// pruned lattice with [`intersect_dense`] as k2 does.
+    pub output_beam: f32,
+    /// torch's `zero_infinity`: an infinite loss (no path) is reported as 0. Its gradient is
+    /// zero either way.
+    pub zero_infinity: bool,
+}
+
+impl Default for CtcLossConfig {
+    fn default() -> Self {
+        Self {
+            output_beam: f32::INFINITY,
+            zero_infinity: false,
+        }
+    }
+}
+
+/// The log-semiring forward-backward of one graph against one dense FSA: the total log
+/// score and the occupation of every (frame, column) the graph's labels use.
+#[derive(Debug, Clone)]
+pub(crate) struct Posteriors {
+    /// The total log score, `-inf` when no path exists.
+    pub(crate) tot: f64,
+    /// The dense-score columns (label + 1) the graph uses, ascending.
+    pub(crate) cols: Vec<u32>,
+    /// `occ[t * cols.len() + k]`: the posterior probability of column `cols[k]` on frame `t`,
+    /// for the frames of the segment (the final row left out). Empty when `tot` is `-inf`.
+    pub(crate) occ: Vec<f64>,
+}
+
+/// One graph prepared for the trellis: its arcs with compact label indices and weights.
+struct Trellis {
+    num_states: usize,
+    src: Vec<u32>,
+    dest: Vec<u32>,
+    lab: Vec<u32>,
+    weight: Vec<f64>,
+    max_score: f64,
+    cols: Vec<u32>,
+}
+
+impl Trellis {
+    fn new(graph: FsaView<'_>, num_cols: usize) -> Self {
+        let mut used = vec![u32::MAX; num_cols];
+        for arc in graph.arcs {
+            used[(arc.label + 1) as usize] = 0;
+        }
+        let mut cols = Vec::new();
+        for (col, slot) in used.iter_mut().enumerate() {
+            if *slot == 0 {
+                *slot = cols.len() as u32;
+                cols.push(col as u32);
+            }
+        }
+        let max_score = graph
+            .arcs
+            .iter()
+            .map(|a| a.score as f64)
+            .filter(|s| s.is_finite())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let max_score = if max_score.is_finite() {
+            max_score
+        } else {
+            0.0
+        };
+        Self {
+            num_states: graph.num_states(),
+            src: graph.arcs.iter().map(|a| a.src_state as u32).collect(),
+            dest: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
+            lab: graph
+                .arcs
+                .iter()
+                .map(|a| used[(a.label + 1) as usize])
+                .collect(),
+            weight: graph
+                .arcs
+                .iter()
+                .map(|a| (a.score as f64 - max_score).exp())
+                .collect(),
+            max_score,
+            cols,
+        }
+    }
+
+    /// Forward-backward in scaled probabilities (each frame's vector divided by its largest
+    /// entry, the logs of the divisors summed in `f64`).
+    fn run(&self, dense: &[f32], num_cols: usize) -> Posteriors {
+        let rows = dense.len() / num_cols;
+        let (num_states, k) = (self.num_states, self.cols.len());
+        let infeasible = || Posteriors {
+            tot: f64::NEG_INFINITY,
+            cols: self.cols.clone(),
+            occ: Vec::new(),
+        };
+        if num_states == 0 || rows == 0 {
+            return infeasible();
+        }
+        // per-frame emission weights exp(score - frame max) over the used columns
+        let mut emit = vec![0f64; rows * k];
+        let mut shift = vec![0f64; rows];
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let m = self
+                .cols
+                .iter()
+                .map(|&c| row[c as usize])
+                .fold(f32::NEG_INFINITY, f32::max);
+            if m == f32::NEG_INFINITY {
+                return infeasible();
+            }
+            shift[t] = m as f64 + self.max_score;
+            for (e, &c) in emit[t * k..(t + 1) * k].iter_mut().zip(&self.cols) {
+                *e = (row[c as usize] as f64 - m as f64).exp();
+            }
+        }
+        // forward: alpha[t] for t in 0..=rows, each scaled to max 1
+        let mut alpha = vec![0f64; (rows + 1) * num_states];
+        alpha[0] = 1.0;
+        let mut log_scale = 0f64;
+        for t in 0..rows {
+            let e = &emit[t * k..(t + 1) * k];
+            let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+            for i in 0..self.src.len() {
+                let a = cur[self.src[i] as usize];
+                next[self.dest[i] as usize] += a * self.weight[i] * e[self.lab[i] as usize];
+            }
+            let m = next.iter().copied().fold(0f64, f64::max);
+            if m == 0.0 || !m.is_finite() {
+                return infeasible();
+            }
+            let inv = 1.0 / m;
+            next.iter_mut().for_each(|x| *x *= inv);
+            log_scale += m.ln() + shift[t];
+        }
+        let last = alpha[rows * num_states + num_states - 1];
+        if last == 0.0 {
+            return infeasible();
+        }
+        let tot = log_scale + last.ln();
+        // backward, with arc posteriors of each frame normalised to sum to one (every path
+        // takes exactly one arc per frame)
+        let mut beta_next = vec![0f64; num_states];
+        let mut beta_cur = vec![0f64; num_states];
+        beta_next[num_states - 1] = 1.0;
+        let frames = rows - 1;
+        let mut occ = vec![0f64; frames * k];
+        let mut frame_occ = vec![0f64; k];
+        for t in (0..rows).rev() {
+            let e = &emit[t * k..(t + 1) * k];
+            let a_t = &alpha[t * num_states..(t + 1) * num_states];
+            beta_cur.iter_mut().for_each(|x| *x = 0.0);
+            frame_occ.iter_mut().for_each(|x| *x = 0.0);
+            let mut sum = 0f64;
+            for i in 0..self.src.len() {
+                let lab = self.lab[i] as usize;
+                let w = self.weight[i] * e[lab] * beta_next[self.dest[i] as usize];
+                let src = self.src[i] as usize;
+                beta_cur[src] += w;
+                let post = a_t[src] * w;
+                frame_occ[lab] += post;
+                sum += post;
+            }
+            if t < frames && sum > 0.0 {
+                let inv = 1.0 / sum;
+                for (o, f) in occ[t * k..(t + 1) * k].iter_mut().zip(&frame_occ) {
+                    *o = f * inv;
+                }
+            }
+            let m = beta_cur.iter().copied().fold(0f64, f64::max);
+            if m > 0.0 {
+                let inv = 1.0 / m;
+                beta_cur.iter_mut().for_each(|x| *x *= inv);
+            }
+            std::mem::swap(&mut beta_cur, &mut beta_next);
+        }
+        Posteriors {
+            tot,
+            cols: self.cols.clone(),
+            occ,
+        }
+    }
+}
+
+/// Posteriors of every (graph, dense FSA) pair, on the trellis (`output_beam` infinite) or
+/// on k2's pruned lattice.
+pub(crate) fn pair_posteriors(
+    graphs: &FsaVec,
+    dense: &DenseFsaVec,
+    pairs: &[(usize, usize)],
+    output_beam: f32,
+) -> Result<Vec<Posteriors>, Error> {
+    let num_cols = dense.num_cols();
+    if output_beam == f32::INFINITY {
+        // prepare each distinct graph once
+        let trellises: Vec<Option<Trellis>> = {
+            let mut needed = vec![false; graphs.num_fsas()];
+            pairs.iter().for_each(|&(a, _)| needed[a] = true);
+            needed
+                .iter()
+                .enumerate()
+                .map(|(a, &n)| n.then(|| Trellis::new(graphs.view(a), num_cols)))
+                .collect()
+        };
+        return Ok(map_pairs(
+            pairs,
+            |a, b| graphs.arc_range(a).len() * (dense.duration(b) + 1),
+            |a, b| {
+                trellises[a]
+                    .as_ref()
+                    .expect("prepared above")
+                    .run(dense.fsa_scores(b), num_cols)
+            },
+        ));
+    }
+    // k2's way: the pruned lattice, then arc posteriors on it
+    let map: Vec<i32> = pairs.iter().map(|&(_, b)| b as i32).collect();
+    let (lattice, _, b_arc_map) = if pairs.iter().enumerate().all(|(i, &(a, _))| a == i) {
+        intersect_dense(graphs, dense, output_beam, Some(&map))?
+    } else {
+        // a shared graph: repeat it per pair
+        let repeated: Vec<crate::fsa::Fsa> = pairs.iter().map(|&(a, _)| graphs.get(a)).collect();
+        let graphs = crate::fsa::create_fsa_vec(&repeated);
+        intersect_dense(&graphs, dense, output_beam, Some(&map))?
+    };
+    let arc_splits: Vec<usize> = (0..=lattice.num_fsas())
+        .map(|i| {
+            if i == lattice.num_fsas() {
+                lattice.num_arcs()
+            } else {
+                lattice.arc_range(i).start
+            }
+        })
+        .collect();
+    Ok(lattice.map_views(|i, view| {
+        let cols = Trellis::new(graphs.view(pairs[i].0), num_cols).cols;
+        let b = pairs[i].1;
+        let frames = dense.duration(b);
+        let tot = scores::tot::<f64>(view, Semiring::Log);
+        if tot == f64::NEG_INFINITY {
+            return Posteriors {
+                tot,
+                cols,
+                occ: Vec::new(),
+            };
+        }
+        let post = scores::arc_post::<f64>(view, Semiring::Log);
+        let mut occ = vec![0f64; frames * cols.len()];
+        let row0 = dense.row_splits()[b] as usize;
+        for (local, p) in post.iter().enumerate() {
+            let idx = b_arc_map[arc_splits[i] + local] as usize;
+            let (row, col) = (idx / num_cols - row0, (idx % num_cols) as u32);
+            if row < frames {
+                let k = cols.binary_search(&col).expect("a column of the graph");
+                occ[row * cols.len() + k] += p.exp();
+            }
+        }
+        Posteriors { tot, cols, occ }
+    }))
+}
+
+/// Adds `scale * occ` of each pair into `grad` (shape of `log_probs`).
+pub(crate) fn scatter(
+    grad: &mut Array3<f32>,
+    dense: &DenseFsaVec,
+    pairs: &[(usize, usize)],
+    posts: &[Posteriors],
+    scale: f64,
+) {
+    for (&(_, b), post) in pairs.iter().zip(posts) {
+        if post.occ.is_empty() {
+            continue;
+        }
+        let [seq, start, _] = dense.segments()[b];
+        let k = post.cols.len();
+        for t in 0..dense.duration(b) {
+            let mut row = grad.slice_mut(ndarray::s![seq as usize, start as usize + t, ..]);
+            for (&col, &o) in post.cols.iter().zip(&post.occ[t * k..(t + 1) * k]) {
+                if col > 0 {
+                    row[col as usize - 1] += (scale * o) as f32;
+                }
+            }
+        }
+    }
+}
+
+/// The CTC loss of each supervision segment against its graph (k2's `ctc_loss` with
+/// `reduction="none"`), with `output_beam` as k2's; see [`ctc_loss_with`].
+pub fn ctc_loss(graphs: &FsaVec, dense: &DenseFsaVec, output_beam: f32) -> Result<CtcLoss, Error> {
+    ctc_loss_with(
+        graphs,
+        dense,
+        &CtcLossConfig {
+            output_beam,
+            ..CtcLossConfig::default()
+        },
+    )
+}
+
+/// The CTC loss of each supervision segment and `d(sum of loss)/d(log_probs)`.
+///
+/// `graphs` holds one graph per segment (e.g. from [`FsaVec::ctc_graph`]) or a single graph
+/// shared by all. Every graph arc consumes one frame (label 0 is blank), `-1` arcs the final
+/// row. A segment with no path gets `loss = +inf` (0 with `zero_infinity`) and no gradient.
+pub fn ctc_loss_with(
+    graphs: &FsaVec,
+    dense: &DenseFsaVec,
+    config: &CtcLossConfig,
+) -> Result<CtcLoss, Error> {
+    check_beam("output_beam", config.output_beam)?;
+    let pairs = prepare(graphs, dense, None)?;
+    let posts = pair_posteriors(graphs, dense, &pairs, config.output_beam)?;
+    let [n, t, c] = dense.log_probs_dim();
+    let mut grad = Array3::<f32>::zeros((n, t, c));
+    scatter(&mut grad, dense, &pairs, &posts, -1.0);
+    let loss = posts
+        .iter()
+        .map(|p| {
+            if p.tot == f64::NEG_INFINITY && config.zero_infinity {
+                0.0
+            } else {
+                -p.tot
+            }
+        })
+        .collect();
+    Ok(CtcLoss { loss, grad })
+}

@@ -1,0 +1,273 @@
+//! `DenseFsaVec`: per-frame log-probabilities of a batch of supervision segments, laid out as
+//! k2 lays them out (one extra final row per segment, one extra column for label `-1`).
+
+use ndarray::ArrayView3;
+
+use crate::error::Error;
+
+/// Network outputs as dense FSAs, one per supervision segment (k2's `DenseFsaVec`).
+///
+/// Segment `i` with `d` frames owns rows `row_splits[i]..row_splits[i + 1]` (`d + 1` rows) of
+/// the `scores` matrix, which has `C + 1` columns: column 0 is label `-1` and column `c + 1`
+/// is symbol `c`. Its first `d` rows hold `log_probs[seq, start..start + d, ..]` with `-inf`
+/// in column 0; its last row is `[0, -inf, ..., -inf]` (only the final arc is possible).
+///
+/// **Invariants:** no score is NaN; `row_splits` starts at 0 and grows by `duration + 1` per
+/// segment; every segment lies inside its sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseFsaVec {
+    scores: Vec<f32>,
+    num_cols: usize,
+    row_splits: Vec<i32>,
+    segments: Vec<[i32; 3]>,
+    log_probs_dim: [usize; 3],
+}
+
+impl DenseFsaVec {
+    /// Builds the dense FSAs from `log_probs` `[N, T, C]` (symbol 0 is blank) and
+    /// `supervision_segments` (sequence index, start frame, number of frames), in any order;
+    /// FSA `i` is segment `i`.
+    pub fn new(
+        log_probs: ArrayView3<'_, f32>,
+        supervision_segments: &[[i32; 3]],
+    ) -> Result<Self, Error> {
+        let (n, t, c) = log_probs.dim();
+        let num_cols = c.checked_add(1).ok_or(Error::TooLarge {
+            what: "number of symbols",
+        })?;
+        // check the segments and count the rows before touching memory
+        let mut row_splits = Vec::with_capacity(supervision_segments.len() + 1);
+        row_splits.push(0i32);
+        let mut rows = 0i32;
+        for (idx, &[seq, start, duration]) in supervision_segments.iter().enumerate() {
+            let bad = seq < 0
+                || seq as usize >= n
+                || start < 0
+                || duration < 0
+                || (start as i64 + duration as i64) > t as i64
+                || (duration > 0 && start as usize >= t);
+            if bad {
+                return Err(Error::SegmentOutOfRange {
+                    segment: idx,
+                    sequence: seq,
+                    start,
+                    duration,
+                    num_sequences: n,
+                    num_frames: t,
+                });
+            }
+            rows = rows
+                .checked_add(duration)
+                .and_then(|r| r.checked_add(1))
+                .ok_or(Error::TooLarge {
+                    what: "total number of frames",
+                })?;
+            row_splits.push(rows);
+        }
+        let total = (rows as usize)
+            .checked_mul(num_cols)
+            .filter(|&s| s <= i32::MAX as usize)
+            .ok_or(Error::TooLarge {
+                what: "dense scores (frames x (symbols + 1))",
+            })?;
+        // NaN anywhere a segment reads
+        for &[seq, start, duration] in supervision_segments {
+            for frame in start..start + duration {
+                let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
+                if let Some(symbol) = row.iter().position(|x| x.is_nan()) {
+                    return Err(Error::NanLogProb {
+                        sequence: seq as usize,
+                        frame: frame as usize,
+                        symbol,
+                    });
+                }
+            }
+        }
+        let mut scores = Vec::new();
+        scores
+            .try_reserve_exact(total)
+            .map_err(|_| Error::TooLarge {
+                what: "dense scores (allocation failed)",
+            })?;
+        for &[seq, start, duration] in supervision_segments {
+            for frame in start..start + duration {
+                scores.push(f32::NEG_INFINITY);
+                let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
+                match row.as_slice() {
+                    Some(s) => scores.extend_from_slice(s),
+                    None => scores.extend(row.iter().copied()),
+                }
+            }
+            scores.push(0.0);
+            scores.extend(std::iter::repeat_n(f32::NEG_INFINITY, c));
+        }
+        debug_assert_eq!(scores.len(), total);
+        Ok(Self {
+            scores,
+            num_cols,
+            row_splits,
+            segments: supervision_segments.to_vec(),
+            log_probs_dim: [n, t, c],
+        })
+    }
+
+    /// The number of dense FSAs (supervision segments).
+    pub fn num_fsas(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// The number of symbols `C` (the scores have `C + 1` columns).
+    pub fn num_symbols(&self) -> usize {
+        self.num_cols - 1
+    }
+
+    /// The number of columns of [`DenseFsaVec::scores`]: `C + 1`.
+    pub fn num_cols(&self) -> usize {
+        self.num_cols
+    }
+
+    /// The number of frames of FSA `i`, not counting the final row (k2's `duration`).
+    pub fn duration(&self, i: usize) -> usize {
+        (self.row_splits[i + 1] - self.row_splits[i] - 1) as usize
+    }
+
+    /// The row splits of the scores: FSA `i` owns rows `row_splits[i]..row_splits[i + 1]`.
+    pub fn row_splits(&self) -> &[i32] {
+        &self.row_splits
+    }
+
+    /// The supervision segments as given.
+    pub fn segments(&self) -> &[[i32; 3]] {
+        &self.segments
+    }
+
+    /// The shape `[N, T, C]` of the `log_probs` this was built from.
+    pub fn log_probs_dim(&self) -> [usize; 3] {
+        self.log_probs_dim
+    }
+
+    /// All scores, row-major, `num_cols()` per row (the `b_arc_map` of
+    /// [`intersect_dense`](crate::intersect_dense) indexes into this).
+    pub fn scores(&self) -> &[f32] {
+        &self.scores
+    }
+
+    /// The scores rows of FSA `i` (its `duration(i) + 1` rows, row-major).
+    pub fn fsa_scores(&self, i: usize) -> &[f32] {
+        let (r0, r1) = (self.row_splits[i] as usize, self.row_splits[i + 1] as usize);
+        &self.scores[r0 * self.num_cols..r1 * self.num_cols]
+    }
+
+    /// Maps an index into [`DenseFsaVec::scores`] back to the `(sequence, frame, symbol)` of
+    /// `log_probs` it was copied from; `None` for the added column and the final rows.
+    pub fn scores_index_to_log_probs(&self, index: usize) -> Option<(usize, usize, usize)> {
+        let row = index / self.num_cols;
+        let col = index % self.num_cols;
+        let num_rows = *self.row_splits.last().expect("row splits start with 0") as usize;
+        if col == 0 || row >= num_rows {
+            return None;
+        }
+        let fsa = self.row_splits.partition_point(|&s| s as usize <= row) - 1;
+        let local = row - self.row_splits[fsa] as usize;
+        if local >= self.duration(fsa) {
+            return None;
+        }
+        let [seq, start, _] = self.segments[fsa];
+        Some((seq as usize, start as usize + local, col - 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array3;
+
+    fn lp(n: usize, t: usize, c: usize) -> Array3<f32> {
+        Array3::from_shape_fn((n, t, c), |(i, j, k)| (i * 100 + j * 10 + k) as f32)
+    }
+
+    #[test]
+    fn layout_matches_k2() {
+        let x = lp(2, 3, 2);
+        let d = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 1]]).unwrap();
+        let inf = f32::NEG_INFINITY;
+        assert_eq!(d.row_splits(), &[0, 3, 5]);
+        assert_eq!(
+            d.scores(),
+            &[
+                inf, 110., 111., inf, 120., 121., 0., inf, inf, // segment 0
+                inf, 0., 1., 0., inf, inf // segment 1
+            ]
+        );
+        assert_eq!(d.duration(0), 2);
+        assert_eq!(d.duration(1), 1);
+        assert_eq!(d.scores_index_to_log_probs(4), Some((1, 2, 0)));
+        assert_eq!(d.scores_index_to_log_probs(3), None);
+        assert_eq!(d.scores_index_to_log_probs(7), None);
+        assert_eq!(d.scores_index_to_log_probs(11), Some((0, 0, 1)));
+    }
+
+    #[test]
+    fn strided_views_read_the_right_values() {
+        let x = lp(2, 3, 4);
+        let view = x.slice(ndarray::s![.., .., ..;2]);
+        let d = DenseFsaVec::new(view, &[[0, 2, 1]]).unwrap();
+        assert_eq!(d.fsa_scores(0)[..3], [f32::NEG_INFINITY, 20., 22.]);
+    }
+
+    #[test]
+    fn bad_segments_are_errors() {
+        let x = lp(2, 3, 2);
+        for seg in [
+            [2, 0, 1],
+            [-1, 0, 1],
+            [0, -1, 1],
+            [0, 0, -1],
+            [0, 2, 2],
+            [0, 3, 1],
+        ] {
+            assert_eq!(
+                DenseFsaVec::new(x.view(), &[[0, 0, 1], seg]),
+                Err(Error::SegmentOutOfRange {
+                    segment: 1,
+                    sequence: seg[0],
+                    start: seg[1],
+                    duration: seg[2],
+                    num_sequences: 2,
+                    num_frames: 3
+                }),
+                "{seg:?}"
+            );
+        }
+        let msg = DenseFsaVec::new(x.view(), &[[0, 2, 2]])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            msg,
+            "supervision segment 0 (sequence 0, start frame 2, 2 frames) does not fit log_probs with 2 sequences of 3 frames"
+        );
+    }
+
+    #[test]
+    fn nan_is_an_error_where_a_segment_reads_it() {
+        let mut x = lp(2, 3, 2);
+        x[[1, 2, 1]] = f32::NAN;
+        assert!(DenseFsaVec::new(x.view(), &[[1, 0, 2]]).is_ok());
+        assert_eq!(
+            DenseFsaVec::new(x.view(), &[[1, 1, 2]]),
+            Err(Error::NanLogProb {
+                sequence: 1,
+                frame: 2,
+                symbol: 1
+            })
+        );
+    }
+
+    #[test]
+    fn empty_segments_have_only_the_final_row() {
+        let x = lp(1, 3, 1);
+        let d = DenseFsaVec::new(x.view(), &[[0, 3, 0]]).unwrap();
+        assert_eq!(d.scores(), &[0., f32::NEG_INFINITY]);
+        assert_eq!(d.duration(0), 0);
+    }
+}

@@ -1,0 +1,324 @@
+//! `intersect_dense`: the exact intersection of graphs with dense FSAs (k2's
+//! `IntersectDense`), pruned afterwards with forward-backward scores to `output_beam`.
+
+use rayon::prelude::*;
+
+use crate::arc::Arc;
+use crate::dense::dense_fsa::DenseFsaVec;
+use crate::error::Error;
+use crate::fsa::FsaVec;
+use crate::view::{Built, FsaView};
+
+/// Pairs of (graph index, dense FSA index) to intersect: `a_to_b_map` when given (one entry
+/// per graph), else graph `i` with dense FSA `i`, or one graph shared by every dense FSA.
+pub(crate) fn pair_up(
+    num_graphs: usize,
+    num_dense: usize,
+    a_to_b_map: Option<&[i32]>,
+) -> Result<Vec<(usize, usize)>, Error> {
+    match a_to_b_map {
+        Some(map) => {
+            if map.len() != num_graphs {
+                return Err(Error::CountMismatch {
+                    what: "entries in a_to_b_map",
+                    expected: num_graphs,
+                    got: map.len(),
+                });
+            }
+            map.iter()
+                .enumerate()
+                .map(|(position, &value)| {
+                    if value < 0 || value as usize >= num_dense {
+                        Err(Error::MapOutOfRange {
+                            map: "a_to_b_map",
+                            position,
+                            value,
+                            size: num_dense,
+                        })
+                    } else {
+                        Ok((position, value as usize))
+                    }
+                })
+                .collect()
+        }
+        None if num_graphs == num_dense => Ok((0..num_dense).map(|i| (i, i)).collect()),
+        None if num_graphs == 1 => Ok((0..num_dense).map(|i| (0, i)).collect()),
+        None => Err(Error::CountMismatch {
+            what: "graphs",
+            expected: num_dense,
+            got: num_graphs,
+        }),
+    }
+}
+
+/// Checks that every label of graph `fsa_idx` is in `-1..num_symbols`.
+pub(crate) fn check_labels(
+    view: FsaView<'_>,
+    fsa_idx: usize,
+    num_symbols: usize,
+) -> Result<(), Error> {
+    for (arc_idx, arc) in view.arcs.iter().enumerate() {
+        if arc.label < -1 || arc.label as i64 >= num_symbols as i64 {
+            return Err(Error::LabelOutOfRange {
+                fsa: fsa_idx,
+                arc: arc_idx,
+                label: arc.label,
+                num_symbols,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a beam: positive (infinity allowed), not NaN.
+pub(crate) fn check_beam(name: &'static str, value: f32) -> Result<(), Error> {
+    if value.is_nan() || value <= 0.0 {
+        return Err(Error::BadBeam { name, value });
+    }
+    Ok(())
+}
+
+/// Below this much work (arcs times frames, summed) the pairs run on the calling thread.
+pub(crate) const PARALLEL_MIN_WORK: usize = 1 << 15;
+
+/// Runs `f` over the pairs, in parallel when there is enough work.
+pub(crate) fn map_pairs<R: Send>(
+    pairs: &[(usize, usize)],
+    work: impl Fn(usize, usize) -> usize,
+    f: impl Fn(usize, usize) -> R + Sync + Send,
+) -> Vec<R> {
+    let total: usize = pairs.iter().map(|&(a, b)| work(a, b)).sum();
+    if pairs.len() > 1 && total >= PARALLEL_MIN_WORK {
+        pairs.par_iter().map(|&(a, b)| f(a, b)).collect()
+    } else {
+        pairs.iter().map(|&(a, b)| f(a, b)).collect()
+    }
+}
+
+/// Forward and backward Viterbi scores of one graph against one dense FSA, as k2 keeps them:
+/// `fwd[t * S + s]` (best score from the start to state `s` after `t` frames) and
+/// `bwd[t * S + s]` (best score from state `s` at frame `t` to the final state after the
+/// last row), for `t in 0..=rows`, in `f32` as k2 accumulates them.
+pub(crate) struct Viterbi {
+    pub(crate) fwd: Vec<f32>,
+    pub(crate) bwd: Vec<f32>,
+    pub(crate) cutoff: f32,
+    /// The smaller of the forward and backward best scores (`-inf`: no path).
+    pub(crate) tot: f32,
+}
+
+#[inline]
+fn arc_score(arc: &Arc, row: &[f32]) -> f32 {
+    arc.score + row[(arc.label + 1) as usize]
+}
+
+pub(crate) fn viterbi(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    output_beam: f32,
+) -> Viterbi {
+    let num_states = graph.num_states();
+    let rows = dense.len() / num_cols;
+    let slots = (rows + 1) * num_states;
+    let mut fwd = vec![f32::NEG_INFINITY; slots];
+    let mut bwd = vec![f32::NEG_INFINITY; slots];
+    if num_states == 0 {
+        return Viterbi {
+            fwd,
+            bwd,
+            cutoff: f32::INFINITY,
+            tot: f32::NEG_INFINITY,
+        };
+    }
+    fwd[0] = 0.0;
+    for t in 0..rows {
+        let row = &dense[t * num_cols..(t + 1) * num_cols];
+        let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+        for (state, &f) in cur.iter().enumerate() {
+            if f == f32::NEG_INFINITY {
+                continue;
+            }
+            for arc in graph.state_arcs(state) {
+                let v = f + arc_score(arc, row);
+                let slot = &mut next[arc.dest_state as usize];
+                if v > *slot {
+                    *slot = v;
+                }
+            }
+        }
+    }
+    bwd[rows * num_states + num_states - 1] = 0.0;
+    for t in (0..rows).rev() {
+        let row = &dense[t * num_cols..(t + 1) * num_cols];
+        let (cur, next) = bwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+        for (state, slot) in cur.iter_mut().enumerate() {
+            let mut best = f32::NEG_INFINITY;
+            for arc in graph.state_arcs(state) {
+                let b = next[arc.dest_state as usize];
+                if b == f32::NEG_INFINITY {
+                    continue;
+                }
+                let v = arc_score(arc, row) + b;
+                if v > best {
+                    best = v;
+                }
+            }
+            *slot = best;
+        }
+    }
+    let tot_fwd = fwd[rows * num_states + num_states - 1];
+    let tot_bwd = bwd[0];
+    Viterbi {
+        fwd,
+        bwd,
+        cutoff: tot_fwd.min(tot_bwd) - output_beam,
+        tot: tot_fwd.min(tot_bwd),
+    }
+}
+
+/// Intersects one graph with one dense FSA (its rows of the scores) and prunes to
+/// `output_beam` as k2 does: a state `(t, s)` is kept when `fwd + bwd > tot - beam`, an arc
+/// when its destination is kept and `fwd[src] + score + bwd[dest] > tot - beam`, where `tot`
+/// is the smaller of the forward and backward best scores. States are numbered by frame,
+/// then by graph state. Returns the lattice (local arc map into the graph) and, per arc, the
+/// row within these scores and the column.
+pub(crate) fn intersect_one(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    output_beam: f32,
+) -> (Built, Vec<(u32, u32)>) {
+    let num_states = graph.num_states();
+    let rows = dense.len() / num_cols;
+    let vit = viterbi(graph, dense, num_cols, output_beam);
+    let cutoff = vit.cutoff;
+    if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
+        return (Built::empty(), Vec::new());
+    }
+    let slots = (rows + 1) * num_states;
+    // new state numbers, -1 for pruned
+    let mut new_state = vec![-1i32; slots];
+    let mut next_id = 0i32;
+    for (slot, id) in new_state.iter_mut().enumerate() {
+        if vit.fwd[slot] + vit.bwd[slot] > cutoff {
+            *id = next_id;
+            next_id += 1;
+        }
+    }
+    let mut splits = Vec::with_capacity(next_id as usize + 1);
+    splits.push(0i32);
+    let mut arcs = Vec::new();
+    let mut arc_map = Vec::new();
+    let mut b_map = Vec::new();
+    let base = graph.splits[0];
+    for t in 0..=rows {
+        for state in 0..num_states {
+            let slot = t * num_states + state;
+            let src = new_state[slot];
+            if src < 0 {
+                continue;
+            }
+            if t < rows {
+                let row = &dense[t * num_cols..(t + 1) * num_cols];
+                let f = vit.fwd[slot];
+                let first = (graph.splits[state] - base) as usize;
+                for (k, arc) in graph.state_arcs(state).iter().enumerate() {
+                    let dest_slot = (t + 1) * num_states + arc.dest_state as usize;
+                    let dest = new_state[dest_slot];
+                    if dest < 0 {
+                        continue;
+                    }
+                    let score = arc_score(arc, row);
+                    if f + score + vit.bwd[dest_slot] > cutoff {
+                        arcs.push(Arc::new(src, dest, arc.label, score));
+                        arc_map.push((first + k) as i32);
+                        b_map.push((t as u32, (arc.label + 1) as u32));
+                    }
+                }
+            }
+            splits.push(arcs.len() as i32);
+        }
+    }
+    (
+        Built {
+            splits,
+            arcs,
+            arc_map,
+        },
+        b_map,
+    )
+}
+
+/// Checks the graphs against the dense FSAs and pairs them up.
+pub(crate) fn prepare(
+    a_fsas: &FsaVec,
+    b: &DenseFsaVec,
+    a_to_b_map: Option<&[i32]>,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let pairs = pair_up(a_fsas.num_fsas(), b.num_fsas(), a_to_b_map)?;
+    for i in 0..a_fsas.num_fsas() {
+        check_labels(a_fsas.view(i), i, b.num_symbols())?;
+    }
+    Ok(pairs)
+}
+
+/// Intersects each graph in `a_fsas` with its dense FSA in `b` (k2's `intersect_dense`),
+/// keeping the arcs on paths within `output_beam` of the best path (`f32::INFINITY` keeps
+/// every arc on a successful path).
+///
+/// Pairing: with `a_to_b_map`, graph `i` goes with dense FSA `a_to_b_map[i]` (any order,
+/// repeats allowed); without it, graph `i` with dense FSA `i`, or a single graph with every
+/// dense FSA. Every arc of a graph consumes one frame, label 0 included; the `-1` arcs
+/// consume the final row. The lattice has one FSA per pair, its states numbered by frame then
+/// graph state; arc scores are graph score plus dense score. Returns the lattice (with the
+/// graphs' attributes carried over), `a_arc_map` (lattice arc -> arc of `a_fsas`) and
+/// `b_arc_map` (lattice arc -> index into [`DenseFsaVec::scores`]).
+pub fn intersect_dense(
+    a_fsas: &FsaVec,
+    b: &DenseFsaVec,
+    output_beam: f32,
+    a_to_b_map: Option<&[i32]>,
+) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
+    check_beam("output_beam", output_beam)?;
+    let pairs = prepare(a_fsas, b, a_to_b_map)?;
+    let num_cols = b.num_cols();
+    let parts = map_pairs(
+        &pairs,
+        |a, bi| a_fsas.arc_range(a).len() * (b.duration(bi) + 1),
+        |a, bi| intersect_one(a_fsas.view(a), b.fsa_scores(bi), num_cols, output_beam),
+    );
+    assemble(a_fsas, b, &pairs, parts)
+}
+
+/// Turns per-pair lattices into one FsaVec with global arc maps.
+pub(crate) fn assemble(
+    a_fsas: &FsaVec,
+    b: &DenseFsaVec,
+    pairs: &[(usize, usize)],
+    parts: Vec<(Built, Vec<(u32, u32)>)>,
+) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
+    let num_cols = b.num_cols();
+    let total_arcs = parts
+        .iter()
+        .try_fold(0usize, |acc, p| acc.checked_add(p.0.arcs.len()))
+        .filter(|&n| n <= i32::MAX as usize)
+        .ok_or(Error::TooLarge {
+            what: "lattice arcs",
+        })?;
+    let mut b_arc_map = Vec::with_capacity(total_arcs);
+    for ((_, bi), (_, bmap)) in pairs.iter().zip(&parts) {
+        let row0 = b.row_splits()[*bi] as usize;
+        b_arc_map.extend(
+            bmap.iter()
+                .map(|&(t, col)| ((row0 + t as usize) * num_cols + col as usize) as i32),
+        );
+    }
+    let offsets: Vec<usize> = pairs
+        .iter()
+        .map(|&(a, _)| a_fsas.arc_range(a).start)
+        .collect();
+    let built: Vec<Built> = parts.into_iter().map(|p| p.0).collect();
+    let (lattice, a_arc_map) = FsaVec::from_built(built, &offsets, a_fsas.attrs());
+    Ok((lattice, a_arc_map, b_arc_map))
+}

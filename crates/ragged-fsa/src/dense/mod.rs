@@ -1,0 +1,14 @@
+//! Training and decoding with dense FSAs (network outputs): `DenseFsaVec`, `intersect_dense`,
+//! the CTC loss and their gradients.
+
+pub(crate) mod ctc;
+pub(crate) mod dense_fsa;
+pub(crate) mod intersect_dense;
+pub(crate) mod lattice;
+pub(crate) mod pruned;
+
+pub use ctc::{ctc_loss, ctc_loss_with, CtcLoss, CtcLossConfig};
+pub use dense_fsa::DenseFsaVec;
+pub use intersect_dense::intersect_dense;
+pub use lattice::{mmi_loss, one_best, BestPath, MmiLoss};
+pub use pruned::intersect_dense_pruned;
