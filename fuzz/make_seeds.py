@@ -132,6 +132,12 @@ def main():
     write("kaldi_text", "vector", b"\x02 [ 1 2 3 ]\n")
     write("kaldi_text", "vector-special", b"\x03 [ inf -inf nan -0 1e-320 ]\n")
 
+    # dense-matrix constructors: rows, cols, stride, then one byte per element.
+    write("dense_new", "2x3-stride4", bytes([2, 3, 4, 1, 2, 3, 0, 4, 5, 6]))
+    write("dense_new", "empty", bytes([0, 0, 0]))
+    write("dense_new", "wrap", bytes([0xfd, 1, 4, 0, 0, 0, 0]))
+    write("dense_new", "short", bytes([3, 2, 2, 1, 2, 3]))
+
     # TensorFlow's StructuredTensor examples (from_pyval docstrings and tests).
     docs = {
         "people": '[{"age": 12, "nicknames": ["Josaphine"], "shoes": {"sizes": [8.0, 7.5, 7.5]}},'

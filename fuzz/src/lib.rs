@@ -28,6 +28,7 @@
 //! ```
 
 pub mod dataflow_new;
+pub mod dense_new;
 pub mod fsa;
 pub mod json;
 pub mod kaldi;
@@ -47,6 +48,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("fsa_from_arcs", fsa::fsa_from_arcs),
     ("kaldi_binary", kaldi::kaldi_binary),
     ("kaldi_text", kaldi::kaldi_text),
+    ("dense_new", dense_new::dense_new),
     ("json", json::json),
     ("png_pipeline", png::png_pipeline),
     ("dataflow_new", dataflow_new::dataflow_new),
