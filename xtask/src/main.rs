@@ -1,10 +1,11 @@
-//! The workspace runner: `cargo xtask setup | test | demo | bench`.
+//! The workspace runner: `cargo xtask setup | test | demo | bench | fuzz`.
 //!
 //! A plain std binary (plus serde_json to read criterion's result files). It finds the
 //! crates under `crates/` by itself, so a new crate with an `examples/tour.rs` joins the
 //! tour, and one with criterion benches joins the benchmark table, without editing this file.
 
 mod bench;
+mod fuzz;
 mod msrv;
 mod setup;
 
@@ -26,6 +27,10 @@ commands:
                      scipy, awkward, OpenCV, TensorFlow, kaldifst, k2) in venvs under
                      target/; ours and the peers alternate over N rounds (default 3, 1 with
                      --quick); crate names restrict the run to those crates
+  fuzz [target] [--seconds N]
+                     the AFL++ campaign (cargo-afl, installed if missing) of one target or
+                     all, N seconds each (default 60): new corpus entries to fuzz/corpus/,
+                     crashes to fuzz/found/; prints executions, execs/s and crashes
 ";
 
 /// A failed step: what failed, for the one-line report at the end.
@@ -50,6 +55,7 @@ fn main() -> ExitCode {
             setup::run()?;
             bench::run(&options)
         }),
+        "fuzz" => fuzz::Options::parse(rest).and_then(|options| fuzz::run(&options)),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
