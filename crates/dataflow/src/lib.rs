@@ -66,6 +66,7 @@ pub use load::{
     compute, compute_slices, compute_with, delayed_target, dim2_rect, load, range_load, BlockFill,
     DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled, PAR_THRESHOLD,
 };
+pub use load::{last_band_count, par_threshold, with_par_threshold};
 pub use separable::convolve_separable;
 pub use shape::{Block, Clipped, Dim1, Dim2, Dim3, Margin, Shape};
 pub use source::{SliceWriter, Source, Target, Writer};

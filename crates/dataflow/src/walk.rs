@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::load::{block_rects, schedule_bands, Threads};
+use crate::load::{block_rects, par_threshold, schedule_bands, with_par_threshold, Threads};
 use crate::shape::{Block, Shape};
 use crate::source::Source;
 
@@ -189,12 +189,12 @@ where
     J: Fn(St, St) -> St + Sync,
 {
     let per = Threads::Fixed(threads.count().div_ceil(N.max(1)));
+    let threshold = par_threshold();
     let run = |k: usize| {
         let comp = crate::delayed::SourceExt::map(a, move |v: [T; N]| v[k]);
-        walk_p(&comp, per, &init, &f, &join)
+        with_par_threshold(threshold, || walk_p(&comp, per, &init, &f, &join))
     };
-    let mut out: Vec<St> = if threads.count() > 1 && a.extent().size() >= crate::load::PAR_THRESHOLD
-    {
+    let mut out: Vec<St> = if threads.count() > 1 && a.extent().size() >= threshold {
         (0..N).into_par_iter().map(run).collect()
     } else {
         (0..N).map(run).collect()

@@ -366,7 +366,7 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
             .for_each(|c| *c = if *c == EDGE { 255 } else { 0 })
     };
     let n = extent.size();
-    if n >= crate::load::PAR_THRESHOLD && threads.count() > 1 {
+    if n >= crate::load::par_threshold() && threads.count() > 1 {
         let chunk = n.div_ceil(threads.count()).max(1);
         map.as_mut_slice().par_chunks_mut(chunk).for_each(finish);
     } else {

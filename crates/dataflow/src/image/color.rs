@@ -73,7 +73,7 @@ unsafe fn grey_bytes_avx2(src: &[u8], out: &mut [u8]) -> usize {
     let n = out.len().min(src.len() / 3);
     let steps = n / 32;
     let [wr, wg, wb] = GREY_WEIGHTS;
-    // SAFETY (whole body): every load reads 16 bytes at `3 * (i + 8 g) + {0, 8}`, whose end
+    // SAFETY: (whole body) every load reads 16 bytes at `3 * (i + 8 g) + {0, 8}`, whose end
     // `3 i + 24 g + 24 <= 3 (i + 32)` stays inside `src`; every store writes 32 bytes at
     // `i <= n - 32` of `out`.
     unsafe {
@@ -113,7 +113,9 @@ unsafe fn grey_bytes_avx2(src: &[u8], out: &mut [u8]) -> usize {
     32 * steps
 }
 
-impl<A: Source<Elem = [u8; 3]>> Source for Grey<A> {
+// SAFETY: extent and positions are the RGB operand's; `fill_span` writes the span from
+// the operand's span (or element by element).
+unsafe impl<A: Source<Elem = [u8; 3]>> Source for Grey<A> {
     type Elem = u8;
     type Shape = A::Shape;
     const LINEAR: bool = A::LINEAR;
@@ -148,7 +150,7 @@ impl<A: Source<Elem = [u8; 3]>> Source for Grey<A> {
         cols: Range<usize>,
         out: *mut u8,
     ) {
-        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // SAFETY: (whole body) the caller keeps the span inside the extent and `out`
         // writable for `cols.len()` elements.
         unsafe {
             let n = cols.len();

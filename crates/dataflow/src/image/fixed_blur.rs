@@ -60,10 +60,12 @@ fn row_pass<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
     let c = P::C;
     let r = N / 2;
     let w = cols * c;
-    // SAFETY: row q and columns 0..cols lie inside the extent; `scratch` holds `cols`.
+    assert_eq!(scratch.len(), cols, "blur: scratch row of the wrong length");
+    // SAFETY: row q and columns 0..cols lie inside the extent (the caller's rows).
     let row: &[u8] = match unsafe { a.span_slice(cols, q, 0..cols) } {
         Some(s) => P::bytes(s),
         None => {
+            // SAFETY: as above; `scratch` holds `cols` pixels (asserted above).
             unsafe { a.fill_span(a.extent(), cols, q, 0..cols, scratch.as_mut_ptr()) };
             P::bytes(scratch)
         }

@@ -49,6 +49,7 @@ fn count_band<A: Source<Elem = u8>>(a: &A, rows: Range<usize>, cols: usize) -> B
                 Some(s) => count4(s, &mut t),
                 None => {
                     buf.resize(n, 0u8);
+                    // SAFETY: as above; `buf` was just resized to hold the n elements.
                     unsafe { a.fill_span(extent, cols, row, c..c + n, buf.as_mut_ptr()) };
                     count4(&buf, &mut t);
                 }
