@@ -835,7 +835,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(crate::testing::proptest_config(48, 0x5eed_0003))]
         #[test]
         fn convolutions_match_a_naive_model(rows in 1usize..12, cols in 1usize..12, seed in any::<u64>(), mode_k in 0usize..5) {
             let mode = MODES[mode_k];
@@ -881,7 +881,7 @@ mod tests {
             out.into_iter().map(|v| v.into_inner()).collect()
         }
         fn by_spans<S: Source<Shape = Dim2, Elem = f32>>(s: &S) -> Vec<u32> {
-            compute_with(s, Plain, Threads::Fixed(3))
+            crate::load::with_par_threshold(0, || compute_with(s, Plain, Threads::Fixed(3)))
                 .as_slice()
                 .iter()
                 .map(|v| v.to_bits())

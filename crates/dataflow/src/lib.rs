@@ -73,3 +73,20 @@ pub use source::{SliceWriter, Source, Target, Writer};
 pub use walk::{
     fold_right, iwalk, mutate, range_walk, walk, walk_p, walk_slices_separate, walk_unrolled,
 };
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers shared by the unit tests.
+
+    /// A proptest configuration with a fixed seed, printed (shown when a case fails), so
+    /// that every run draws the same cases and a failure can be replayed.
+    pub(crate) fn proptest_config(cases: u32, seed: u64) -> proptest::test_runner::Config {
+        eprintln!("proptest: {cases} cases from the fixed seed {seed}");
+        proptest::test_runner::Config {
+            cases,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        }
+    }
+}

@@ -510,6 +510,22 @@ mod tests {
     use proptest::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
 
+    /// Sets the calling thread's parallel threshold to 0 until dropped, so every parallel
+    /// request of a test splits into bands.
+    struct LowThreshold(usize);
+
+    impl LowThreshold {
+        fn new() -> Self {
+            LowThreshold(THRESHOLD.with(|t| t.replace(0)))
+        }
+    }
+
+    impl Drop for LowThreshold {
+        fn drop(&mut self) {
+            THRESHOLD.with(|t| t.set(self.0));
+        }
+    }
+
     fn naive<S: Shape, T, F: Fn(S) -> T>(extent: S, f: F) -> Vec<T> {
         (0..extent.size()).map(|i| f(extent.index_at(i))).collect()
     }
@@ -520,8 +536,11 @@ mod tests {
         let f = |Dim2(y, x): Dim2| (y * 1000 + x) as u32 ^ 0x5a5a;
         let expect = naive(extent, f);
         let d = from_fn(extent, f);
+        // 37 x 53 is under the default threshold: lower it so the bands really run.
+        let _low = LowThreshold::new();
         for threads in [Threads::Seq, Threads::Fixed(2), Threads::Fixed(5)] {
             assert_eq!(compute_with(&d, Plain, threads).as_slice(), &expect[..]);
+            assert_eq!(last_band_count(), threads.count(), "{threads:?}");
             assert_eq!(
                 compute_with(&d, Unrolled::<4>, threads).as_slice(),
                 &expect[..]
@@ -724,7 +743,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(crate::testing::proptest_config(48, 0x5eed_0001))]
         #[test]
         fn parallel_equals_sequential(rows in 1usize..300, cols in 1usize..300, threads in 2usize..6, seed in any::<u64>()) {
             let extent = Dim2(rows, cols);
@@ -736,7 +755,10 @@ mod tests {
                 .unwrap()
                 .imap(|Dim2(y, x), v| v - (y as f32) * 0.5 + x as f32);
             let seq = compute_with(&chain, Plain, Threads::Seq);
-            let par = compute_with(&chain, BlockFill { bx: 16, by: 4 }, Threads::Fixed(threads));
+            let par = with_par_threshold(0, || {
+                compute_with(&chain, BlockFill { bx: 16, by: 4 }, Threads::Fixed(threads))
+            });
+            prop_assert_eq!(last_band_count(), threads.min(rows));
             let seq_bits: Vec<u32> = seq.as_slice().iter().map(|v| v.to_bits()).collect();
             let par_bits: Vec<u32> = par.as_slice().iter().map(|v| v.to_bits()).collect();
             prop_assert_eq!(seq_bits, par_bits);

@@ -507,13 +507,19 @@ mod tests {
                 // A delayed source goes through the row-filling path.
                 assert_eq!(canny(&a.map(|v| v), &p).unwrap(), seq);
                 for t in [2, 3, 7] {
-                    let par = canny(
-                        &a,
-                        &Canny {
-                            threads: Threads::Fixed(t),
-                            ..p
-                        },
-                    )
+                    // Two of the three sizes are under the default threshold: lower it
+                    // so that every size runs in bands.
+                    let par = crate::load::with_par_threshold(0, || {
+                        let par = canny(
+                            &a,
+                            &Canny {
+                                threads: Threads::Fixed(t),
+                                ..p
+                            },
+                        );
+                        assert_eq!(crate::load::last_band_count(), t, "threads {t}");
+                        par
+                    })
                     .unwrap();
                     assert_eq!(par, seq, "threads {t}");
                 }
@@ -541,6 +547,29 @@ mod tests {
             threads: Threads::Seq,
         };
         assert_eq!(thresholds(&p).unwrap(), (10, 110));
-        assert!(thresholds(&Canny { low: f64::NAN, ..p }).is_err());
+        for (name, bad) in [
+            ("low", Canny { low: f64::NAN, ..p }),
+            (
+                "high",
+                Canny {
+                    high: f64::NAN,
+                    ..p
+                },
+            ),
+        ] {
+            assert_eq!(
+                thresholds(&bad).unwrap_err(),
+                Error::BadParameter {
+                    name,
+                    value: "NaN".into(),
+                    rule: "a Canny threshold must be a number",
+                }
+            );
+            let a = View::new(Dim2(1, 1), &[0u8]).unwrap();
+            assert_eq!(
+                canny(&a, &bad).unwrap_err().to_string(),
+                format!("parameter `{name}` = NaN: a Canny threshold must be a number")
+            );
+        }
     }
 }

@@ -221,7 +221,9 @@ mod tests {
         let want: Vec<u8> = px.iter().map(|&p| rgb_to_grey(p)).collect();
         let a = View::new(Dim2(rows, cols), &px).unwrap();
         for threads in [Threads::Seq, Threads::Fixed(3)] {
-            assert_eq!(compute_with(&grey(a), Plain, threads).as_slice(), &want[..]);
+            let got = crate::load::with_par_threshold(0, || compute_with(&grey(a), Plain, threads));
+            assert_eq!(crate::load::last_band_count(), threads.count());
+            assert_eq!(got.as_slice(), &want[..]);
             // A delayed RGB source goes through the element path.
             let d = grey(a.map(|p| p));
             assert_eq!(compute_with(&d, Plain, threads).as_slice(), &want[..]);

@@ -307,7 +307,9 @@ mod tests {
                 let want_x = compute_with(&sobel_dx(a, border), Plain, Threads::Seq);
                 let want_y = compute_with(&sobel_dy(a, border), Plain, Threads::Seq);
                 for threads in [Threads::Seq, Threads::Fixed(3)] {
-                    let (dx, dy) = sobel_xy(&a, border, threads);
+                    let (dx, dy) =
+                        crate::load::with_par_threshold(0, || sobel_xy(&a, border, threads));
+                    assert_eq!(crate::load::last_band_count(), threads.count().min(rows));
                     assert_eq!((&dx, &dy), (&want_x, &want_y), "{rows}x{cols} {border:?}");
                     // A delayed source goes through the row-filling path.
                     let (dx, dy) = sobel_xy(&a.map(|v| v), border, threads);
