@@ -328,4 +328,44 @@ mod tests {
             .all(|(p, g)| p[1] == *g));
         assert_eq!(blurred.as_slice()[0][0], got.as_slice()[0]);
     }
+
+    #[test]
+    fn every_simd_level_equals_the_reference() {
+        for (k, &cols) in [1usize, 31, 63, 64, 65, 129, 301].iter().enumerate() {
+            let rows = 7;
+            let data: Vec<u8> = (0..rows * cols)
+                .map(|i| {
+                    ((i as u64 + 977 * k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+                })
+                .collect();
+            let rgb: Vec<[u8; 3]> = data.iter().map(|&v| [v, v / 3, 255 - v]).collect();
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            let c = View::new(Dim2(rows, cols), &rgb).unwrap();
+            for border in [Border::Reflect101, Border::Replicate] {
+                let want = reference::<5, _>(&a, 0.0, border);
+                let planes =
+                    [0, 1, 2].map(|k| reference::<5, _>(&c.map(move |p| p[k]), 0.0, border));
+                for (g, rgb_out) in crate::image::simd::testing::at_every_level(|_| {
+                    crate::load::with_par_threshold(0, || {
+                        (
+                            gaussian_blur::<5, _>(&a, 0.0, border, Threads::Fixed(2)).unwrap(),
+                            gaussian_blur_rgb::<5, _>(c, 0.0, border, Threads::Fixed(2)).unwrap(),
+                        )
+                    })
+                }) {
+                    assert_eq!(g, want, "{cols} columns {border:?}");
+                    for (k, plane) in planes.iter().enumerate() {
+                        assert!(
+                            rgb_out
+                                .as_slice()
+                                .iter()
+                                .zip(plane.as_slice())
+                                .all(|(p, v)| p[k] == *v),
+                            "{cols} columns {border:?} channel {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

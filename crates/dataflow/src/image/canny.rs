@@ -256,8 +256,37 @@ unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     classify_band(a, norm, low, high, band, out)
 }
 
-/// Suppression, threshold and the band-local flood of one band.
+/// [`classify_band`] compiled with AVX-512 F/BW enabled (the same integer arithmetic).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn classify_band_avx512<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    norm: Norm,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> Vec<(u32, u32)> {
+    classify_band(a, norm, low, high, band, out)
+}
+
+/// [`flood`] compiled with AVX-512 F/BW enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn flood_avx512(out: &mut [u8], n_rows: usize, cols: usize, seeds: Vec<(u32, u32)>) {
+    flood(out, n_rows, cols, seeds)
+}
+
+/// Whether Canny's classification takes its AVX-512 copy where the processor has it, and
+/// whether the band flood does (each kept only where it measured faster than the AVX2 or
+/// plain copy; see the crate guide).
+const CLASSIFY_AVX512: bool = true;
+const FLOOD_AVX512: bool = true;
+
+/// Suppression, threshold and the band-local flood of one band, with the widest vector
+/// copies `level` allows.
 fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
+    level: super::simd::Simd,
     a: &A,
     norm: Norm,
     low: i64,
@@ -265,17 +294,29 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     band: std::ops::Range<usize>,
     out: &mut [u8],
 ) {
+    use super::simd::Simd;
     let Dim2(_, cols) = a.extent();
     let n_rows = band.len();
     #[cfg(target_arch = "x86_64")]
-    let seeds = if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked just above).
+    let seeds = if level == Simd::Avx512 && CLASSIFY_AVX512 {
+        // SAFETY: the processor supports AVX-512 F/BW (`level` comes from `simd()`, capped
+        // by the detected level).
+        unsafe { classify_band_avx512(a, norm, low, high, band, out) }
+    } else if level >= Simd::Avx2 {
+        // SAFETY: the processor supports AVX2 (as above).
         unsafe { classify_band_avx2(a, norm, low, high, band, out) }
     } else {
         classify_band(a, norm, low, high, band, out)
     };
     #[cfg(not(target_arch = "x86_64"))]
     let seeds = classify_band(a, norm, low, high, band, out);
+    #[cfg(target_arch = "x86_64")]
+    if level == Simd::Avx512 && FLOOD_AVX512 {
+        // SAFETY: as above.
+        unsafe { flood_avx512(out, n_rows, cols, seeds) };
+        return;
+    }
+    let _ = level;
     flood(out, n_rows, cols, seeds);
 }
 
@@ -320,6 +361,7 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     let (low, high) = thresholds(params)?;
     let norm = params.norm;
     let threads = params.threads;
+    let level = super::simd::simd();
     let extent = a.extent();
     let Dim2(rows, cols) = extent;
     let mut map = Array::filled(extent, NONE);
@@ -338,8 +380,9 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
             jobs.push((r.clone(), head));
             rest = tail;
         }
-        let job =
-            |(r, out): (std::ops::Range<usize>, &mut [u8])| band_edges(a, norm, low, high, r, out);
+        let job = |(r, out): (std::ops::Range<usize>, &mut [u8])| {
+            band_edges(level, a, norm, low, high, r, out)
+        };
         if jobs.len() > 1 {
             jobs.into_par_iter().for_each(job);
         } else {
@@ -570,6 +613,30 @@ mod tests {
                 canny(&a, &bad).unwrap_err().to_string(),
                 format!("parameter `{name}` = NaN: a Canny threshold must be a number")
             );
+        }
+    }
+
+    #[test]
+    fn every_simd_level_equals_the_model() {
+        for (k, &cols) in [1usize, 31, 63, 64, 65, 129, 301].iter().enumerate() {
+            let rows = 40;
+            let data = scene(rows, cols, 50 + k as u64);
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            for (norm, low, high) in [(Norm::L1, 20.0, 60.0), (Norm::L2, 15.0, 50.0)] {
+                let p = Canny {
+                    low,
+                    high,
+                    norm,
+                    threads: Threads::Fixed(2),
+                };
+                let (l, h) = thresholds(&p).unwrap();
+                let want = model(&data, rows, cols, l, h, norm == Norm::L2);
+                for got in crate::image::simd::testing::at_every_level(|_| {
+                    crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
+                }) {
+                    assert_eq!(got.as_slice(), &want[..], "{cols} columns {norm:?}");
+                }
+            }
         }
     }
 }
