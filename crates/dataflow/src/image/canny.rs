@@ -256,35 +256,8 @@ unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     classify_band(a, norm, low, high, band, out)
 }
 
-/// [`classify_band`] compiled with AVX-512 F/BW enabled (the same integer arithmetic).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx2")]
-unsafe fn classify_band_avx512<A: Source<Shape = Dim2, Elem = u8>>(
-    a: &A,
-    norm: Norm,
-    low: i64,
-    high: i64,
-    band: std::ops::Range<usize>,
-    out: &mut [u8],
-) -> Vec<(u32, u32)> {
-    classify_band(a, norm, low, high, band, out)
-}
-
-/// [`flood`] compiled with AVX-512 F/BW enabled.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx2")]
-unsafe fn flood_avx512(out: &mut [u8], n_rows: usize, cols: usize, seeds: Vec<(u32, u32)>) {
-    flood(out, n_rows, cols, seeds)
-}
-
-/// Whether Canny's classification takes its AVX-512 copy where the processor has it, and
-/// whether the band flood does (each kept only where it measured faster than the AVX2 or
-/// plain copy; see the crate guide).
-const CLASSIFY_AVX512: bool = true;
-const FLOOD_AVX512: bool = true;
-
-/// Suppression, threshold and the band-local flood of one band, with the widest vector
-/// copies `level` allows.
+/// Suppression, threshold and the band-local flood of one band, with the AVX2 copy of
+/// the classification when `level` allows it.
 fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     level: super::simd::Simd,
     a: &A,
@@ -297,25 +270,18 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     use super::simd::Simd;
     let Dim2(_, cols) = a.extent();
     let n_rows = band.len();
+    // No AVX-512 copies: compiled with AVX-512 enabled, classification and flood
+    // measured 3 to 5% slower than the AVX2 copy on Zen 4 (see the crate guide).
     #[cfg(target_arch = "x86_64")]
-    let seeds = if level == Simd::Avx512 && CLASSIFY_AVX512 {
-        // SAFETY: the processor supports AVX-512 F/BW (`level` comes from `simd()`, capped
-        // by the detected level).
-        unsafe { classify_band_avx512(a, norm, low, high, band, out) }
-    } else if level >= Simd::Avx2 {
-        // SAFETY: the processor supports AVX2 (as above).
+    let seeds = if level >= Simd::Avx2 {
+        // SAFETY: the processor supports AVX2 (`level` comes from `simd()`, capped by the
+        // detected level).
         unsafe { classify_band_avx2(a, norm, low, high, band, out) }
     } else {
         classify_band(a, norm, low, high, band, out)
     };
     #[cfg(not(target_arch = "x86_64"))]
     let seeds = classify_band(a, norm, low, high, band, out);
-    #[cfg(target_arch = "x86_64")]
-    if level == Simd::Avx512 && FLOOD_AVX512 {
-        // SAFETY: as above.
-        unsafe { flood_avx512(out, n_rows, cols, seeds) };
-        return;
-    }
     let _ = level;
     flood(out, n_rows, cols, seeds);
 }

@@ -62,38 +62,6 @@ fn count_band<A: Source<Elem = u8>>(a: &A, rows: Range<usize>, cols: usize) -> B
     total
 }
 
-/// [`count_band`] compiled with AVX-512 F/BW enabled (the same integer counting).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx2")]
-unsafe fn count_band_avx512<A: Source<Elem = u8>>(
-    a: &A,
-    rows: Range<usize>,
-    cols: usize,
-) -> Box<[u64; 256]> {
-    count_band(a, rows, cols)
-}
-
-/// Whether the histogram takes its AVX-512 copy where the processor has it (kept only
-/// where it measured faster than the plain copy; see the crate guide).
-const HIST_AVX512: bool = true;
-
-/// [`count_band`] with the widest copy `level` allows.
-fn count_band_best<A: Source<Elem = u8>>(
-    level: super::simd::Simd,
-    a: &A,
-    rows: Range<usize>,
-    cols: usize,
-) -> Box<[u64; 256]> {
-    #[cfg(target_arch = "x86_64")]
-    if level == super::simd::Simd::Avx512 && HIST_AVX512 {
-        // SAFETY: the processor supports AVX-512 F/BW (`level` comes from `simd()`, capped
-        // by the detected level).
-        return unsafe { count_band_avx512(a, rows, cols) };
-    }
-    let _ = level;
-    count_band(a, rows, cols)
-}
-
 /// Adds the four tables into `total` and clears them.
 fn flush(t: &mut [[u32; 256]; 4], total: &mut [u64; 256]) {
     for (k, sum) in total.iter_mut().enumerate() {
@@ -113,15 +81,14 @@ pub fn histogram<A: Source<Elem = u8>>(a: &A, threads: Threads) -> [u64; 256] {
         x.iter_mut().zip(y.iter()).for_each(|(p, q)| *p += q);
         x
     };
-    let level = super::simd::simd();
     let table = if work.len() > 1 {
         work.into_par_iter()
             .with_max_len(1)
-            .map(|(r, _)| count_band_best(level, a, r, cols))
+            .map(|(r, _)| count_band(a, r, cols))
             .reduce(|| Box::new([0u64; 256]), add)
     } else {
         work.into_iter()
-            .map(|(r, _)| count_band_best(level, a, r, cols))
+            .map(|(r, _)| count_band(a, r, cols))
             .fold(Box::new([0u64; 256]), add)
     };
     *table

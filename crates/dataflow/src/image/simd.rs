@@ -27,8 +27,24 @@ impl Simd {
 
 static CAP: AtomicU8 = AtomicU8::new(Simd::Avx512 as u8);
 
-/// The best level this processor supports.
+/// The detected level, or `UNKNOWN` before the first question.
+static DETECTED: AtomicU8 = AtomicU8::new(UNKNOWN);
+const UNKNOWN: u8 = u8::MAX;
+
+/// The best level this processor supports (detected once, then remembered).
+#[inline]
 pub fn detected_simd() -> Simd {
+    match DETECTED.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let level = detect();
+            DETECTED.store(level as u8, Ordering::Relaxed);
+            level
+        }
+        v => Simd::from_u8(v),
+    }
+}
+
+fn detect() -> Simd {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f")
@@ -49,6 +65,24 @@ pub fn detected_simd() -> Simd {
 #[inline]
 pub fn simd() -> Simd {
     detected_simd().min(Simd::from_u8(CAP.load(Ordering::Relaxed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_remembered_and_the_cap_lowers_it() {
+        let _guard = testing::CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        assert_eq!(detected_simd(), detect());
+        assert_eq!(DETECTED.load(Ordering::Relaxed), detect() as u8);
+        let old = set_simd_cap(Simd::Scalar);
+        assert_eq!(simd(), Simd::Scalar);
+        assert_eq!(set_simd_cap(Simd::Avx2), Simd::Scalar);
+        assert_eq!(simd(), detect().min(Simd::Avx2));
+        set_simd_cap(old);
+        assert_eq!(simd(), detect().min(old));
+    }
 }
 
 /// Caps the level of the image kernels for the whole process (`Simd::Avx512`, the
