@@ -734,7 +734,7 @@ mod tests {
         assert_eq!(par.as_slice(), &naive(extent, f)[..]);
         assert_eq!(par_threshold(), PAR_THRESHOLD);
         let r = std::panic::catch_unwind(|| with_par_threshold(5, || panic!("inside")));
-        assert!(r.is_err());
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"inside"));
         assert_eq!(par_threshold(), PAR_THRESHOLD, "restored after a panic");
         with_par_threshold(usize::MAX, || {
             let _ = compute_with(&from_fn(Dim2(1000, 1000), f), Plain, Threads::Fixed(4));
