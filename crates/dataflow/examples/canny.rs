@@ -15,6 +15,13 @@ use dataflow::Threads;
 const USAGE: &str =
     "usage: canny IN.png OUT.png --low L --high H [--l2] [--threads N] [--repeat R]";
 
+/// The most repetitions `--repeat` accepts: one time (8 bytes) is kept per run for the
+/// median, so this bounds that memory at 8 MB.
+const MAX_REPEAT: usize = 1_000_000;
+
+/// The most threads `--threads` accepts (each is an operating-system thread).
+const MAX_THREADS: usize = 1024;
+
 #[derive(Debug)]
 struct Args {
     input: String,
@@ -54,8 +61,10 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 let n: usize = value("--threads")?
                     .parse()
                     .map_err(|e| format!("--threads: {e}"))?;
-                if n == 0 {
-                    return Err("--threads must be at least 1".into());
+                if !(1..=MAX_THREADS).contains(&n) {
+                    return Err(format!(
+                        "--threads must be between 1 and {MAX_THREADS}, got {n}"
+                    ));
                 }
                 threads = Threads::Fixed(n);
             }
@@ -63,8 +72,10 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 repeat = value("--repeat")?
                     .parse()
                     .map_err(|e| format!("--repeat: {e}"))?;
-                if repeat == 0 {
-                    return Err("--repeat must be at least 1".into());
+                if !(1..=MAX_REPEAT).contains(&repeat) {
+                    return Err(format!(
+                        "--repeat must be between 1 and {MAX_REPEAT}, got {repeat}"
+                    ));
                 }
             }
             "-h" | "--help" => return Err(USAGE.into()),
@@ -155,6 +166,11 @@ mod tests {
             }
         );
         assert_eq!(a.repeat, 5);
+        let most = parse_str("a b --low 1 --high 2 --repeat 1000000 --threads 1024").unwrap();
+        assert_eq!(
+            (most.repeat, most.params.threads),
+            (1_000_000, Threads::Fixed(1024))
+        );
     }
 
     #[test]
@@ -176,8 +192,30 @@ mod tests {
             ("a b c --low 1 --high 2", "got 3 paths"),
             ("a.png b.png --low x --high 2", "--low:"),
             ("a.png b.png --low 1 --high", "--high needs a value"),
-            ("a.png b.png --low 1 --high 2 --threads 0", "at least 1"),
-            ("a.png b.png --low 1 --high 2 --repeat 0", "at least 1"),
+            (
+                "a.png b.png --low 1 --high 2 --threads 0",
+                "--threads must be between 1 and 1024, got 0",
+            ),
+            (
+                "a.png b.png --low 1 --high 2 --threads 18446744073709551615",
+                "--threads must be between 1 and 1024, got 18446744073709551615",
+            ),
+            (
+                "a.png b.png --low 1 --high 2 --repeat 0",
+                "--repeat must be between 1 and 1000000, got 0",
+            ),
+            (
+                "a.png b.png --low 1 --high 2 --repeat 18446744073709551615",
+                "--repeat must be between 1 and 1000000, got 18446744073709551615",
+            ),
+            (
+                "a.png b.png --low 1 --high 2 --repeat 1000000000000",
+                "--repeat must be between 1 and 1000000, got 1000000000000",
+            ),
+            (
+                "a.png b.png --low 1 --high 2 --repeat 18446744073709551616",
+                "--repeat: number too large",
+            ),
             ("a.png b.png --low 1 --high 2 --repeat -1", "--repeat:"),
             (
                 "a.png b.png --low 1 --high 2 --fast",

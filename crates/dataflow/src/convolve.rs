@@ -170,33 +170,50 @@ pub enum Border<T> {
     Wrap,
 }
 
-/// The position inside `0..len` that border mode `border` reads for position `p`, or
-/// `None` for a constant border (OpenCV's `borderInterpolate`). `len` must be positive.
+/// The position inside `0..len` that border mode `border` reads for position `p`
+/// (OpenCV's `borderInterpolate`), in constant time whatever the distance.
+///
+/// `None` for a constant border outside the array, and for an empty axis (`len == 0`),
+/// which has no position to read (OpenCV asserts there; its reflect loop would not end).
 pub fn border_interpolate<T>(p: isize, len: usize, border: &Border<T>) -> Option<usize> {
-    let n = len as isize;
-    if (0..n).contains(&p) {
-        return Some(p as usize);
+    if len == 0 {
+        return None;
     }
-    match border {
-        Border::Constant(_) => None,
-        Border::Replicate => Some(if p < 0 { 0 } else { len - 1 }),
+    if let Ok(inside) = usize::try_from(p) {
+        if inside < len {
+            return Some(inside);
+        }
+    }
+    // In i128 neither `2 * len` nor any difference below can overflow.
+    let (p, n) = (p as i128, len as i128);
+    let q = match border {
+        Border::Constant(_) => return None,
+        Border::Replicate => {
+            if p < 0 {
+                0
+            } else {
+                n - 1
+            }
+        }
         Border::Reflect | Border::Reflect101 => {
             if len == 1 {
                 return Some(0);
             }
-            let delta = isize::from(matches!(border, Border::Reflect101));
-            let mut q = p;
-            while !(0..n).contains(&q) {
-                q = if q < 0 {
-                    -q - 1 + delta
-                } else {
-                    n - 1 - (q - n) - delta
-                };
+            // The mirrored sequence repeats every `2 len` positions (`2 len - 2` when the
+            // edge element is not repeated): `abc|cba|abc..` or `abc|ba|bc..`.
+            let delta = i128::from(matches!(border, Border::Reflect101));
+            let period = 2 * n - 2 * delta;
+            let r = p.rem_euclid(period);
+            if r < n {
+                r
+            } else {
+                period - 1 - r + delta
             }
-            Some(q as usize)
         }
-        Border::Wrap => Some(p.rem_euclid(n) as usize),
-    }
+        Border::Wrap => p.rem_euclid(n),
+    };
+    // 0 <= q < len, so the conversion is exact.
+    Some(q as usize)
 }
 
 /// A 1-D stencil of `N` taps (odd `N`; anchor at the middle).
@@ -331,7 +348,10 @@ impl<A: Source<Shape = Dim2>, K, const H: usize, const W: usize> Convolved2<A, K
     }
 }
 
-impl<A, K, const N: usize> Source for ConvolvedRows<A, K, N>
+// SAFETY: the extent is the operand's (constant by its contract); the centre of a span
+// reads the operand only inside it (`centre_cols`), the border through
+// `border_interpolate`, and `fill_span` writes exactly the span.
+unsafe impl<A, K, const N: usize> Source for ConvolvedRows<A, K, N>
 where
     A: Source,
     A::Elem: Sync,
@@ -383,7 +403,7 @@ where
     ) {
         let r = N / 2;
         let centre = centre_cols(&cols, ncols, r);
-        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // SAFETY: (whole body) the caller keeps the span inside the extent and `out`
         // writable; centre chunks read `c - r .. c + n + r`, inside the row.
         unsafe {
             if N > HALO + 1 || centre.is_empty() {
@@ -414,7 +434,9 @@ where
     }
 }
 
-impl<A, K, const N: usize> Source for ConvolvedCols<A, K, N>
+// SAFETY: as for `ConvolvedRows`, down the columns (`Block::clip` keeps the centre rows
+// `r` away from the edges).
+unsafe impl<A, K, const N: usize> Source for ConvolvedCols<A, K, N>
 where
     A: Source<Shape = Dim2>,
     K: Tap + From<A::Elem>,
@@ -464,7 +486,7 @@ where
     ) {
         let r = N / 2;
         let Dim2(rows, _) = extent;
-        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // SAFETY: (whole body) the caller keeps the span inside the extent and `out`
         // writable; centre rows read rows `row - r ..= row + r`, inside the array.
         unsafe {
             if N > HALO + 1 || row < r || row + r >= rows {
@@ -493,7 +515,8 @@ where
     }
 }
 
-impl<A, K, const H: usize, const W: usize> Source for Convolved2<A, K, H, W>
+// SAFETY: as for `ConvolvedRows`, in both directions (the centre comes from `clip`).
+unsafe impl<A, K, const H: usize, const W: usize> Source for Convolved2<A, K, H, W>
 where
     A: Source<Shape = Dim2>,
     K: Tap + From<A::Elem>,
@@ -552,7 +575,7 @@ where
         let (ry, rx) = (H / 2, W / 2);
         let Dim2(rows, _) = extent;
         let centre = centre_cols(&cols, ncols, rx);
-        // SAFETY (whole body): the caller keeps the span inside the extent and `out`
+        // SAFETY: (whole body) the caller keeps the span inside the extent and `out`
         // writable; centre chunks read inside the array.
         unsafe {
             if W > HALO + 1 || row < ry || row + ry >= rows || centre.is_empty() {
@@ -692,6 +715,86 @@ mod tests {
         }
     }
 
+    #[test]
+    fn border_interpolate_far_away_matches_the_model() {
+        // Far positions with lengths of the same order: the model's loop ends in a few
+        // rounds, so it can be run as written.
+        let far = 1isize << 40;
+        for len in [
+            (1usize << 39) - 1,
+            1 << 39,
+            (1 << 39) + 3,
+            (1 << 40) - 1,
+            1 << 41,
+        ] {
+            for p in [far - 1, far, far + 7, -far, -far - 5, 3 * far, -3 * far + 1] {
+                for mode in &MODES {
+                    assert_eq!(
+                        border_interpolate(p, len, mode).map(|v| v as isize),
+                        model(p, len as isize, mode),
+                        "p={p} len={len} {mode:?}"
+                    );
+                }
+            }
+        }
+        // Extreme positions do not overflow.
+        for mode in &MODES {
+            for p in [isize::MIN, isize::MAX] {
+                for len in [1usize, 2, 3, usize::MAX] {
+                    if let Some(q) = border_interpolate(p, len, mode) {
+                        assert!(q < len, "p={p} len={len} {mode:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn border_interpolate_far_from_short_arrays() {
+        // 2^40 = 4 (mod 6) and 0 (mod 4), 1 (mod 3), 0 (mod 2), hand-worked.
+        let far = 1isize << 40;
+        let cases: [(usize, isize, [Option<usize>; 5]); 6] = [
+            // len 2, "ab": Reflect "ab|ba|ab|ba.." period 4; Reflect101 "ab|ab.."
+            // period 2; Wrap period 2.
+            (2, far, [None, Some(1), Some(0), Some(0), Some(0)]),
+            (2, -far, [None, Some(0), Some(0), Some(0), Some(0)]),
+            (2, far + 1, [None, Some(1), Some(1), Some(1), Some(1)]),
+            // len 3, "abc": Reflect "abccba" period 6 (far -> 4 -> b); Reflect101
+            // "abcb" period 4 (far -> 0 -> a); Wrap period 3 (far -> 1 -> b).
+            (3, far, [None, Some(2), Some(1), Some(0), Some(1)]),
+            // -far = 2 (mod 6) -> c, 0 (mod 4) -> a, 2 (mod 3) -> c.
+            (3, -far, [None, Some(0), Some(2), Some(0), Some(2)]),
+            (3, far + 2, [None, Some(2), Some(0), Some(2), Some(0)]),
+        ];
+        for (len, p, want) in cases {
+            for (mode, want) in MODES.iter().zip(want) {
+                assert_eq!(
+                    border_interpolate(p, len, mode),
+                    want,
+                    "p={p} len={len} {mode:?}"
+                );
+                // The model, run from the same position shifted by whole periods of
+                // the mirrored pattern (2 len for Reflect, 2 len - 2 for Reflect101,
+                // len for Wrap) to a near one, agrees.
+                let n = len as isize;
+                let period = (2 * n) * (2 * n - 2) * n;
+                let near = p.rem_euclid(period) - period;
+                if !matches!(mode, Border::Constant(_) | Border::Replicate) {
+                    assert_eq!(want.map(|v| v as isize), model(near, len as isize, mode));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn border_interpolate_on_an_empty_axis_is_none() {
+        for mode in &MODES {
+            for p in [-1isize, 0, 1, 1 << 40] {
+                assert_eq!(border_interpolate(p, 0, mode), None, "{mode:?} p={p}");
+            }
+        }
+    }
+
     fn naive_conv2<const H: usize, const W: usize>(
         data: &[i32],
         rows: usize,
@@ -732,7 +835,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(crate::testing::proptest_config(48, 0x5eed_0003))]
         #[test]
         fn convolutions_match_a_naive_model(rows in 1usize..12, cols in 1usize..12, seed in any::<u64>(), mode_k in 0usize..5) {
             let mode = MODES[mode_k];
@@ -778,7 +881,7 @@ mod tests {
             out.into_iter().map(|v| v.into_inner()).collect()
         }
         fn by_spans<S: Source<Shape = Dim2, Elem = f32>>(s: &S) -> Vec<u32> {
-            compute_with(s, Plain, Threads::Fixed(3))
+            crate::load::with_par_threshold(0, || compute_with(s, Plain, Threads::Fixed(3)))
                 .as_slice()
                 .iter()
                 .map(|v| v.to_bits())

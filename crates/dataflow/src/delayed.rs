@@ -24,7 +24,8 @@ pub fn from_fn<S: Shape, T, F: Fn(S) -> T>(extent: S, f: F) -> Delayed<S, F> {
     Delayed { extent, f }
 }
 
-impl<S: Shape, T: Copy + Send + Sync, F: Fn(S) -> T + Sync> Source for Delayed<S, F> {
+// SAFETY: the extent is a field set once; reads call `f`, which touches no memory of ours.
+unsafe impl<S: Shape, T: Copy + Send + Sync, F: Fn(S) -> T + Sync> Source for Delayed<S, F> {
     type Elem = T;
     type Shape = S;
     const LINEAR: bool = false;
@@ -251,7 +252,9 @@ where
     CartProduct3 { a, b, c, f }
 }
 
-impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Elem) -> U + Sync> Source for Map<A, F> {
+// SAFETY: extent and reads are the operand's; `fill_span` writes the span through the
+// operand's `fill_span` (`map_span`) or element by element.
+unsafe impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Elem) -> U + Sync> Source for Map<A, F> {
     type Elem = U;
     type Shape = A::Shape;
     const LINEAR: bool = A::LINEAR;
@@ -297,7 +300,9 @@ impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Elem) -> U + Sync> Source for Ma
     }
 }
 
-impl<A, B, U, F> Source for ZipWith<A, B, F>
+// SAFETY: the operands' extents were equal at construction and stay so (their contract);
+// `fill_span` writes the span chunk by chunk (`zip_span`) or element by element.
+unsafe impl<A, B, U, F> Source for ZipWith<A, B, F>
 where
     A: Source,
     B: Source<Shape = A::Shape>,
@@ -354,7 +359,9 @@ where
     }
 }
 
-impl<A, B, C, U, F> Source for ZipWith3<A, B, C, F>
+// SAFETY: the operands' extents were equal at construction and stay so; the span fill is
+// the element-by-element default.
+unsafe impl<A, B, C, U, F> Source for ZipWith3<A, B, C, F>
 where
     A: Source,
     B: Source<Shape = A::Shape>,
@@ -405,7 +412,10 @@ where
     }
 }
 
-impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Shape, A::Elem) -> U + Sync> Source for IMap<A, F> {
+// SAFETY: extent and reads are the operand's; the span fill is the default.
+unsafe impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Shape, A::Elem) -> U + Sync> Source
+    for IMap<A, F>
+{
     type Elem = U;
     type Shape = A::Shape;
     const LINEAR: bool = false;
@@ -424,7 +434,9 @@ impl<A: Source, U: Copy + Send + Sync, F: Fn(A::Shape, A::Elem) -> U + Sync> Sou
     }
 }
 
-impl<A, B, U, F> Source for IZip<A, B, F>
+// SAFETY: the operands' extents were equal at construction and stay so; the span fill is
+// the default.
+unsafe impl<A, B, U, F> Source for IZip<A, B, F>
 where
     A: Source,
     B: Source<Shape = A::Shape>,
@@ -455,7 +467,9 @@ where
     }
 }
 
-impl<A: Source, S: Shape, U: Copy + Send + Sync, F: Fn(&A, S) -> U + Sync> Source
+// SAFETY: the extent is a field set once; reads call `f` with a safe reference to the
+// operand, so they touch no memory unchecked.
+unsafe impl<A: Source, S: Shape, U: Copy + Send + Sync, F: Fn(&A, S) -> U + Sync> Source
     for Traverse<A, S, F>
 {
     type Elem = U;
@@ -479,7 +493,9 @@ impl<A: Source, S: Shape, U: Copy + Send + Sync, F: Fn(&A, S) -> U + Sync> Sourc
     }
 }
 
-impl<A, B, U, F> Source for CartProduct2<A, B, F>
+// SAFETY: the extent is the product of the operands' (constant) extents, so an index
+// inside it is inside both operands.
+unsafe impl<A, B, U, F> Source for CartProduct2<A, B, F>
 where
     A: Source<Shape = Dim1>,
     B: Source<Shape = Dim1>,
@@ -509,7 +525,8 @@ where
     }
 }
 
-impl<A, B, C, U, F> Source for CartProduct3<A, B, C, F>
+// SAFETY: as for `CartProduct2`; reads go through the operands' checked `index`.
+unsafe impl<A, B, C, U, F> Source for CartProduct3<A, B, C, F>
 where
     A: Source<Shape = Dim1>,
     B: Source<Shape = Dim1>,
@@ -540,7 +557,8 @@ pub struct Checked<A> {
     a: A,
 }
 
-impl<A: Source> Source for Checked<A> {
+// SAFETY: extent is the operand's; every read, unchecked ones included, is checked.
+unsafe impl<A: Source> Source for Checked<A> {
     type Elem = A::Elem;
     type Shape = A::Shape;
     const LINEAR: bool = A::LINEAR;
@@ -587,7 +605,11 @@ where
     std::array::from_fn(|component| ComponentSlice { a, component })
 }
 
-impl<A: Source<Elem = [T; N]>, T: Copy + Send + Sync, const N: usize> Source for ComponentSlice<A> {
+// SAFETY: extent and positions are the operand's; the component is below N by
+// construction (`slices`).
+unsafe impl<A: Source<Elem = [T; N]>, T: Copy + Send + Sync, const N: usize> Source
+    for ComponentSlice<A>
+{
     type Elem = T;
     type Shape = A::Shape;
     const LINEAR: bool = A::LINEAR;
@@ -649,7 +671,8 @@ impl<A: Source, const N: usize> Separate<A, N> {
     }
 }
 
-impl<A: Source, const N: usize> Source for Separate<A, N> {
+// SAFETY: all parts had one extent at construction and keep it (their contract).
+unsafe impl<A: Source, const N: usize> Source for Separate<A, N> {
     type Elem = [A::Elem; N];
     type Shape = A::Shape;
     const LINEAR: bool = A::LINEAR;

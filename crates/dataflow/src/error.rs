@@ -43,6 +43,11 @@ pub enum Error {
         /// The underlying message.
         message: String,
     },
+    /// An extent whose number of elements (the product of its extents) overflows `usize`.
+    SizeOverflow {
+        /// The extent, outermost first (unused axes are 1).
+        extent: [usize; 3],
+    },
 }
 
 impl fmt::Display for Error {
@@ -68,6 +73,10 @@ impl fmt::Display for Error {
                 write!(f, "parameter `{name}` = {value}: {rule}")
             }
             Error::Image { path, message } => write!(f, "image {path}: {message}"),
+            Error::SizeOverflow { extent } => write!(
+                f,
+                "extent {extent:?} has more elements than usize can count"
+            ),
         }
     }
 }

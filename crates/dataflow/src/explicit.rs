@@ -28,24 +28,45 @@ pub struct ViewMut<'a, T, S: Shape> {
     extent: S,
 }
 
-fn check_len(extent: impl Shape, len: usize) -> Result<(), Error> {
-    if extent.size() == len {
-        Ok(())
-    } else {
-        Err(Error::BufferLength {
-            expected: extent.size(),
+/// Checks that `extent` counts exactly `len` elements, with the product of its extents
+/// computed without wrapping.
+fn check_len<S: Shape>(extent: S, len: usize) -> Result<(), Error> {
+    match extent.checked_size() {
+        None => Err(Error::SizeOverflow {
+            extent: extent.dims(),
+        }),
+        Some(size) if size == len => Ok(()),
+        Some(size) => Err(Error::BufferLength {
+            expected: size,
             got: len,
-        })
+        }),
     }
 }
 
 impl<T: Copy, S: Shape> Array<T, S> {
     /// An array of `extent` with every element `value`.
+    ///
+    /// # Panics
+    /// When the product of the extents overflows `usize` ("extent ... has more elements
+    /// than usize can count"); [`Array::try_filled`] returns an error instead.
+    #[track_caller]
     pub fn filled(extent: S, value: T) -> Self {
         Array {
             data: vec![value; extent.size()],
             extent,
         }
+    }
+
+    /// An array of `extent` with every element `value`, or [`Error::SizeOverflow`] when
+    /// the product of the extents overflows `usize`.
+    pub fn try_filled(extent: S, value: T) -> Result<Self, Error> {
+        let size = extent.checked_size().ok_or(Error::SizeOverflow {
+            extent: extent.dims(),
+        })?;
+        Ok(Array {
+            data: vec![value; size],
+            extent,
+        })
     }
 
     /// An array over `data` (row-major); fails when the length does not fit the extent.
@@ -165,7 +186,10 @@ impl<'a, T: Copy, S: Shape> ViewMut<'a, T, S> {
 
 macro_rules! explicit_source {
     ($ty:ty, $($lt:lifetime)?) => {
-        impl<$($lt,)? T: Copy + Send + Sync, S: Shape> Source for $ty {
+        // SAFETY: the extent is a private field checked against the buffer's length
+        // (`check_len`, with the size computed without wrapping) and never changed;
+        // unchecked reads stay below that length; `fill_span` copies exactly the span.
+        unsafe impl<$($lt,)? T: Copy + Send + Sync, S: Shape> Source for $ty {
             type Elem = T;
             type Shape = S;
             const LINEAR: bool = true;
@@ -405,6 +429,69 @@ mod tests {
                 got: 12
             }
         );
+    }
+
+    #[test]
+    fn extents_whose_size_overflows_are_refused() {
+        // (2^62 + 1) * 4 wraps to 4 in 64 bits: the length alone must not decide.
+        let wraps_to_4 = Dim2((1 << 62) + 1, 4);
+        assert_eq!(
+            View::new(wraps_to_4, &[1, 2, 3, 4]).unwrap_err(),
+            Error::SizeOverflow {
+                extent: [1, (1 << 62) + 1, 4]
+            }
+        );
+        let mut buf = [0u8; 4];
+        assert_eq!(
+            ViewMut::new(wraps_to_4, &mut buf).unwrap_err(),
+            Error::SizeOverflow {
+                extent: [1, (1 << 62) + 1, 4]
+            }
+        );
+        assert_eq!(
+            Array::from_vec(Dim3(1 << 32, 1 << 32, 0), Vec::<u8>::new()).unwrap_err(),
+            Error::SizeOverflow {
+                extent: [1 << 32, 1 << 32, 0]
+            }
+        );
+        // 2^32 * 2^32 wraps to 0: an array of no bytes must not come out.
+        assert_eq!(
+            Array::try_filled(Dim2(1 << 32, 1 << 32), 0u8).unwrap_err(),
+            Error::SizeOverflow {
+                extent: [1, 1 << 32, 1 << 32]
+            }
+        );
+        assert_eq!(
+            Array::try_filled(Dim2(2, 3), 7u8).unwrap().as_slice(),
+            &[7; 6]
+        );
+        assert_eq!(
+            Error::SizeOverflow { extent: [1, 2, 3] }.to_string(),
+            "extent [1, 2, 3] has more elements than usize can count"
+        );
+        assert_eq!(
+            Dim3(1 << 21, 1 << 21, 1 << 21).checked_size(),
+            Some(1 << 63)
+        );
+        assert_eq!(Dim3(1 << 21, 1 << 22, 1 << 21).checked_size(), None);
+        assert_eq!(Dim2(usize::MAX, 1).checked_size(), Some(usize::MAX));
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "extent Dim2(4294967296, 4294967296) has more elements than usize can count"
+    )]
+    fn filled_panics_on_an_overflowing_extent() {
+        let _ = Array::filled(Dim2(1 << 32, 1 << 32), 0u8);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "extent Dim2(4611686018427387905, 4) has more elements than usize can count"
+    )]
+    fn loading_a_delayed_array_of_overflowing_extent_panics() {
+        let d = crate::delayed::from_fn(Dim2((1 << 62) + 1, 4), |_| 0u8);
+        let _ = crate::load::compute_with(&d, crate::load::Plain, crate::load::Threads::Seq);
     }
 
     #[test]

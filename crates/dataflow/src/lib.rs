@@ -66,9 +66,27 @@ pub use load::{
     compute, compute_slices, compute_with, delayed_target, dim2_rect, load, range_load, BlockFill,
     DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled, PAR_THRESHOLD,
 };
+pub use load::{last_band_count, par_threshold, with_par_threshold};
 pub use separable::convolve_separable;
 pub use shape::{Block, Clipped, Dim1, Dim2, Dim3, Margin, Shape};
 pub use source::{SliceWriter, Source, Target, Writer};
 pub use walk::{
     fold_right, iwalk, mutate, range_walk, walk, walk_p, walk_slices_separate, walk_unrolled,
 };
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers shared by the unit tests.
+
+    /// A proptest configuration with a fixed seed, printed (shown when a case fails), so
+    /// that every run draws the same cases and a failure can be replayed.
+    pub(crate) fn proptest_config(cases: u32, seed: u64) -> proptest::test_runner::Config {
+        eprintln!("proptest: {cases} cases from the fixed seed {seed}");
+        proptest::test_runner::Config {
+            cases,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Loading (Yarr's `Load`): evaluating a source into a target, sequentially or on static row
 //! bands in parallel, with the fill strategy and the thread count chosen as values.
 
+use std::cell::Cell;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -33,12 +34,54 @@ impl Threads {
     }
 }
 
-/// Below this many elements a parallel request runs sequentially.
+/// Below this many elements a parallel request runs sequentially (the default of
+/// [`par_threshold`]).
 pub const PAR_THRESHOLD: usize = 1 << 14;
+
+thread_local! {
+    static THRESHOLD: Cell<usize> = const { Cell::new(PAR_THRESHOLD) };
+    static LAST_BANDS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The number of elements at and above which a parallel request of the calling thread
+/// runs in parallel ([`PAR_THRESHOLD`] unless [`with_par_threshold`] changed it).
+pub fn par_threshold() -> usize {
+    THRESHOLD.with(Cell::get)
+}
+
+/// Runs `f` with the parallel threshold of the calling thread set to `threshold` (`0`
+/// splits every parallel request into bands, `usize::MAX` runs everything sequentially),
+/// then restores the previous value, also when `f` panics.
+///
+/// Results never depend on the threshold; it exists for tests and tuning. Component-wise
+/// loads and walks pass it on to the threads they start.
+pub fn with_par_threshold<R>(threshold: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THRESHOLD.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(THRESHOLD.with(|t| t.replace(threshold)));
+    f()
+}
+
+/// How many row bands the last load, walk or image kernel scheduled from the calling
+/// thread split its rows into (1 for the sequential path, 0 before any); for tests that
+/// must know the parallel path ran.
+pub fn last_band_count() -> usize {
+    LAST_BANDS.with(Cell::get)
+}
 
 /// A fill strategy: the loop order in which a rectangle of a flattened array is evaluated
 /// and written (Yarr's `Fill`). Strategies are plain values, passed at the call site.
-pub trait Fill: Copy + Send + Sync {
+///
+/// # Safety
+///
+/// [`compute_with`] loads into uninitialised memory and then takes it as initialised, so
+/// an implementation must write every position of the rectangle it is given (and, by the
+/// method's own contract, no position outside it).
+pub unsafe trait Fill: Copy + Send + Sync {
     /// Evaluates `a` at every `(row, col)` of `rows x cols` and hands it to `w`.
     ///
     /// # Safety
@@ -99,7 +142,8 @@ unsafe fn fill_span<A: Source, W: Writer<A::Elem>>(
     }
 }
 
-impl Fill for Plain {
+// SAFETY: every row of `rows`, every column of `cols`, through `fill_span`.
+unsafe impl Fill for Plain {
     #[inline(always)]
     unsafe fn fill<A: Source, W: Writer<A::Elem>>(
         &self,
@@ -117,7 +161,8 @@ impl Fill for Plain {
     }
 }
 
-impl<const N: usize> Fill for Unrolled<N> {
+// SAFETY: every row; in each, whole steps of `N` columns, then the rest by `fill_span`.
+unsafe impl<const N: usize> Fill for Unrolled<N> {
     #[inline(always)]
     unsafe fn fill<A: Source, W: Writer<A::Elem>>(
         &self,
@@ -150,7 +195,9 @@ impl<const N: usize> Fill for Unrolled<N> {
     }
 }
 
-impl Fill for BlockFill {
+// SAFETY: the tiles (steps of at least 1 row and 1 column, clipped to the rectangle)
+// cover the rectangle exactly.
+unsafe impl Fill for BlockFill {
     #[inline(always)]
     unsafe fn fill<A: Source, W: Writer<A::Elem>>(
         &self,
@@ -318,18 +365,24 @@ pub(crate) fn schedule_bands(
     rects: &[(Range<usize>, Range<usize>)],
     threads: Threads,
 ) -> Vec<(Range<usize>, Range<usize>)> {
-    let total: usize = rects.iter().map(|(r, c)| r.len() * c.len()).sum();
-    let n = if total < PAR_THRESHOLD {
+    let total = rects.iter().fold(0usize, |n, (r, c)| {
+        n.saturating_add(r.len().saturating_mul(c.len()))
+    });
+    let n = if total < par_threshold() {
         1
     } else {
         threads.count()
     };
     let mut out = Vec::new();
+    let mut most = 0;
     for (rows, cols) in rects {
-        for band in bands(rows.clone(), n) {
+        let split = bands(rows.clone(), n);
+        most = most.max(split.len());
+        for band in split {
             out.push((band, cols.clone()));
         }
     }
+    LAST_BANDS.with(|b| b.set(most));
     out
 }
 
@@ -346,6 +399,8 @@ where
 {
     let extent = a.extent();
     assert_eq!(extent, t.extent(), "load: source and target extents differ");
+    // Panics, naming the extent, when its size overflows: no such array can be filled.
+    let _ = extent.size();
     let rects = block_rects(extent, block);
     let work = schedule_bands(&rects, threads);
     let w = t.writer();
@@ -429,11 +484,12 @@ where
         std::array::from_fn(|_| Array::filled(extent, T::default()));
     let per_component = Threads::Fixed(threads.count().div_ceil(N.max(1)));
     let slices: Vec<(usize, &mut Array<T, A::Shape>)> = parts.iter_mut().enumerate().collect();
+    let threshold = par_threshold();
     let run = |(k, part): (usize, &mut Array<T, A::Shape>)| {
         let component = crate::delayed::SourceExt::map(a, move |v: [T; N]| v[k]);
-        load(&component, part, fill, per_component);
+        with_par_threshold(threshold, || load(&component, part, fill, per_component));
     };
-    if threads.count() > 1 && extent.size() >= PAR_THRESHOLD {
+    if threads.count() > 1 && extent.size() >= threshold {
         slices.into_par_iter().for_each(run);
     } else {
         slices.into_iter().for_each(run);
@@ -454,6 +510,22 @@ mod tests {
     use proptest::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
 
+    /// Sets the calling thread's parallel threshold to 0 until dropped, so every parallel
+    /// request of a test splits into bands.
+    struct LowThreshold(usize);
+
+    impl LowThreshold {
+        fn new() -> Self {
+            LowThreshold(THRESHOLD.with(|t| t.replace(0)))
+        }
+    }
+
+    impl Drop for LowThreshold {
+        fn drop(&mut self) {
+            THRESHOLD.with(|t| t.set(self.0));
+        }
+    }
+
     fn naive<S: Shape, T, F: Fn(S) -> T>(extent: S, f: F) -> Vec<T> {
         (0..extent.size()).map(|i| f(extent.index_at(i))).collect()
     }
@@ -464,8 +536,11 @@ mod tests {
         let f = |Dim2(y, x): Dim2| (y * 1000 + x) as u32 ^ 0x5a5a;
         let expect = naive(extent, f);
         let d = from_fn(extent, f);
+        // 37 x 53 is under the default threshold: lower it so the bands really run.
+        let _low = LowThreshold::new();
         for threads in [Threads::Seq, Threads::Fixed(2), Threads::Fixed(5)] {
             assert_eq!(compute_with(&d, Plain, threads).as_slice(), &expect[..]);
+            assert_eq!(last_band_count(), threads.count(), "{threads:?}");
             assert_eq!(
                 compute_with(&d, Unrolled::<4>, threads).as_slice(),
                 &expect[..]
@@ -538,8 +613,137 @@ mod tests {
         );
     }
 
+    /// A safe target whose extent claims 100 elements while its writer holds 5.
+    struct LyingTarget {
+        buf: Vec<u32>,
+    }
+
+    impl Target for LyingTarget {
+        type Elem = u32;
+        type Shape = Dim2;
+        type Writer<'w> = crate::source::SliceWriter<'w, u32>;
+        fn extent(&self) -> Dim2 {
+            Dim2(10, 10)
+        }
+        fn writer(&mut self) -> Self::Writer<'_> {
+            crate::source::SliceWriter::new(&mut self.buf)
+        }
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "load writes positions 0..10 of a target buffer of 5 elements (the target's extent and its writer disagree)"
+    )]
+    fn lying_target_span_writes_are_refused() {
+        let mut t = LyingTarget { buf: vec![0; 5] };
+        load(
+            &from_fn(Dim2(10, 10), |_| 1u32),
+            &mut t,
+            Plain,
+            Threads::Seq,
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "load writes positions 5..6 of a target buffer of 5 elements")]
+    fn lying_target_element_writes_are_refused() {
+        let mut t = LyingTarget { buf: vec![0; 5] };
+        load(
+            &from_fn(Dim2(10, 10), |_| 1u32),
+            &mut t,
+            Unrolled::<4>,
+            Threads::Seq,
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "load writes positions 99..100 of a target buffer of 5 elements")]
+    fn lying_target_single_writes_are_refused() {
+        let mut t = LyingTarget { buf: vec![0; 5] };
+        t.write(Dim2(9, 9), 1);
+    }
+
+    #[test]
+    fn lying_target_in_parallel_is_refused() {
+        let mut t = LyingTarget { buf: vec![0; 5] };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_par_threshold(0, || {
+                load(
+                    &from_fn(Dim2(10, 10), |_| 1u32),
+                    &mut t,
+                    Plain,
+                    Threads::Fixed(3),
+                )
+            })
+        }));
+        let msg = r.unwrap_err();
+        let msg = msg.downcast_ref::<String>().expect("a formatted message");
+        assert!(msg.contains("of a target buffer of 5 elements"), "{msg}");
+    }
+
+    /// A source that breaks its contract on purpose: the first `extent()` answers 2 x 3,
+    /// every later one 4 x 6. `compute_with` sizes its output from the first answer, so
+    /// the release checks of the writer must stop the load.
+    struct GrowingSource {
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    // SAFETY: deliberately broken (`extent` changes) to test that the writer's checks stop
+    // the load before it leaves the buffer; every read goes through the safe `index`.
+    unsafe impl Source for GrowingSource {
+        type Elem = u8;
+        type Shape = Dim2;
+        const LINEAR: bool = false;
+        fn extent(&self) -> Dim2 {
+            if self.calls.fetch_add(1, Ordering::Relaxed) == 0 {
+                Dim2(2, 3)
+            } else {
+                Dim2(4, 6)
+            }
+        }
+        fn index(&self, _: Dim2) -> u8 {
+            7
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "of a target buffer of 6 elements")]
+    fn a_source_whose_extent_grows_cannot_overrun_compute() {
+        let src = GrowingSource {
+            calls: std::sync::atomic::AtomicUsize::new(0),
+        };
+        let _ = compute_with(&src, Plain, Threads::Seq);
+    }
+
+    #[test]
+    fn threshold_override_splits_small_loads_and_restores() {
+        let extent = Dim2(37, 53);
+        let f = |Dim2(y, x): Dim2| (y * 1000 + x) as u32;
+        let d = from_fn(extent, f);
+        let _ = compute_with(&d, Plain, Threads::Fixed(4));
+        assert_eq!(
+            last_band_count(),
+            1,
+            "37 x 53 is under the default threshold"
+        );
+        let par = with_par_threshold(0, || {
+            assert_eq!(par_threshold(), 0);
+            compute_with(&d, Plain, Threads::Fixed(4))
+        });
+        assert_eq!(last_band_count(), 4);
+        assert_eq!(par.as_slice(), &naive(extent, f)[..]);
+        assert_eq!(par_threshold(), PAR_THRESHOLD);
+        let r = std::panic::catch_unwind(|| with_par_threshold(5, || panic!("inside")));
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"inside"));
+        assert_eq!(par_threshold(), PAR_THRESHOLD, "restored after a panic");
+        with_par_threshold(usize::MAX, || {
+            let _ = compute_with(&from_fn(Dim2(1000, 1000), f), Plain, Threads::Fixed(4));
+        });
+        assert_eq!(last_band_count(), 1);
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(crate::testing::proptest_config(48, 0x5eed_0001))]
         #[test]
         fn parallel_equals_sequential(rows in 1usize..300, cols in 1usize..300, threads in 2usize..6, seed in any::<u64>()) {
             let extent = Dim2(rows, cols);
@@ -551,7 +755,10 @@ mod tests {
                 .unwrap()
                 .imap(|Dim2(y, x), v| v - (y as f32) * 0.5 + x as f32);
             let seq = compute_with(&chain, Plain, Threads::Seq);
-            let par = compute_with(&chain, BlockFill { bx: 16, by: 4 }, Threads::Fixed(threads));
+            let par = with_par_threshold(0, || {
+                compute_with(&chain, BlockFill { bx: 16, by: 4 }, Threads::Fixed(threads))
+            });
+            prop_assert_eq!(last_band_count(), threads.min(rows));
             let seq_bits: Vec<u32> = seq.as_slice().iter().map(|v| v.to_bits()).collect();
             let par_bits: Vec<u32> = par.as_slice().iter().map(|v| v.to_bits()).collect();
             prop_assert_eq!(seq_bits, par_bits);

@@ -219,7 +219,10 @@ mod tests {
                     Threads::Seq,
                 );
                 for threads in [Threads::Seq, Threads::Fixed(3)] {
-                    let got = convolve_separable(&a, row, col, b1, b2, |v: i64| v, threads);
+                    let got = crate::load::with_par_threshold(0, || {
+                        convolve_separable(&a, row, col, b1, b2, |v: i64| v, threads)
+                    });
+                    assert_eq!(crate::load::last_band_count(), threads.count().min(rows));
                     assert_eq!(got, want, "{rows}x{cols} {b1:?}");
                 }
             }

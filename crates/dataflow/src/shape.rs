@@ -8,13 +8,30 @@ use std::fmt;
 /// Every shape is also flattened to a 2-D view of `rows x cols`, where `cols` is the length of
 /// the innermost axis and `rows` the product of the others: loads and walks run over rows, and
 /// parallel schedules hand out static bands of rows.
-pub trait Shape: Copy + Eq + fmt::Debug + Send + Sync + 'static {
+///
+/// The trait is sealed: `Dim1`, `Dim2` and `Dim3` are its only implementations, because
+/// the crate's unchecked reads trust `to_linear` and `size` of the shape to stay inside a
+/// buffer of `size()` elements.
+pub trait Shape: Copy + Eq + fmt::Debug + Send + Sync + 'static + sealed::Sealed {
     /// Number of axes.
     const RANK: usize;
     /// The shape with every extent zero (also the first index).
     fn zero() -> Self;
+    /// Number of indices in the shape (the product of the extents), or `None` when a
+    /// product of extents (including the flattened row count) overflows `usize`.
+    fn checked_size(&self) -> Option<usize>;
     /// Number of indices in the shape (the product of the extents).
-    fn size(&self) -> usize;
+    ///
+    /// # Panics
+    /// When the product overflows `usize` (see [`Shape::checked_size`]): no array of such
+    /// an extent can exist, and every constructor of explicit arrays refuses it.
+    #[track_caller]
+    fn size(&self) -> usize {
+        match self.checked_size() {
+            Some(n) => n,
+            None => size_overflow(*self),
+        }
+    }
     /// Row-major linear position of `idx` inside a shape of this extent.
     fn to_linear(&self, idx: Self) -> usize;
     /// The index at row-major linear position `i` inside a shape of this extent.
@@ -27,6 +44,21 @@ pub trait Shape: Copy + Eq + fmt::Debug + Send + Sync + 'static {
     fn index_at_row_col(&self, row: usize, col: usize) -> Self;
     /// The extents as a small array, outermost first (unused entries are 1).
     fn dims(&self) -> [usize; 3];
+}
+
+mod sealed {
+    /// Keeps `Shape` implemented by this crate's shapes only.
+    pub trait Sealed {}
+    impl Sealed for super::Dim1 {}
+    impl Sealed for super::Dim2 {}
+    impl Sealed for super::Dim3 {}
+}
+
+/// Panics for an extent whose number of elements overflows `usize`.
+#[cold]
+#[track_caller]
+fn size_overflow(extent: impl fmt::Debug) -> ! {
+    panic!("extent {extent:?} has more elements than usize can count")
 }
 
 /// A one-dimensional extent or index.
@@ -46,8 +78,8 @@ impl Shape for Dim1 {
     fn zero() -> Self {
         Dim1(0)
     }
-    fn size(&self) -> usize {
-        self.0
+    fn checked_size(&self) -> Option<usize> {
+        Some(self.0)
     }
     #[inline(always)]
     fn to_linear(&self, idx: Self) -> usize {
@@ -77,8 +109,8 @@ impl Shape for Dim2 {
     fn zero() -> Self {
         Dim2(0, 0)
     }
-    fn size(&self) -> usize {
-        self.0 * self.1
+    fn checked_size(&self) -> Option<usize> {
+        self.0.checked_mul(self.1)
     }
     #[inline(always)]
     fn to_linear(&self, idx: Self) -> usize {
@@ -108,8 +140,8 @@ impl Shape for Dim3 {
     fn zero() -> Self {
         Dim3(0, 0, 0)
     }
-    fn size(&self) -> usize {
-        self.0 * self.1 * self.2
+    fn checked_size(&self) -> Option<usize> {
+        self.0.checked_mul(self.1)?.checked_mul(self.2)
     }
     #[inline(always)]
     fn to_linear(&self, idx: Self) -> usize {
@@ -159,16 +191,24 @@ impl<S: Shape> Block<S> {
     }
 
     /// Number of indices inside the block (0 when empty on some axis).
+    ///
+    /// # Panics
+    /// When the number overflows `usize` (a block far larger than any array).
+    #[track_caller]
     pub fn size(&self) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
         let (s, e) = (self.start.dims(), self.end.dims());
         (3 - S::RANK..3)
-            .map(|k| e[k].saturating_sub(s[k]))
-            .product()
+            .try_fold(1usize, |n, k| n.checked_mul(e[k] - s[k]))
+            .unwrap_or_else(|| size_overflow(self))
     }
 
-    /// True when the block holds no index.
+    /// True when the block holds no index (it is empty on some axis).
     pub fn is_empty(&self) -> bool {
-        self.size() == 0
+        let (s, e) = (self.start.dims(), self.end.dims());
+        (3 - S::RANK..3).any(|k| e[k] <= s[k])
     }
 
     /// True when `idx` lies inside the block.
@@ -296,5 +336,15 @@ mod tests {
         assert!(b.contains(Dim2(2, 4)));
         assert!(!b.contains(Dim2(3, 4)));
         assert!(Block::new(Dim1(4), Dim1(2)).is_empty());
+        // 2^32 * 2^32 would wrap to 0 and read as empty.
+        let huge = Block::whole(Dim2(1 << 32, 1 << 32));
+        assert!(!huge.is_empty());
+        assert_eq!(Block::new(Dim3(0, 5, 5), Dim3(7, 5, 9)).size(), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "has more elements than usize can count")]
+    fn block_size_panics_instead_of_wrapping() {
+        let _ = Block::whole(Dim2(1 << 32, 1 << 32)).size();
     }
 }

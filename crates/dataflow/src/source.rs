@@ -10,7 +10,39 @@ use crate::shape::Shape;
 ///
 /// Reading never allocates; a chain of delayed adaptors over sources is itself a source, so
 /// a whole chain runs as one loop when it is loaded or walked.
-pub trait Source: Sync {
+///
+/// # Safety
+///
+/// Loads and walks trust a source's answers to stay inside buffers without checking them
+/// element by element (as the standard library trusts `TrustedLen`), so the trait is
+/// `unsafe` to implement. An implementation must guarantee that:
+///
+/// - `extent()` returns the same extent on every call, for as long as the value lives
+///   (loads size their output once, then read by it);
+/// - the unchecked reads (`index_unchecked`, `linear_index_unchecked`,
+///   `row_col_unchecked`) are sound for every position inside that extent;
+/// - `fill_span` initialises exactly `out[0..cols.len()]`, every one of those elements,
+///   and writes nowhere else (a load hands over uninitialised memory and then reads it);
+/// - `span_slice`, when it returns `Some`, returns exactly `cols.len()` elements.
+///
+/// The crate's own sources and adaptors uphold this whenever their operands do, so a
+/// delayed array built with [`from_fn`](crate::from_fn) and the adaptors of
+/// [`SourceExt`](crate::SourceExt) needs no `unsafe` at all. A type implementing only
+/// the safe methods (`extent`, `index`) meets the last three points through the default
+/// methods, which call `index`.
+///
+/// ```compile_fail
+/// // The trait cannot be implemented without `unsafe`:
+/// struct Ones;
+/// impl dataflow::Source for Ones {
+///     type Elem = u8;
+///     type Shape = dataflow::Dim1;
+///     const LINEAR: bool = false;
+///     fn extent(&self) -> dataflow::Dim1 { dataflow::Dim1(4) }
+///     fn index(&self, _: dataflow::Dim1) -> u8 { 1 }
+/// }
+/// ```
+pub unsafe trait Source: Sync {
     /// The element type.
     type Elem: Copy + Send + Sync;
     /// The shape type (`Dim1`, `Dim2`, `Dim3`).
@@ -213,7 +245,8 @@ pub(crate) unsafe fn map_span<A: Source + ?Sized, U>(
     }
 }
 
-impl<A: Source + ?Sized> Source for &A {
+// SAFETY: every method forwards to the referenced source, which upholds the contract.
+unsafe impl<A: Source + ?Sized> Source for &A {
     type Elem = A::Elem;
     type Shape = A::Shape;
     const LINEAR: bool = A::LINEAR;
@@ -288,6 +321,12 @@ pub unsafe trait Writer<T>: Sync {
 
 /// An array that can be written: explicit storage, a mutable foreign view, or a delayed
 /// target (a write function, Yarr's `DT`).
+///
+/// The trait is safe to implement: nothing trusts its answers for memory safety. A load
+/// hands the writer positions inside `extent()`, and the writers that reach memory
+/// ([`SliceWriter`]) check every position and span against their buffer, so a target whose
+/// extent claims more elements than its writer holds makes the load panic, never write
+/// past the buffer.
 pub trait Target {
     /// The element type.
     type Elem: Copy + Send + Sync;
@@ -369,24 +408,36 @@ unsafe impl<T: Send> Sync for SliceWriter<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for SliceWriter<'_, T> {}
 
-// SAFETY: writes stay inside the borrowed slice (debug-checked) and the caller keeps
+/// Panics for a write outside a writer's buffer.
+#[cold]
+#[track_caller]
+fn write_out_of_bounds(start: usize, len: usize, buffer: usize) -> ! {
+    panic!(
+        "load writes positions {start}..{} of a target buffer of {buffer} elements \
+         (the target's extent and its writer disagree)",
+        start.saturating_add(len)
+    )
+}
+
+// SAFETY: every write and span is checked against the borrowed length (in release builds
+// too, since a safe `Target` can pair any extent with any writer), and the caller keeps
 // concurrent positions distinct.
 unsafe impl<T: Send + Copy> Writer<T> for SliceWriter<'_, T> {
     #[inline(always)]
     unsafe fn write(&self, i: usize, _row: usize, _col: usize, v: T) {
-        debug_assert!(i < self.len, "write at {i} beyond {}", self.len);
-        // SAFETY: see the trait contract.
+        if i >= self.len {
+            write_out_of_bounds(i, 1, self.len);
+        }
+        // SAFETY: i < self.len (checked above); `ptr` is valid for `len` writes.
         unsafe { self.ptr.add(i).write(v) }
     }
     #[inline(always)]
     unsafe fn span_ptr(&self, i: usize, len: usize) -> Option<*mut T> {
-        debug_assert!(
-            i + len <= self.len,
-            "span {i}..{} beyond {}",
-            i + len,
-            self.len
-        );
-        // SAFETY: see the trait contract.
+        match i.checked_add(len) {
+            Some(end) if end <= self.len => {}
+            _ => write_out_of_bounds(i, len, self.len),
+        }
+        // SAFETY: i + len <= self.len (checked above), so the span is inside the buffer.
         Some(unsafe { self.ptr.add(i) })
     }
 }

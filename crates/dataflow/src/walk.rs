@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::load::{block_rects, schedule_bands, Threads};
+use crate::load::{block_rects, par_threshold, schedule_bands, with_par_threshold, Threads};
 use crate::shape::{Block, Shape};
 use crate::source::Source;
 
@@ -189,12 +189,12 @@ where
     J: Fn(St, St) -> St + Sync,
 {
     let per = Threads::Fixed(threads.count().div_ceil(N.max(1)));
+    let threshold = par_threshold();
     let run = |k: usize| {
         let comp = crate::delayed::SourceExt::map(a, move |v: [T; N]| v[k]);
-        walk_p(&comp, per, &init, &f, &join)
+        with_par_threshold(threshold, || walk_p(&comp, per, &init, &f, &join))
     };
-    let mut out: Vec<St> = if threads.count() > 1 && a.extent().size() >= crate::load::PAR_THRESHOLD
-    {
+    let mut out: Vec<St> = if threads.count() > 1 && a.extent().size() >= threshold {
         (0..N).into_par_iter().map(run).collect()
     } else {
         (0..N).map(run).collect()
@@ -267,17 +267,31 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(crate::testing::proptest_config(48, 0x5eed_0002))]
         #[test]
         fn parallel_walk_equals_sequential(n in 0usize..100_000, seed in any::<u64>(), threads in 1usize..6) {
             let data: Vec<u8> = (0..n as u64).map(|i| (i.wrapping_mul(seed | 1) >> 7) as u8).collect();
             let a = View::new(Dim1(n), &data).unwrap().map(|v| v / 3);
             let mut seq = vec![0u64; 256];
             mutate(&a, &mut seq, |h, v| h[v as usize] += 1);
-            let par = walk_p(&a, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
+            let par = with_par_threshold(0, || walk_p(&a, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
                 x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
                 x
-            });
+            }));
+            // A 1-D array is one row: it splits into one band, however many threads.
+            prop_assert_eq!(crate::load::last_band_count(), usize::from(n > 0));
+            let rows = n / 97;
+            if rows > 0 {
+                let grid = View::new(Dim2(rows, 97), &data[..rows * 97]).unwrap();
+                let mut seq2 = vec![0u64; 256];
+                mutate(&grid, &mut seq2, |h, v| h[v as usize] += 1);
+                let par2 = with_par_threshold(0, || walk_p(&grid, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
+                    x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
+                    x
+                }));
+                prop_assert_eq!(crate::load::last_band_count(), threads.min(rows));
+                prop_assert_eq!(seq2, par2);
+            }
             prop_assert_eq!(seq, par);
         }
     }

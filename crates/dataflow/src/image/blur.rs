@@ -181,12 +181,22 @@ mod tests {
             let want = reference::<N, _>(&a, sigma, border);
             let planes = [0, 1, 2].map(|k| reference::<N, _>(&c.map(move |p| p[k]), sigma, border));
             for threads in [Threads::Seq, Threads::Fixed(3)] {
-                let got = gaussian_blur::<N, _>(&a, sigma, border, threads).unwrap();
+                // Lowered threshold: the small images run in bands too.
+                let got = crate::load::with_par_threshold(0, || {
+                    gaussian_blur::<N, _>(&a, sigma, border, threads)
+                })
+                .unwrap();
+                if rows > 0 && cols > 0 {
+                    assert_eq!(crate::load::last_band_count(), threads.count().min(rows));
+                }
                 assert_eq!(got, want, "{rows}x{cols} N={N} {border:?}");
                 // A delayed source goes through the row-filling path.
                 let delayed = gaussian_blur::<N, _>(&a.map(|v| v), sigma, border, threads).unwrap();
                 assert_eq!(delayed, want, "{rows}x{cols} N={N} {border:?} delayed");
-                let got_rgb = gaussian_blur_rgb::<N, _>(c, sigma, border, threads).unwrap();
+                let got_rgb = crate::load::with_par_threshold(0, || {
+                    gaussian_blur_rgb::<N, _>(c, sigma, border, threads)
+                })
+                .unwrap();
                 for (k, plane) in planes.iter().enumerate() {
                     assert!(
                         got_rgb
@@ -238,7 +248,22 @@ mod tests {
             gaussian_stencil::<5>(0.0).unwrap().taps,
             [16, 64, 96, 64, 16]
         );
-        assert!(gaussian_kernel(4, 1.0).is_err());
+        assert_eq!(
+            gaussian_kernel(4, 1.0).unwrap_err(),
+            Error::BadParameter {
+                name: "ksize",
+                value: "4".into(),
+                rule: "a Gaussian kernel size must be odd",
+            }
+        );
+        assert_eq!(
+            gaussian_kernel(5, f64::NAN).unwrap_err(),
+            Error::BadParameter {
+                name: "sigma",
+                value: "NaN".into(),
+                rule: "sigma must be a number",
+            }
+        );
         // A wide, flat kernel: every tap about 2.5, the sum still exactly 256.
         let wide = gaussian_stencil::<101>(1e6).unwrap().taps;
         assert_eq!(wide.iter().map(|&t| t as u32).sum::<u32>(), 256);
@@ -302,5 +327,45 @@ mod tests {
             .zip(green.as_slice())
             .all(|(p, g)| p[1] == *g));
         assert_eq!(blurred.as_slice()[0][0], got.as_slice()[0]);
+    }
+
+    #[test]
+    fn every_simd_level_equals_the_reference() {
+        for (k, &cols) in [1usize, 31, 63, 64, 65, 129, 301].iter().enumerate() {
+            let rows = 7;
+            let data: Vec<u8> = (0..rows * cols)
+                .map(|i| {
+                    ((i as u64 + 977 * k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+                })
+                .collect();
+            let rgb: Vec<[u8; 3]> = data.iter().map(|&v| [v, v / 3, 255 - v]).collect();
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            let c = View::new(Dim2(rows, cols), &rgb).unwrap();
+            for border in [Border::Reflect101, Border::Replicate] {
+                let want = reference::<5, _>(&a, 0.0, border);
+                let planes =
+                    [0, 1, 2].map(|k| reference::<5, _>(&c.map(move |p| p[k]), 0.0, border));
+                for (g, rgb_out) in crate::image::simd::testing::at_every_level(|_| {
+                    crate::load::with_par_threshold(0, || {
+                        (
+                            gaussian_blur::<5, _>(&a, 0.0, border, Threads::Fixed(2)).unwrap(),
+                            gaussian_blur_rgb::<5, _>(c, 0.0, border, Threads::Fixed(2)).unwrap(),
+                        )
+                    })
+                }) {
+                    assert_eq!(g, want, "{cols} columns {border:?}");
+                    for (k, plane) in planes.iter().enumerate() {
+                        assert!(
+                            rgb_out
+                                .as_slice()
+                                .iter()
+                                .zip(plane.as_slice())
+                                .all(|(p, v)| p[k] == *v),
+                            "{cols} columns {border:?} channel {k}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -49,6 +49,7 @@ fn count_band<A: Source<Elem = u8>>(a: &A, rows: Range<usize>, cols: usize) -> B
                 Some(s) => count4(s, &mut t),
                 None => {
                     buf.resize(n, 0u8);
+                    // SAFETY: as above; `buf` was just resized to hold the n elements.
                     unsafe { a.fill_span(extent, cols, row, c..c + n, buf.as_mut_ptr()) };
                     count4(&buf, &mut t);
                 }
@@ -159,5 +160,38 @@ mod tests {
         let flat = [7u8; 4];
         let f = View::new(Dim2(2, 2), &flat).unwrap();
         assert_eq!(equalize_hist(&f, Threads::Seq).as_slice(), &[7; 4]);
+    }
+
+    /// Widths around the vector widths (32 and 64 pixels), and odd ones.
+    const WIDTHS: [usize; 12] = [1, 3, 31, 32, 33, 63, 64, 65, 100, 127, 129, 301];
+
+    fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (s >> 56) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_simd_level_counts_like_a_loop() {
+        for (k, &cols) in WIDTHS.iter().enumerate() {
+            let rows = 5;
+            let data = random_bytes(rows * cols, 100 + k as u64);
+            let mut want = [0u64; 256];
+            for &v in &data {
+                want[v as usize] += 1;
+            }
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            for got in super::super::simd::testing::at_every_level(|_| {
+                crate::load::with_par_threshold(0, || histogram(&a, Threads::Fixed(2)))
+            }) {
+                assert_eq!(got, want, "{cols} columns");
+            }
+        }
     }
 }

@@ -15,6 +15,7 @@ mod color;
 mod fixed_blur;
 mod hist;
 mod io;
+pub(crate) mod simd;
 mod sobel;
 
 pub use blur::{
@@ -24,6 +25,7 @@ pub use canny::{canny, Canny, Norm};
 pub use color::{grey, grey_of, rgb_to_grey, Grey};
 pub use hist::{equalize_hist, equalize_lut, histogram};
 pub use io::{read_grey_png, write_grey_png};
+pub use simd::{detected_simd, set_simd_cap, simd, Simd};
 pub use sobel::{
     direction, magnitude_l1, magnitude_l2, sobel_dx, sobel_dy, sobel_xy, SOBEL_DX, SOBEL_DY,
 };
