@@ -152,6 +152,7 @@ pub fn run(options: &Options) -> Step {
         None
     };
 
+    let executables = build_benches(&with_benches, options)?;
     let criterion_dir = target_dir().join("criterion");
     let mut measurements = Vec::new();
     let rounds = options.rounds();
@@ -164,7 +165,9 @@ pub fn run(options: &Options) -> Step {
                         Failure(format!("removing old {}: {err}", group.display()))
                     })?;
                 }
-                run_criterion(krate, options, round, rounds)?;
+                let none = Vec::new();
+                let found = executables.get(krate.as_str()).unwrap_or(&none);
+                run_criterion(krate, found, options, round, rounds)?;
                 measurements.extend(read_criterion_group(&group, krate, round)?);
             }
             if let Some(envs) = &envs {
@@ -204,13 +207,90 @@ fn has_rust_files(dir: &Path) -> bool {
     })
 }
 
-/// Runs one crate's criterion benches (every bench target, optional Rust peers included).
-fn run_criterion(krate: &str, options: &Options, round: usize, rounds: usize) -> Step {
+/// Builds the criterion bench executables of `crates` once, in one cargo call (so features
+/// are unified as in any workspace build and nothing is rebuilt between rounds), and returns
+/// them by crate.
+fn build_benches(
+    crates: &[&String],
+    options: &Options,
+) -> Result<BTreeMap<String, Vec<PathBuf>>, Failure> {
+    let mut by_crate: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    if crates.is_empty() {
+        return Ok(by_crate);
+    }
     let mut command = cargo();
-    command.args(["bench", "-p", krate]);
+    command.arg("bench");
+    for name in crates {
+        command.args(["-p", name.as_str()]);
+    }
     // `--all-features` turns on the optional Rust peers (such as dataflow's
     // `imageproc-peer`), which normal builds and tests never compile.
-    command.args(["--all-features", "--bench", "*", "--"]);
+    command.args(["--all-features", "--bench", "*", "--no-run"]);
+    command.args(["--message-format", "json-render-diagnostics"]);
+    if options.quick {
+        command.env(QUICK_ENV, "1");
+    }
+    println!("xtask: cargo bench --no-run (building the benches)");
+    let output = command
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|err| Failure(format!("cargo bench --no-run: could not start: {err}")))?;
+    if !output.status.success() {
+        return Err(Failure(format!("cargo bench --no-run ({})", output.status)));
+    }
+    let dirs: Vec<(PathBuf, String)> = members()?
+        .into_iter()
+        .map(|member| (member.dir.join("Cargo.toml"), member.name))
+        .collect();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        if let Some((manifest, executable)) = bench_artifact(line) {
+            let owner = dirs
+                .iter()
+                .find(|(path, _)| same_file(path, Path::new(&manifest)));
+            if let Some((_, name)) = owner {
+                by_crate
+                    .entry(name.clone())
+                    .or_default()
+                    .push(executable.into());
+            }
+        }
+    }
+    Ok(by_crate)
+}
+
+/// The (manifest path, executable) of a cargo `compiler-artifact` message for a bench target.
+fn bench_artifact(line: &str) -> Option<(String, String)> {
+    let value: Value = serde_json::from_str(line).ok()?;
+    if value["reason"] != "compiler-artifact" {
+        return None;
+    }
+    let kinds = value["target"]["kind"].as_array()?;
+    if !kinds.iter().any(|kind| kind == "bench") {
+        return None;
+    }
+    Some((
+        value["manifest_path"].as_str()?.to_string(),
+        value["executable"].as_str()?.to_string(),
+    ))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (a.canonicalize(), b.canonicalize()),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// Runs one crate's criterion bench executables, as `cargo bench` would (in the crate's
+/// folder, with `--bench`).
+fn run_criterion(
+    krate: &str,
+    executables: &[PathBuf],
+    options: &Options,
+    round: usize,
+    rounds: usize,
+) -> Step {
     // criterion's own defaults (3 s warm-up, 5 s and 100 samples) would take most of
     // an hour over every workload; 20 samples give a steady median.
     let (warm_up, measurement, samples) = if options.quick {
@@ -218,15 +298,26 @@ fn run_criterion(krate: &str, options: &Options, round: usize, rounds: usize) ->
     } else {
         ("1", "3", "20")
     };
-    command.args(["--warm-up-time", warm_up, "--measurement-time", measurement]);
-    command.args(["--sample-size", samples]);
-    if options.quick {
-        command.env(QUICK_ENV, "1");
+    for executable in executables {
+        let mut command = Command::new(executable);
+        command.current_dir(root().join("crates").join(krate));
+        command.env("CRITERION_HOME", target_dir().join("criterion"));
+        command.args(["--bench", "--warm-up-time", warm_up]);
+        command.args(["--measurement-time", measurement, "--sample-size", samples]);
+        if options.quick {
+            command.env(QUICK_ENV, "1");
+        }
+        let name = executable
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        run_step(
+            &format!("bench {krate}: {name} (round {} of {rounds})", round + 1),
+            &mut command,
+        )?;
     }
-    run_step(
-        &format!("cargo bench -p {krate} (round {} of {rounds})", round + 1),
-        &mut command,
-    )
+    Ok(())
 }
 
 /// The peer scripts of the selected crates, with the crate each belongs to: a script
@@ -929,6 +1020,25 @@ mod tests {
             &[],
         );
         assert!(settled.contains("| 0.38 | 0.25–0.50 |"), "{settled}");
+    }
+
+    #[test]
+    fn bench_artifacts_are_read_from_cargo_messages() {
+        let bench = r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/a/Cargo.toml","target":{"kind":["bench"],"name":"a"},"executable":"/w/target/release/deps/a-123"}"#;
+        assert_eq!(
+            bench_artifact(bench),
+            Some((
+                "/w/crates/a/Cargo.toml".to_string(),
+                "/w/target/release/deps/a-123".to_string()
+            ))
+        );
+        let lib = r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/a/Cargo.toml","target":{"kind":["lib"],"name":"a"},"executable":null}"#;
+        assert_eq!(bench_artifact(lib), None);
+        assert_eq!(
+            bench_artifact(r#"{"reason":"build-finished","success":true}"#),
+            None
+        );
+        assert_eq!(bench_artifact("not json"), None);
     }
 
     #[test]
