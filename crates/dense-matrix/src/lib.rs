@@ -37,9 +37,17 @@
 //! assert!(svd.s[0] >= svd.s[1]);
 //! ```
 //!
-//! Feature flags: none. The crate links the system OpenBLAS (`libopenblas`, which holds
-//! both the CBLAS and the LAPACK symbols); set `OPENBLAS_LIB_DIR` to link one elsewhere.
+//! Feature flags:
+//! - `openblas-src`: link OpenBLAS through the `openblas-src` crate (its `system` mode,
+//!   found by `pkg-config`) instead of this crate's build script. Off by default: the
+//!   build script links the system `libopenblas` (which holds both the CBLAS and the
+//!   LAPACK symbols); set `OPENBLAS_LIB_DIR` to link one elsewhere.
+//!
 //! See `docs/dense-matrix.md` for the Kaldi -> Rust mapping table.
+
+// The `openblas-src` crate carries only the link line; naming it keeps it linked.
+#[cfg(feature = "openblas-src")]
+extern crate openblas_src as _;
 
 mod blas;
 mod decomp;
