@@ -145,6 +145,13 @@ pub enum Error {
         /// Its value.
         value: f64,
     },
+    /// OpenBLAS's kernel could not be switched at run time.
+    BlasKernel {
+        /// The kernel asked for (an `OPENBLAS_CORETYPE` value).
+        coretype: String,
+        /// Why not.
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -220,6 +227,12 @@ impl fmt::Display for Error {
                 position,
                 value,
             } => write!(f, "{op}: {position} is {value}; the input must be finite"),
+            Error::BlasKernel { coretype, reason } => {
+                write!(
+                    f,
+                    "cannot switch OpenBLAS to its {coretype} kernel: {reason}"
+                )
+            }
         }
     }
 }

@@ -14,6 +14,8 @@
 //! - [`Trans`]: Kaldi's `kNoTrans` / `kTrans` flag; [`ResizeType`], [`StrideType`].
 //! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
+//! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
+//!   replaced before the first BLAS call, or reported once on stderr.
 //! - Interop: zero-copy `ndarray` views (`as_array`, `MatrixView::from_array`), the `approx`
 //!   traits, and Kaldi's binary and text `Write`/`Read` (`write_kaldi`, `read_kaldi`,
 //!   `Display`, `FromStr`).
@@ -55,6 +57,7 @@ mod error;
 mod exp;
 mod interop;
 mod io;
+mod kernel;
 mod kernels;
 mod matrix;
 mod matrix_ops;
@@ -67,6 +70,7 @@ mod vector;
 pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
 pub use decomp::{Eig, Svd, SymEig};
 pub use error::{Error, Position};
+pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use kernels::PAR_MIN_LEN;
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
