@@ -320,6 +320,14 @@ mod tests {
             },
             "svd: element (0, 1) is NaN; the input must be finite",
         );
+        check(
+            Error::BlasKernel {
+                coretype: "Haswell".into(),
+                reason: "this OpenBLAS was built without DYNAMIC_ARCH",
+            },
+            "cannot switch OpenBLAS to its Haswell kernel: this OpenBLAS was built without \
+             DYNAMIC_ARCH",
+        );
     }
 
     #[test]

@@ -841,22 +841,3 @@ pub fn set_blas_num_threads(n: usize) {
     // SAFETY: OpenBLAS's documented global setter; any positive count is valid.
     unsafe { openblas_set_num_threads(n.clamp(1, c_int::MAX as usize) as c_int) }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Set, read back, restore; 0 is raised to 1 (OpenBLAS's own minimum).
-    #[test]
-    fn set_blas_num_threads_is_read_back() {
-        let before = blas_num_threads();
-        set_blas_num_threads(1);
-        assert_eq!(blas_num_threads(), 1);
-        set_blas_num_threads(2);
-        assert_eq!(blas_num_threads(), 2);
-        set_blas_num_threads(0);
-        assert_eq!(blas_num_threads(), 1);
-        set_blas_num_threads(before);
-        assert_eq!(blas_num_threads(), before);
-    }
-}
