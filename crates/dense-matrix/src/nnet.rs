@@ -2,18 +2,19 @@
 //! copy-from-source element-wise forms (`exp`, `log`, `pow`, `heaviside`, `exp_special`,
 //! ...), element-wise `max_elements` / `min_elements`, diagonal scalings
 //! (`add_mat_diag_vec`, `add_diag_vec_mat`), gathers and scatters by index or by optional
-//! row slices, the group reductions of p-norm and maxout layers with their derivatives,
-//! and the traces of three and four products.
+//! row slices, and the group reductions of p-norm and maxout layers with their
+//! derivatives. The traces of longer products and the vector methods of issue 12 are in
+//! `matrix_funcs.rs`.
 //!
 //! Shapes follow Kaldi's `KALDI_ASSERT`s and a mismatch panics naming both shapes;
 //! numerical failures that Kaldi would turn into NaN or an exception (`log` of a
 //! negative, a negative to a fractional power) return an error and change nothing.
 
 use crate::error::{dim_mismatch, out_of_bounds, precondition, shape_mismatch};
-use crate::{trace_mat_mat, Error, Matrix, MatrixBase, Position, Real, Trans, VectorBase};
+use crate::{Error, MatrixBase, Position, Real, Trans, VectorBase};
 
 /// Shape of `op(m)`.
-fn op_shape<R: Real>(m: &MatrixBase<R>, t: Trans) -> (usize, usize) {
+pub(crate) fn op_shape<R: Real>(m: &MatrixBase<R>, t: Trans) -> (usize, usize) {
     match t {
         Trans::NoTrans => m.shape(),
         Trans::Trans => (m.num_cols(), m.num_rows()),
@@ -22,7 +23,7 @@ fn op_shape<R: Real>(m: &MatrixBase<R>, t: Trans) -> (usize, usize) {
 
 /// Element `(i, j)` of `op(m)`.
 #[inline]
-fn op_at<R: Real>(m: &MatrixBase<R>, t: Trans, i: usize, j: usize) -> R {
+pub(crate) fn op_at<R: Real>(m: &MatrixBase<R>, t: Trans, i: usize, j: usize) -> R {
     match t {
         Trans::NoTrans => m.row_data(i)[j],
         Trans::Trans => m.row_data(j)[i],
@@ -726,178 +727,4 @@ fn group_norm<R: Real>(x: &[R], p: f64) -> R {
     }
     let sum: f64 = x.iter().map(|v| v.to_f64().abs().powf(p)).sum();
     R::from_f64(sum.powf(1.0 / p))
-}
-
-/// `tr(op(A) op(B) op(C))` (Kaldi's `TraceMatMatMat`).
-///
-/// # Panics
-/// If the shapes do not chain into a square product.
-#[track_caller]
-pub fn trace_mat_mat_mat<R: Real>(
-    a: &MatrixBase<R>,
-    trans_a: Trans,
-    b: &MatrixBase<R>,
-    trans_b: Trans,
-    c: &MatrixBase<R>,
-    trans_c: Trans,
-) -> R {
-    let ab = product(a, trans_a, b, trans_b, "trace_mat_mat_mat (op(A) op(B))");
-    trace_of_product(&ab, c, trans_c, "trace_mat_mat_mat (op(A) op(B) op(C))")
-}
-
-/// `tr(op(A) op(B) op(C) op(D))` (Kaldi's `TraceMatMatMatMat`).
-///
-/// # Panics
-/// If the shapes do not chain into a square product.
-#[track_caller]
-#[allow(clippy::too_many_arguments)]
-pub fn trace_mat_mat_mat_mat<R: Real>(
-    a: &MatrixBase<R>,
-    trans_a: Trans,
-    b: &MatrixBase<R>,
-    trans_b: Trans,
-    c: &MatrixBase<R>,
-    trans_c: Trans,
-    d: &MatrixBase<R>,
-    trans_d: Trans,
-) -> R {
-    let ab = product(
-        a,
-        trans_a,
-        b,
-        trans_b,
-        "trace_mat_mat_mat_mat (op(A) op(B))",
-    );
-    let abc = product(
-        &ab,
-        Trans::NoTrans,
-        c,
-        trans_c,
-        "trace_mat_mat_mat_mat (op(A) op(B) op(C))",
-    );
-    trace_of_product(&abc, d, trans_d, "trace_mat_mat_mat_mat (... op(D))")
-}
-
-/// `op(A) op(B)` as a new matrix (empty for empty operands).
-#[track_caller]
-fn product<R: Real>(
-    a: &MatrixBase<R>,
-    ta: Trans,
-    b: &MatrixBase<R>,
-    tb: Trans,
-    op: &str,
-) -> Matrix<R> {
-    let (m, k) = op_shape(a, ta);
-    let (k2, n) = op_shape(b, tb);
-    if k != k2 {
-        shape_mismatch(op, (m, k), (k2, n));
-    }
-    if m == 0 || n == 0 {
-        return Matrix::empty();
-    }
-    let mut out = Matrix::new(m, n);
-    if k > 0 {
-        out.add_mat_mat(R::ONE, a, ta, b, tb, R::ZERO);
-    }
-    out
-}
-
-/// `tr(P op(C))`, with the shape check.
-#[track_caller]
-fn trace_of_product<R: Real>(p: &MatrixBase<R>, c: &MatrixBase<R>, tc: Trans, op: &str) -> R {
-    let (cr, cc) = op_shape(c, tc);
-    if p.num_rows() != cc || p.num_cols() != cr {
-        shape_mismatch(op, p.shape(), (cr, cc));
-    }
-    if p.is_empty() {
-        return R::ZERO;
-    }
-    // trace_mat_mat(A, B, NoTrans) = tr(A B); with Trans it is tr(A B^T).
-    trace_mat_mat(p, c, tc)
-}
-
-impl<R: Real> VectorBase<R> {
-    /// `self = beta * self + alpha * v / r` element-wise (Kaldi's `AddVecDivVec`).
-    ///
-    /// # Panics
-    /// If the dimensions differ.
-    #[track_caller]
-    pub fn add_vec_div_vec(&mut self, alpha: R, v: &VectorBase<R>, r: &VectorBase<R>, beta: R) {
-        self.check_same_dim("add_vec_div_vec (v)", v.dim());
-        self.check_same_dim("add_vec_div_vec (r)", r.dim());
-        for ((o, &x), &d) in self.data_mut().iter_mut().zip(v.data()).zip(r.data()) {
-            *o = if beta == R::ZERO {
-                alpha * x / d
-            } else {
-                beta * *o + alpha * x / d
-            };
-        }
-    }
-
-    /// `self = beta * self + alpha * diag(op(M) op(N))`, without forming the product
-    /// (Kaldi's `AddDiagMatMat`).
-    ///
-    /// # Panics
-    /// If `op(M) op(N)` is not `dim x dim`.
-    #[track_caller]
-    pub fn add_diag_mat_mat(
-        &mut self,
-        alpha: R,
-        m: &MatrixBase<R>,
-        trans_m: Trans,
-        n: &MatrixBase<R>,
-        trans_n: Trans,
-        beta: R,
-    ) {
-        let (mr, mc) = op_shape(m, trans_m);
-        let (nr, nc) = op_shape(n, trans_n);
-        if mc != nr || mr != self.dim() || nc != self.dim() {
-            shape_mismatch(
-                "add_diag_mat_mat (op(M) x op(N), output dim x dim)",
-                (mr, mc),
-                (nr, nc),
-            );
-        }
-        for i in 0..self.dim() {
-            let sum: f64 = (0..mc)
-                .map(|j| (op_at(m, trans_m, i, j) * op_at(n, trans_n, j, i)).to_f64())
-                .sum();
-            let o = &mut self.data_mut()[i];
-            let add = alpha * R::from_f64(sum);
-            *o = if beta == R::ZERO {
-                add
-            } else {
-                beta * *o + add
-            };
-        }
-    }
-
-    /// `self = ln(v)` element-wise (Kaldi's `ApplyLogAndCopy`); an error naming the first
-    /// negative element, and no change, if there is one.
-    ///
-    /// # Panics
-    /// If the dimensions differ.
-    #[track_caller]
-    pub fn apply_log_and_copy(&mut self, v: &VectorBase<R>) -> Result<(), Error> {
-        self.check_same_dim("apply_log_and_copy", v.dim());
-        if let Some(i) = v.data().iter().position(|&x| x < R::ZERO) {
-            return Err(Error::LogOfNegative {
-                position: Position::Vector(i),
-                value: v[i].to_f64(),
-            });
-        }
-        for (o, &x) in self.data_mut().iter_mut().zip(v.data()) {
-            *o = x.ln();
-        }
-        Ok(())
-    }
-
-    /// Every element equal to `orig` becomes `changed` (Kaldi's `ReplaceValue`).
-    pub fn replace_value(&mut self, orig: R, changed: R) {
-        for v in self.data_mut() {
-            if *v == orig {
-                *v = changed;
-            }
-        }
-    }
 }
