@@ -1,5 +1,5 @@
 //! Issue 12's traces of three and four products (`trace_mat_mat_mat`,
-//! `trace_mat_mat_mat_mat`) and its vector methods (`add_vec_div_vec`,
+//! `trace_mat_mat_mat_mat`), `orthogonalize_rows`, and its vector methods (`add_vec_div_vec`,
 //! `add_diag_mat_mat`, `apply_log_and_copy`, `replace_value`).
 
 use crate::error::shape_mismatch;
@@ -92,6 +92,53 @@ fn trace_of_product<R: Real>(p: &MatrixBase<R>, c: &MatrixBase<R>, tc: Trans, op
     }
     // trace_mat_mat(A, B, NoTrans) = tr(A B); with Trans it is tr(A B^T).
     trace_mat_mat(p, c, tc)
+}
+
+impl<R: Real> MatrixBase<R> {
+    /// Makes the rows orthonormal by Gram-Schmidt, in order (Kaldi's
+    /// `OrthogonalizeRows`): each row loses its projections on the rows before it and is
+    /// scaled to unit length. A row that is zero, not finite, or loses more than 99% of its
+    /// squared length (linearly dependent on the rows before it) is redrawn from
+    /// `N(0, 1)` with `rng` and tried again, as Kaldi does.
+    ///
+    /// # Panics
+    /// If `rows > cols` (no such basis exists), or a row fails 100 redraws.
+    #[track_caller]
+    pub fn orthogonalize_rows(&mut self, rng: &mut impl rand::Rng) {
+        if self.num_rows() > self.num_cols() {
+            shape_mismatch(
+                "orthogonalize_rows needs rows <= cols",
+                self.shape(),
+                (self.num_cols(), self.num_cols()),
+            );
+        }
+        for i in 0..self.num_rows() {
+            let mut redraws = 0;
+            loop {
+                let start: f64 = self.row(i).data().iter().map(|x| x.to_f64().powi(2)).sum();
+                let usable = start.is_finite() && start > 0.0;
+                if usable {
+                    for j in 0..i {
+                        let prod = crate::vec_vec(self.row(i), self.row(j));
+                        let (before, mut rest) = self.split_rows_at_mut(i);
+                        rest.row_mut(0).add_vec(-prod, before.row(j));
+                    }
+                    let end: f64 = self.row(i).data().iter().map(|x| x.to_f64().powi(2)).sum();
+                    if end > 0.01 * start {
+                        self.row_mut(i).scale(R::from_f64(1.0 / end.sqrt()));
+                        break;
+                    }
+                }
+                redraws += 1;
+                if redraws > 100 {
+                    crate::error::precondition(&format!(
+                        "orthogonalize_rows: row {i} stayed dependent after 100 redraws"
+                    ));
+                }
+                self.row_mut(i).set_randn(rng);
+            }
+        }
+    }
 }
 
 impl<R: Real> VectorBase<R> {

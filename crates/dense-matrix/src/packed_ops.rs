@@ -9,6 +9,13 @@
 use crate::error::{out_of_bounds, shape_mismatch};
 use crate::{Error, Matrix, MatrixBase, Real, SpMatrix, TpMatrix, Trans, VectorBase};
 
+fn flip(t: Trans) -> Trans {
+    match t {
+        Trans::NoTrans => Trans::Trans,
+        Trans::Trans => Trans::NoTrans,
+    }
+}
+
 /// Offset of row `i` in the packed layout.
 fn row_start(i: usize) -> usize {
     i * (i + 1) / 2
@@ -258,6 +265,163 @@ impl<R: Real> SpMatrix<R> {
         }
     }
 
+    /// `self = beta * self + alpha * P` over the lower triangle of a full square `P`.
+    fn axpby_lower(&mut self, beta: R, alpha: R, p: &MatrixBase<R>) {
+        for i in 0..self.num_rows() {
+            let start = row_start(i);
+            let src = &p.row_data(i)[..=i];
+            for (o, &x) in self.data_mut()[start..=start + i].iter_mut().zip(src) {
+                *o = if beta == R::ZERO {
+                    alpha * x
+                } else {
+                    beta * *o + alpha * x
+                };
+            }
+        }
+    }
+
+    /// `self = beta * self + alpha * op(M) A op(M)^T`: `M A M^T` for `NoTrans`, `M^T A M`
+    /// for `Trans` (Kaldi's `AddMat2Sp`).
+    ///
+    /// # Panics
+    /// If `op(M)` is not `n x A.n`.
+    #[track_caller]
+    pub fn add_mat2_sp(
+        &mut self,
+        alpha: R,
+        m: &MatrixBase<R>,
+        trans: Trans,
+        a: &SpMatrix<R>,
+        beta: R,
+    ) {
+        let a = a.to_matrix();
+        self.add_sandwich("add_mat2_sp", alpha, m, trans, &a, beta);
+    }
+
+    /// `self = beta * self + alpha * op(M) diag(v) op(M)^T` (Kaldi's `AddMat2Vec`).
+    ///
+    /// # Panics
+    /// If `op(M)` is not `n x v.dim()`.
+    #[track_caller]
+    pub fn add_mat2_vec(
+        &mut self,
+        alpha: R,
+        m: &MatrixBase<R>,
+        trans: Trans,
+        v: &VectorBase<R>,
+        beta: R,
+    ) {
+        let mut d = Matrix::new(v.dim(), v.dim());
+        d.copy_diag_from_vec(v);
+        self.add_sandwich("add_mat2_vec", alpha, m, trans, &d, beta);
+    }
+
+    /// `self = beta * self + alpha * op(T) op(T)^T`, `T` lower-triangular packed (Kaldi's
+    /// `AddTp2`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_tp2(&mut self, alpha: R, t: &TpMatrix<R>, trans: Trans, beta: R) {
+        let t = t.to_matrix();
+        self.add_mat2(alpha, &t, trans, beta);
+    }
+
+    /// `self = beta * self + alpha * op(T) A op(T)^T` (Kaldi's `AddTp2Sp`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_tp2_sp(
+        &mut self,
+        alpha: R,
+        t: &TpMatrix<R>,
+        trans: Trans,
+        a: &SpMatrix<R>,
+        beta: R,
+    ) {
+        let t = t.to_matrix();
+        self.add_mat2_sp(alpha, &t, trans, a, beta);
+    }
+
+    /// `self = beta * self + alpha * diag(v) S diag(v)`: element `(i, j)` gets
+    /// `alpha v_i S_ij v_j` (Kaldi's `AddVec2Sp`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_vec2_sp(&mut self, alpha: R, v: &VectorBase<R>, s: &SpMatrix<R>, beta: R) {
+        let n = self.num_rows();
+        v.check_same_dim("add_vec2_sp (v)", n);
+        if s.num_rows() != n {
+            shape_mismatch("add_vec2_sp", (n, n), (s.num_rows(), s.num_rows()));
+        }
+        for i in 0..n {
+            let start = row_start(i);
+            for j in 0..=i {
+                let add = alpha * v[i] * s.data()[start + j] * v[j];
+                let o = &mut self.data_mut()[start + j];
+                *o = if beta == R::ZERO {
+                    add
+                } else {
+                    beta * *o + add
+                };
+            }
+        }
+    }
+
+    /// `self = P diag(s^power) P^T` from `self = P diag(s) P^T` (Kaldi's `ApplyPow`): the
+    /// matrix must be positive semi-definite (through `sym_pos_semi_def_eig` with Kaldi's
+    /// tolerance 0.001), else an error and no change.
+    pub fn apply_pow(&mut self, power: R) -> Result<(), Error> {
+        if power == R::ONE || self.num_rows() == 0 {
+            return Ok(());
+        }
+        let crate::SymEig { mut s, mut p } =
+            self.to_matrix().sym_pos_semi_def_eig(R::from_f64(0.001))?;
+        s.apply_pow(power * R::from_f64(0.5))?;
+        p.mul_cols_vec(&s);
+        self.add_mat2(R::ONE, &p, Trans::NoTrans, R::ZERO);
+        Ok(())
+    }
+
+    #[track_caller]
+    fn add_sandwich(
+        &mut self,
+        op: &str,
+        alpha: R,
+        m: &MatrixBase<R>,
+        trans: Trans,
+        middle: &MatrixBase<R>,
+        beta: R,
+    ) {
+        let n = self.num_rows();
+        let (rows, inner) = match trans {
+            Trans::NoTrans => m.shape(),
+            Trans::Trans => (m.num_cols(), m.num_rows()),
+        };
+        if rows != n || inner != middle.num_rows() {
+            shape_mismatch(op, (rows, inner), (n, middle.num_rows()));
+        }
+        if n == 0 {
+            return;
+        }
+        let mut full = Matrix::new(n, n);
+        if inner > 0 {
+            full.add_mat_mat_mat(
+                R::ONE,
+                m,
+                trans,
+                middle,
+                Trans::NoTrans,
+                m,
+                flip(trans),
+                R::ZERO,
+            );
+        }
+        self.axpby_lower(beta, alpha, &full);
+    }
+
     /// `self += alpha * M` element-wise over the packed storage (Kaldi's `AddPacked`).
     ///
     /// # Panics
@@ -364,6 +528,37 @@ pub fn trace_sp_mat<R: Real>(a: &SpMatrix<R>, m: &MatrixBase<R>) -> R {
 }
 
 impl<R: Real> VectorBase<R> {
+    /// An index drawn with probability proportional to its element (Kaldi's
+    /// `RandCategorical`; the elements need not sum to 1).
+    ///
+    /// # Panics
+    /// If an element is negative or NaN, or the sum is not positive and finite.
+    #[track_caller]
+    pub fn rand_categorical(&self, rng: &mut impl rand::Rng) -> usize {
+        if let Some(i) = self.data().iter().position(|&x| x < R::ZERO || x.is_nan()) {
+            crate::error::precondition(&format!(
+                "rand_categorical: element {i} is {}, not a non-negative weight",
+                self[i]
+            ));
+        }
+        let total: f64 = self.data().iter().map(|x| x.to_f64()).sum();
+        if !(total > 0.0 && total.is_finite()) {
+            crate::error::precondition(&format!(
+                "rand_categorical: the weights sum to {total}, not a positive finite number"
+            ));
+        }
+        let target = rng.random::<f64>() * total;
+        let mut acc = 0.0;
+        for (i, &x) in self.data().iter().enumerate() {
+            acc += x.to_f64();
+            if target < acc {
+                return i;
+            }
+        }
+        // Rounding left `target` at the very end: the last non-zero weight.
+        self.data().iter().rposition(|&x| x > R::ZERO).unwrap_or(0)
+    }
+
     /// The packed elements of `m`, `n (n + 1) / 2` of them (Kaldi's `CopyFromPacked`).
     ///
     /// # Panics

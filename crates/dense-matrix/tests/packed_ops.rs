@@ -339,3 +339,163 @@ fn min_singular_value_and_invert_double() {
         })
     ));
 }
+
+fn sandwiches<R: Real>() {
+    let mut r = rng(63);
+    let n = 5;
+    let c = |x: f64| R::from_f64(x);
+    for t in [Trans::NoTrans, Trans::Trans] {
+        let k = 3;
+        let m = match t {
+            Trans::NoTrans => random_matrix::<R>(&mut r, n, k),
+            Trans::Trans => random_matrix::<R>(&mut r, k, n),
+        };
+        let mm = op(&model_of(&m), t);
+        let a = random_sp::<R>(&mut r, k);
+        let s = random_sp::<R>(&mut r, n);
+        let before = sp_model(&s);
+        // add_mat2_sp: op(M) A op(M)^T
+        let mut out = s.clone();
+        out.add_mat2_sp(c(2.0), &m, t, &a, c(0.5));
+        let want = axpby(
+            0.5,
+            &before,
+            2.0,
+            &matmul(&matmul(&mm, &sp_model(&a)), &transpose(&mm)),
+        );
+        assert_close::<R>(&sp_model(&out), &want, "add_mat2_sp");
+        // add_mat2_vec: op(M) diag(v) op(M)^T
+        let v = random_vector::<R>(&mut r, k);
+        let dv: Model = (0..k)
+            .map(|i| {
+                (0..k)
+                    .map(|j| if i == j { v[i].to_f64() } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        let mut out = s.clone();
+        out.add_mat2_vec(c(-1.0), &m, t, &v, c(1.0));
+        let want = axpby(
+            1.0,
+            &before,
+            -1.0,
+            &matmul(&matmul(&mm, &dv), &transpose(&mm)),
+        );
+        assert_close::<R>(&sp_model(&out), &want, "add_mat2_vec");
+        // add_tp2 and add_tp2_sp
+        let tp = random_tp::<R>(&mut r, n);
+        let tm = op(&tp_model(&tp), t);
+        let mut out = s.clone();
+        out.add_tp2(c(1.0), &tp, t, c(0.0));
+        assert_close::<R>(&sp_model(&out), &matmul(&tm, &transpose(&tm)), "add_tp2");
+        let a5 = random_sp::<R>(&mut r, n);
+        let mut out = s.clone();
+        out.add_tp2_sp(c(0.5), &tp, t, &a5, c(2.0));
+        let want = axpby(
+            2.0,
+            &before,
+            0.5,
+            &matmul(&matmul(&tm, &sp_model(&a5)), &transpose(&tm)),
+        );
+        assert_close::<R>(&sp_model(&out), &want, "add_tp2_sp");
+    }
+    // add_vec2_sp: diag(v) S diag(v)
+    let s = random_sp::<R>(&mut r, n);
+    let a = random_sp::<R>(&mut r, n);
+    let v = random_vector::<R>(&mut r, n);
+    let mut out = s.clone();
+    out.add_vec2_sp(c(3.0), &v, &a, c(-1.0));
+    let am = sp_model(&a);
+    let want: Model = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| -sp_model(&s)[i][j] + 3.0 * v[i].to_f64() * am[i][j] * v[j].to_f64())
+                .collect()
+        })
+        .collect();
+    assert_close::<R>(&sp_model(&out), &want, "add_vec2_sp");
+}
+
+#[test]
+fn sandwich_products_into_packed_matrices() {
+    sandwiches::<f32>();
+    sandwiches::<f64>();
+}
+
+#[test]
+fn apply_pow_of_a_known_spectrum() {
+    // [[2, 1], [1, 2]] = Q diag(1, 3) Q^T with Q = [[1, 1], [-1, 1]] / sqrt 2; its square
+    // is [[5, 4], [4, 5]] and its square root squared is itself.
+    let s = SpMatrix::<f64>::from_packed(2, vec![2.0, 1.0, 2.0]).unwrap();
+    let mut sq = s.clone();
+    sq.apply_pow(2.0).unwrap();
+    for (got, want) in sq.data().iter().zip([5.0, 4.0, 5.0]) {
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    }
+    let mut root = s.clone();
+    root.apply_pow(0.5).unwrap();
+    let r = root.to_matrix();
+    let mut back = Matrix::<f64>::new(2, 2);
+    back.add_mat_mat(1.0, &r, Trans::NoTrans, &r, Trans::NoTrans, 0.0);
+    assert!(back.approx_equal(&s.to_matrix(), 1e-12));
+    // An indefinite matrix is not positive semi-definite: an error and no change.
+    let mut bad = SpMatrix::<f64>::from_packed(2, vec![1.0, 2.0, 1.0]).unwrap();
+    let before = bad.clone();
+    assert!(matches!(
+        bad.apply_pow(0.5),
+        Err(Error::NotPositiveSemiDefinite { .. })
+    ));
+    assert_eq!(bad, before);
+}
+
+#[test]
+fn rand_categorical_follows_the_weights() {
+    let w = Vector::from_vec(vec![1.0f64, 0.0, 3.0]);
+    let mut r = rng(64);
+    let mut counts = [0usize; 3];
+    for _ in 0..40_000 {
+        counts[w.rand_categorical(&mut r)] += 1;
+    }
+    assert_eq!(counts[1], 0);
+    let frac = counts[2] as f64 / 40_000.0;
+    assert!((frac - 0.75).abs() < 0.01, "{counts:?}");
+}
+
+#[test]
+#[should_panic(expected = "rand_categorical: element 1 is -1, not a non-negative weight")]
+fn rand_categorical_rejects_negative_weights() {
+    let w = Vector::from_vec(vec![1.0f64, -1.0]);
+    let _ = w.rand_categorical(&mut rng(1));
+}
+
+#[test]
+fn orthogonalize_rows_gives_an_orthonormal_basis_of_the_same_span() {
+    let mut r = rng(65);
+    let m0 = random_matrix::<f64>(&mut r, 3, 5);
+    let mut m = m0.clone();
+    m.orthogonalize_rows(&mut r);
+    let mut g = Matrix::<f64>::new(3, 3);
+    g.add_mat_mat(1.0, &m, Trans::NoTrans, &m, Trans::Trans, 0.0);
+    assert!(g.is_unit(1e-12), "{g:?}");
+    // Gram-Schmidt in order: row 0 is row 0 normalised.
+    let n0 = m0.row(0).norm(2.0);
+    for c in 0..5 {
+        assert!((m[(0, c)] - m0[(0, c)] / n0).abs() < 1e-12);
+    }
+    // A zero row and a repeated row are redrawn, and the result is still orthonormal.
+    let mut d = Matrix::from_rows(&[[1.0f64, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]);
+    d.orthogonalize_rows(&mut r);
+    let mut g = Matrix::<f64>::new(3, 3);
+    g.add_mat_mat(1.0, &d, Trans::NoTrans, &d, Trans::Trans, 0.0);
+    assert!(g.is_unit(1e-12), "{g:?}");
+    assert_eq!(d.row_data(0), &[1.0, 0.0, 0.0]);
+}
+
+#[test]
+#[should_panic(
+    expected = "orthogonalize_rows needs rows <= cols: shape 3 x 2 does not match shape 2 x 2"
+)]
+fn orthogonalize_rows_needs_rows_at_most_cols() {
+    let mut m = Matrix::<f64>::new(3, 2);
+    m.orthogonalize_rows(&mut rng(1));
+}
