@@ -676,3 +676,39 @@ fn vector_methods_match_loops() {
     vector_ops::<f32>();
     vector_ops::<f64>();
 }
+
+/// Above `PAR_MIN_LEN` elements the row loops run on rayon: the results still equal the
+/// per-element and per-group loops exactly (each element is computed the same way).
+#[test]
+fn parallel_paths_equal_the_loops() {
+    let (rows, cols, g) = (260, 264, 4);
+    assert!(rows * cols >= dense_matrix::PAR_MIN_LEN);
+    let mut r = rng(50);
+    let src = random_matrix::<f64>(&mut r, rows, cols);
+    let s = model_of(&src);
+    let v = random_vector::<f64>(&mut r, cols);
+    let mut out = Matrix::<f64>::new(rows, cols);
+    out.add_mat_diag_vec(2.0, &src, Trans::NoTrans, &v, 0.0);
+    let mut special = Matrix::<f64>::new(rows, cols);
+    special.exp_special(&src);
+    let mut norms = Matrix::<f64>::new(rows, cols / g);
+    norms.group_pnorm(&src, 2.0);
+    let mut maxes = Matrix::<f64>::new(rows, cols / g);
+    maxes.group_max(&src);
+    for i in 0..rows {
+        for j in 0..cols {
+            assert_eq!(out[(i, j)], 2.0 * s[i][j] * v[j]);
+            let x = s[i][j];
+            assert_eq!(special[(i, j)], if x < 0.0 { x.exp() } else { x + 1.0 });
+        }
+        for k in 0..cols / g {
+            let grp = &s[i][k * g..(k + 1) * g];
+            let want = grp.iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert_eq!(norms[(i, k)], want);
+            assert_eq!(
+                maxes[(i, k)],
+                grp.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+            );
+        }
+    }
+}
