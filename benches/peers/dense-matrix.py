@@ -10,6 +10,10 @@ Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared Spli
 - invert: 1024 x 1024 f64 (seed 7, 2u - 1, plus 1024 on the diagonal); numpy.linalg.inv
   and scipy.linalg.inv (getrf + getri, as ours).
 - apply_exp: 16 M f32 (seed 8, 20u - 10); np.exp into a preallocated output.
+- add_mat_diag_vec: M 4096 x 1024 f32 (seed 9, 2u - 1), v 1024 (seed 10, 2u - 1);
+  out = M diag(v) as np.multiply(M, v, out=out).
+- group_pnorm: S 4096 x 2048 f32 (seed 11, 2u - 1), groups of 4 columns, power 2, as
+  np.sqrt(np.square(S).reshape(rows, 512, 4).sum(axis=2)).
 Every version string states the BLAS thread count, as the Rust side prints it, and the
 OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinned to a kernel
 (`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
@@ -140,6 +144,21 @@ def main():
     out = np.empty_like(v)
     t = time_it(lambda: np.exp(v, out=out))
     report(CRATE, "apply_exp", "numpy", t, npv)
+    del v, out
+
+    # nnet kernels (issue 12) as numpy expressions
+    rows, cols = size(4096, 8), 1024
+    m = uniform(np, 9, rows * cols, 2.0, -1.0).astype(np.float32).reshape(rows, cols)
+    d = uniform(np, 10, cols, 2.0, -1.0).astype(np.float32)
+    out = np.empty_like(m)
+    t = time_it(lambda: np.multiply(m, d, out=out))
+    report(CRATE, "add_mat_diag_vec", "numpy", t, npv)
+    del m, out
+
+    rows, cols, group = size(4096, 8), 2048, 4
+    s = uniform(np, 11, rows * cols, 2.0, -1.0).astype(np.float32).reshape(rows, cols)
+    t = time_it(lambda: np.sqrt(np.square(s).reshape(rows, cols // group, group).sum(axis=2)))
+    report(CRATE, "group_pnorm", "numpy", t, npv)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,12 @@
 //! - `invert`: 1024 x 1024 f64 (seed 7, `2u - 1`, plus 1024 on the diagonal).
 //! - `apply_exp`: 16 M f32 (seed 8, `20u - 10`), in place; throughput = bytes read + written.
 //! - `peer_stdexp__apply_exp`: the same with a plain `f32::exp` loop (the in-Rust baseline).
+//! - `add_mat_diag_vec`: `M` 4096 x 1024 f32 (seed 9, `2u - 1`), `v` 1024 (seed 10,
+//!   `2u - 1`); `out = M diag(v)` (numpy: `np.multiply(M, v, out=out)`). Throughput =
+//!   bytes read + written.
+//! - `group_pnorm`: 4096 x 2048 f32 (seed 11, `2u - 1`), groups of 4 columns, power 2
+//!   (numpy: `np.sqrt(np.square(S).reshape(4096, 512, 4).sum(axis=2))`). Throughput =
+//!   bytes read.
 //!
 //! In-place workloads time only the operation (a fresh copy of the input is made outside
 //! the timed region). OpenBLAS and rayon use all cores (2 on the reference machine); the
@@ -131,6 +137,37 @@ fn bench(c: &mut Criterion) {
             |x| x.data_mut().iter_mut().for_each(|e| *e = e.exp()),
             BatchSize::LargeInput,
         )
+    });
+
+    // issue 12's nnet kernels, against numpy expressions
+    let (rows, cols) = (benches::size(4096, 8), 1024);
+    let m = matrix::<f32>(9, rows, cols, 2.0, -1.0);
+    let d = Vector::from_vec(
+        values(10, cols, 2.0, -1.0)
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+    );
+    let mut out = Matrix::<f32>::new(rows, cols);
+    g.throughput(Throughput::Bytes((2 * rows * cols * 4) as u64));
+    g.bench_function("add_mat_diag_vec", |b| {
+        b.iter(|| {
+            out.add_mat_diag_vec(1.0, black_box(&m), Trans::NoTrans, black_box(&d), 0.0);
+            black_box(&out);
+        })
+    });
+    drop(m);
+    drop(out);
+
+    let (rows, cols, group) = (benches::size(4096, 8), 2048, 4);
+    let src = matrix::<f32>(11, rows, cols, 2.0, -1.0);
+    let mut out = Matrix::<f32>::new(rows, cols / group);
+    g.throughput(Throughput::Bytes((rows * cols * 4) as u64));
+    g.bench_function("group_pnorm", |b| {
+        b.iter(|| {
+            out.group_pnorm(black_box(&src), 2.0);
+            black_box(&out);
+        })
     });
     g.finish();
 }

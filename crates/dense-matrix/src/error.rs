@@ -175,6 +175,13 @@ pub enum Error {
         /// Its value.
         value: f64,
     },
+    /// OpenBLAS's kernel could not be switched at run time.
+    BlasKernel {
+        /// The kernel asked for (an `OPENBLAS_CORETYPE` value).
+        coretype: String,
+        /// Why not.
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -274,6 +281,12 @@ impl fmt::Display for Error {
                     "cannot compress the non-finite value {value} at {position}"
                 )
             }
+            Error::BlasKernel { coretype, reason } => {
+                write!(
+                    f,
+                    "cannot switch OpenBLAS to its {coretype} kernel: {reason}"
+                )
+            }
         }
     }
 }
@@ -360,6 +373,14 @@ mod tests {
                 value: f64::NAN,
             },
             "svd: element (0, 1) is NaN; the input must be finite",
+        );
+        check(
+            Error::BlasKernel {
+                coretype: "Haswell".into(),
+                reason: "this OpenBLAS was built without DYNAMIC_ARCH",
+            },
+            "cannot switch OpenBLAS to its Haswell kernel: this OpenBLAS was built without \
+             DYNAMIC_ARCH",
         );
     }
 

@@ -14,6 +14,8 @@
 //! - [`Trans`]: Kaldi's `kNoTrans` / `kTrans` flag; [`ResizeType`], [`StrideType`].
 //! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
+//! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
+//!   replaced before the first BLAS call, or reported once on stderr.
 //! - Interop: zero-copy `ndarray` views (`as_array`, `MatrixView::from_array`), the `approx`
 //!   traits, and Kaldi's binary and text `Write`/`Read` (`write_kaldi`, `read_kaldi`,
 //!   `Display`, `FromStr`).
@@ -37,9 +39,17 @@
 //! assert!(svd.s[0] >= svd.s[1]);
 //! ```
 //!
-//! Feature flags: none. The crate links the system OpenBLAS (`libopenblas`, which holds
-//! both the CBLAS and the LAPACK symbols); set `OPENBLAS_LIB_DIR` to link one elsewhere.
+//! Feature flags:
+//! - `openblas-src`: link OpenBLAS through the `openblas-src` crate (its `system` mode,
+//!   found by `pkg-config`) instead of this crate's build script. Off by default: the
+//!   build script links the system `libopenblas` (which holds both the CBLAS and the
+//!   LAPACK symbols); set `OPENBLAS_LIB_DIR` to link one elsewhere.
+//!
 //! See `docs/dense-matrix.md` for the Kaldi -> Rust mapping table.
+
+// The `openblas-src` crate carries only the link line; naming it keeps it linked.
+#[cfg(feature = "openblas-src")]
+extern crate openblas_src as _;
 
 mod blas;
 mod compressed;
@@ -48,11 +58,15 @@ mod error;
 mod exp;
 mod interop;
 mod io;
+mod kernel;
 mod kernels;
 mod matrix;
+mod matrix_funcs;
 mod matrix_ops;
+mod nnet;
 mod owned;
 mod packed;
+mod packed_ops;
 mod real;
 mod text;
 mod vector;
@@ -61,8 +75,11 @@ pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
 pub use compressed::{CompressedMatrix, CompressionMethod};
 pub use decomp::{Eig, Svd, SymEig};
 pub use error::{Error, Position};
+pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use kernels::PAR_MIN_LEN;
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
+pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
+pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
 pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};

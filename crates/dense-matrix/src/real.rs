@@ -405,6 +405,7 @@ macro_rules! impl_real {
                 y: *const Self,
                 incy: c_int,
             ) -> Self {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$dot(n, x, incx, y, incy) }
@@ -417,11 +418,13 @@ macro_rules! impl_real {
                 y: *mut Self,
                 incy: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$axpy(n, alpha, x, incx, y, incy) }
             }
             unsafe fn cblas_scal(n: c_int, alpha: Self, x: *mut Self, incx: c_int) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$scal(n, alpha, x, incx) }
@@ -439,6 +442,7 @@ macro_rules! impl_real {
                 y: *mut Self,
                 incy: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -469,6 +473,7 @@ macro_rules! impl_real {
                 a: *mut Self,
                 lda: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$ger(cb::CblasRowMajor, m, n, alpha, x, incx, y, incy, a, lda) }
@@ -488,6 +493,7 @@ macro_rules! impl_real {
                 c: *mut Self,
                 ldc: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -520,6 +526,7 @@ macro_rules! impl_real {
                 c: *mut Self,
                 ldc: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -548,6 +555,7 @@ macro_rules! impl_real {
                 y: *mut Self,
                 incy: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -572,6 +580,7 @@ macro_rules! impl_real {
                 x: *mut Self,
                 incx: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -594,6 +603,7 @@ macro_rules! impl_real {
                 x: *mut Self,
                 incx: c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -626,6 +636,7 @@ macro_rules! impl_real {
                 iwork: *mut c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -647,6 +658,7 @@ macro_rules! impl_real {
                 liwork: *const c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$syevd(&jobz, &uplo, n, a, lda, w, work, lwork, iwork, liwork, info) }
@@ -667,6 +679,7 @@ macro_rules! impl_real {
                 lwork: *const c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe {
@@ -683,6 +696,7 @@ macro_rules! impl_real {
                 ipiv: *mut c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$getrf(m, n, a, lda, ipiv, info) }
@@ -696,6 +710,7 @@ macro_rules! impl_real {
                 lwork: *const c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$getri(n, a, lda, ipiv, work, lwork, info) }
@@ -707,11 +722,13 @@ macro_rules! impl_real {
                 lda: *const c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$potrf(&uplo, n, a, lda, info) }
             }
             unsafe fn lapack_pptrf(uplo: c_char, n: *const c_int, ap: *mut Self, info: *mut c_int) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$pptrf(&uplo, n, ap, info) }
@@ -723,6 +740,7 @@ macro_rules! impl_real {
                 ap: *mut Self,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$tptri(&uplo, &diag, n, ap, info) }
@@ -734,6 +752,7 @@ macro_rules! impl_real {
                 ipiv: *mut c_int,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$sptrf(&uplo, n, ap, ipiv, info) }
@@ -746,6 +765,7 @@ macro_rules! impl_real {
                 work: *mut Self,
                 info: *mut c_int,
             ) {
+                crate::kernel::ensure_kernel();
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { lp::$sptri(&uplo, n, ap, ipiv, work, info) }
@@ -820,23 +840,4 @@ pub fn blas_num_threads() -> usize {
 pub fn set_blas_num_threads(n: usize) {
     // SAFETY: OpenBLAS's documented global setter; any positive count is valid.
     unsafe { openblas_set_num_threads(n.clamp(1, c_int::MAX as usize) as c_int) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Set, read back, restore; 0 is raised to 1 (OpenBLAS's own minimum).
-    #[test]
-    fn set_blas_num_threads_is_read_back() {
-        let before = blas_num_threads();
-        set_blas_num_threads(1);
-        assert_eq!(blas_num_threads(), 1);
-        set_blas_num_threads(2);
-        assert_eq!(blas_num_threads(), 2);
-        set_blas_num_threads(0);
-        assert_eq!(blas_num_threads(), 1);
-        set_blas_num_threads(before);
-        assert_eq!(blas_num_threads(), before);
-    }
 }

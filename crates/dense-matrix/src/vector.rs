@@ -449,9 +449,28 @@ impl<R: Real> VectorBase<R> {
     }
 }
 
+/// Panics with the size if `dim` elements of `R` exceed `isize::MAX` bytes (where `Vec`
+/// would only say "capacity overflow").
+#[track_caller]
+fn check_vector_dim<R>(what: &'static str, dim: usize) {
+    let fits = dim
+        .checked_mul(std::mem::size_of::<R>())
+        .is_some_and(|bytes| bytes <= isize::MAX as usize);
+    if !fits {
+        crate::error::precondition(&format!(
+            "{what}: {dim} elements overflow the address space"
+        ));
+    }
+}
+
 impl<R: Real> Vector<R> {
     /// A vector of `dim` zeros (Kaldi's `Vector(dim)`).
+    ///
+    /// # Panics
+    /// If `dim` elements overflow the address space (more than `isize::MAX` bytes).
+    #[track_caller]
     pub fn new(dim: usize) -> Self {
+        check_vector_dim::<R>("Vector::new", dim);
         Self {
             data: vec![R::ZERO; dim],
         }
@@ -480,7 +499,12 @@ impl<R: Real> Vector<R> {
     }
 
     /// Changes the dimension (Kaldi's `Resize`), handling contents by `resize_type`.
+    ///
+    /// # Panics
+    /// If `dim` elements overflow the address space.
+    #[track_caller]
     pub fn resize(&mut self, dim: usize, resize_type: ResizeType) {
+        check_vector_dim::<R>("Vector::resize", dim);
         match resize_type {
             ResizeType::SetZero => {
                 self.data.clear();

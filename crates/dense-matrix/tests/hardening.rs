@@ -336,3 +336,18 @@ fn packed_decompositions_reject_nan_and_infinity() {
         })
     );
 }
+
+#[test]
+#[should_panic(expected = "Vector::new: 4611686018427387904 elements overflow the address space")]
+fn vector_new_names_the_overflow() {
+    let _ = dense_matrix::Vector::<f32>::new(1 << 62);
+}
+
+#[test]
+#[should_panic(
+    expected = "Vector::resize: 18446744073709551615 elements overflow the address space"
+)]
+fn vector_resize_names_the_overflow() {
+    let mut v = dense_matrix::Vector::<f64>::new(2);
+    v.resize(usize::MAX, dense_matrix::ResizeType::CopyData);
+}

@@ -1,0 +1,624 @@
+//! Issue 12's packed algebra: products of dense and packed matrices (`add_sp_mat`,
+//! `add_tp_mat`, `add_sp_mat_sp`, ...), the small `SpMatrix` methods (`set_unit`,
+//! `scale_diag`, `add_vec2`, `add_mat2`, `vec_sp_vec`, `trace_sp_sp`, ...), the vector
+//! copies out of packed matrices, and `min_singular_value` / `invert_double`.
+//!
+//! The products unpack the packed operands into full matrices and call gemm, as Kaldi's
+//! own implementations do; packed storage saves memory, not flops.
+
+use crate::error::{out_of_bounds, shape_mismatch};
+use crate::{Error, Matrix, MatrixBase, Real, SpMatrix, TpMatrix, Trans, VectorBase};
+
+fn flip(t: Trans) -> Trans {
+    match t {
+        Trans::NoTrans => Trans::Trans,
+        Trans::Trans => Trans::NoTrans,
+    }
+}
+
+/// Offset of row `i` in the packed layout.
+fn row_start(i: usize) -> usize {
+    i * (i + 1) / 2
+}
+
+impl<R: Real> MatrixBase<R> {
+    /// The smallest singular value (Kaldi's `MinSingularValue`); 0 x 0 gives `+inf`.
+    pub fn min_singular_value(&self) -> Result<R, Error> {
+        let s = self.svd()?.s;
+        Ok(if s.dim() == 0 { R::INFINITY } else { s.min() })
+    }
+
+    /// Inverts in place through `f64` arithmetic whatever `R` is, and returns
+    /// `(ln|det|, sign of det)` (Kaldi's `InvertDouble`).
+    ///
+    /// # Panics
+    /// If the matrix is not square.
+    #[track_caller]
+    pub fn invert_double(&mut self) -> Result<(R, R), Error> {
+        let mut d = Matrix::<f64>::new(self.num_rows(), self.num_cols());
+        d.copy_from_mat(self, Trans::NoTrans);
+        let (log_det, sign) = d.invert()?;
+        self.copy_from_mat(&d, Trans::NoTrans);
+        Ok((R::from_f64(log_det), R::from_f64(sign)))
+    }
+
+    /// `self += alpha * S` with `S` symmetric, packed (Kaldi's `AddSp`).
+    ///
+    /// # Panics
+    /// If `self` is not `n x n`.
+    #[track_caller]
+    pub fn add_sp(&mut self, alpha: R, s: &SpMatrix<R>) {
+        let n = s.num_rows();
+        self.check_same_shape("add_sp", (n, n));
+        for i in 0..n {
+            for j in 0..=i {
+                let v = alpha * s[(i, j)];
+                self.row_data_mut(i)[j] += v;
+                if j != i {
+                    self.row_data_mut(j)[i] += v;
+                }
+            }
+        }
+    }
+
+    /// `self = beta * self + alpha * A op(B)`, `A` symmetric packed (Kaldi's `AddSpMat`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_sp_mat(
+        &mut self,
+        alpha: R,
+        a: &SpMatrix<R>,
+        b: &MatrixBase<R>,
+        trans_b: Trans,
+        beta: R,
+    ) {
+        let a = a.to_matrix();
+        self.add_mat_mat(alpha, &a, Trans::NoTrans, b, trans_b, beta);
+    }
+
+    /// `self = beta * self + alpha * op(A) op(B)`, `A` lower-triangular packed (Kaldi's
+    /// `AddTpMat`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_tp_mat(
+        &mut self,
+        alpha: R,
+        a: &TpMatrix<R>,
+        trans_a: Trans,
+        b: &MatrixBase<R>,
+        trans_b: Trans,
+        beta: R,
+    ) {
+        let a = a.to_matrix();
+        self.add_mat_mat(alpha, &a, trans_a, b, trans_b, beta);
+    }
+
+    /// `self = beta * self + alpha * op(A) B`, `B` symmetric packed (Kaldi's `AddMatSp`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_mat_sp(
+        &mut self,
+        alpha: R,
+        a: &MatrixBase<R>,
+        trans_a: Trans,
+        b: &SpMatrix<R>,
+        beta: R,
+    ) {
+        let b = b.to_matrix();
+        self.add_mat_mat(alpha, a, trans_a, &b, Trans::NoTrans, beta);
+    }
+
+    /// `self = beta * self + alpha * op(A) op(B)`, `B` lower-triangular packed (Kaldi's
+    /// `AddMatTp`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_mat_tp(
+        &mut self,
+        alpha: R,
+        a: &MatrixBase<R>,
+        trans_a: Trans,
+        b: &TpMatrix<R>,
+        trans_b: Trans,
+        beta: R,
+    ) {
+        let b = b.to_matrix();
+        self.add_mat_mat(alpha, a, trans_a, &b, trans_b, beta);
+    }
+
+    /// `self = beta * self + alpha * op(A) op(B)`, both lower-triangular packed (Kaldi's
+    /// `AddTpTp`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_tp_tp(
+        &mut self,
+        alpha: R,
+        a: &TpMatrix<R>,
+        trans_a: Trans,
+        b: &TpMatrix<R>,
+        trans_b: Trans,
+        beta: R,
+    ) {
+        let (a, b) = (a.to_matrix(), b.to_matrix());
+        self.add_mat_mat(alpha, &a, trans_a, &b, trans_b, beta);
+    }
+
+    /// `self = beta * self + alpha * A B`, both symmetric packed (Kaldi's `AddSpSp`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_sp_sp(&mut self, alpha: R, a: &SpMatrix<R>, b: &SpMatrix<R>, beta: R) {
+        let (a, b) = (a.to_matrix(), b.to_matrix());
+        self.add_mat_mat(alpha, &a, Trans::NoTrans, &b, Trans::NoTrans, beta);
+    }
+
+    /// `self = beta * self + alpha * A op(B) C`, `A` and `C` symmetric packed (Kaldi's
+    /// `AddSpMatSp`).
+    ///
+    /// # Panics
+    /// If the shapes do not fit.
+    #[track_caller]
+    pub fn add_sp_mat_sp(
+        &mut self,
+        alpha: R,
+        a: &SpMatrix<R>,
+        b: &MatrixBase<R>,
+        trans_b: Trans,
+        c: &SpMatrix<R>,
+        beta: R,
+    ) {
+        let (a, c) = (a.to_matrix(), c.to_matrix());
+        self.add_mat_mat_mat(
+            alpha,
+            &a,
+            Trans::NoTrans,
+            b,
+            trans_b,
+            &c,
+            Trans::NoTrans,
+            beta,
+        );
+    }
+}
+
+impl<R: Real> SpMatrix<R> {
+    /// The identity (Kaldi's `SetUnit`).
+    pub fn set_unit(&mut self) {
+        self.data_mut().fill(R::ZERO);
+        self.set_diag(R::ONE);
+    }
+
+    /// Every diagonal element becomes `alpha` (Kaldi's `SetDiag`).
+    pub fn set_diag(&mut self, alpha: R) {
+        for i in 0..self.num_rows() {
+            self.data_mut()[row_start(i) + i] = alpha;
+        }
+    }
+
+    /// The diagonal is multiplied by `alpha` (Kaldi's `ScaleDiag`).
+    pub fn scale_diag(&mut self, alpha: R) {
+        for i in 0..self.num_rows() {
+            self.data_mut()[row_start(i) + i] *= alpha;
+        }
+    }
+
+    /// `self(i, i) += alpha * v(i)` (Kaldi's `AddDiagVec`).
+    ///
+    /// # Panics
+    /// If `v.dim() != n`.
+    #[track_caller]
+    pub fn add_diag_vec(&mut self, alpha: R, v: &VectorBase<R>) {
+        v.check_same_dim("add_diag_vec", self.num_rows());
+        for i in 0..self.num_rows() {
+            self.data_mut()[row_start(i) + i] += alpha * v[i];
+        }
+    }
+
+    /// `self += alpha * v v^T` (Kaldi's `AddVec2`).
+    ///
+    /// # Panics
+    /// If `v.dim() != n`.
+    #[track_caller]
+    pub fn add_vec2(&mut self, alpha: R, v: &VectorBase<R>) {
+        v.check_same_dim("add_vec2", self.num_rows());
+        for i in 0..self.num_rows() {
+            let a = alpha * v[i];
+            let start = row_start(i);
+            for (o, &x) in self.data_mut()[start..=start + i].iter_mut().zip(v.data()) {
+                *o += a * x;
+            }
+        }
+    }
+
+    /// `self = beta * self + alpha * op(M) op(M)^T`: `M M^T` for `NoTrans`, `M^T M` for
+    /// `Trans` (Kaldi's `AddMat2`).
+    ///
+    /// # Panics
+    /// If `op(M)` does not have `n` rows.
+    #[track_caller]
+    pub fn add_mat2(&mut self, alpha: R, m: &MatrixBase<R>, trans: Trans, beta: R) {
+        let n = self.num_rows();
+        let rows = match trans {
+            Trans::NoTrans => m.num_rows(),
+            Trans::Trans => m.num_cols(),
+        };
+        if rows != n {
+            shape_mismatch("add_mat2 (op(M) rows, n)", m.shape(), (n, n));
+        }
+        let mut full = self.to_matrix();
+        if n > 0 {
+            full.sym_add_mat2(alpha, m, trans, beta);
+        }
+        for i in 0..n {
+            let start = row_start(i);
+            self.data_mut()[start..=start + i].copy_from_slice(&full.row_data(i)[..=i]);
+        }
+    }
+
+    /// `self = beta * self + alpha * P` over the lower triangle of a full square `P`.
+    fn axpby_lower(&mut self, beta: R, alpha: R, p: &MatrixBase<R>) {
+        for i in 0..self.num_rows() {
+            let start = row_start(i);
+            let src = &p.row_data(i)[..=i];
+            for (o, &x) in self.data_mut()[start..=start + i].iter_mut().zip(src) {
+                *o = if beta == R::ZERO {
+                    alpha * x
+                } else {
+                    beta * *o + alpha * x
+                };
+            }
+        }
+    }
+
+    /// `self = beta * self + alpha * op(M) A op(M)^T`: `M A M^T` for `NoTrans`, `M^T A M`
+    /// for `Trans` (Kaldi's `AddMat2Sp`).
+    ///
+    /// # Panics
+    /// If `op(M)` is not `n x A.n`.
+    #[track_caller]
+    pub fn add_mat2_sp(
+        &mut self,
+        alpha: R,
+        m: &MatrixBase<R>,
+        trans: Trans,
+        a: &SpMatrix<R>,
+        beta: R,
+    ) {
+        let a = a.to_matrix();
+        self.add_sandwich("add_mat2_sp", alpha, m, trans, &a, beta);
+    }
+
+    /// `self = beta * self + alpha * op(M) diag(v) op(M)^T` (Kaldi's `AddMat2Vec`).
+    ///
+    /// # Panics
+    /// If `op(M)` is not `n x v.dim()`.
+    #[track_caller]
+    pub fn add_mat2_vec(
+        &mut self,
+        alpha: R,
+        m: &MatrixBase<R>,
+        trans: Trans,
+        v: &VectorBase<R>,
+        beta: R,
+    ) {
+        let mut d = Matrix::new(v.dim(), v.dim());
+        d.copy_diag_from_vec(v);
+        self.add_sandwich("add_mat2_vec", alpha, m, trans, &d, beta);
+    }
+
+    /// `self = beta * self + alpha * op(T) op(T)^T`, `T` lower-triangular packed (Kaldi's
+    /// `AddTp2`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_tp2(&mut self, alpha: R, t: &TpMatrix<R>, trans: Trans, beta: R) {
+        let t = t.to_matrix();
+        self.add_mat2(alpha, &t, trans, beta);
+    }
+
+    /// `self = beta * self + alpha * op(T) A op(T)^T` (Kaldi's `AddTp2Sp`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_tp2_sp(
+        &mut self,
+        alpha: R,
+        t: &TpMatrix<R>,
+        trans: Trans,
+        a: &SpMatrix<R>,
+        beta: R,
+    ) {
+        let t = t.to_matrix();
+        self.add_mat2_sp(alpha, &t, trans, a, beta);
+    }
+
+    /// `self = beta * self + alpha * diag(v) S diag(v)`: element `(i, j)` gets
+    /// `alpha v_i S_ij v_j` (Kaldi's `AddVec2Sp`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_vec2_sp(&mut self, alpha: R, v: &VectorBase<R>, s: &SpMatrix<R>, beta: R) {
+        let n = self.num_rows();
+        v.check_same_dim("add_vec2_sp (v)", n);
+        if s.num_rows() != n {
+            shape_mismatch("add_vec2_sp", (n, n), (s.num_rows(), s.num_rows()));
+        }
+        for i in 0..n {
+            let start = row_start(i);
+            for j in 0..=i {
+                let add = alpha * v[i] * s.data()[start + j] * v[j];
+                let o = &mut self.data_mut()[start + j];
+                *o = if beta == R::ZERO {
+                    add
+                } else {
+                    beta * *o + add
+                };
+            }
+        }
+    }
+
+    /// `self = P diag(s^power) P^T` from `self = P diag(s) P^T` (Kaldi's `ApplyPow`): the
+    /// matrix must be positive semi-definite (through `sym_pos_semi_def_eig` with Kaldi's
+    /// tolerance 0.001), else an error and no change.
+    pub fn apply_pow(&mut self, power: R) -> Result<(), Error> {
+        if power == R::ONE || self.num_rows() == 0 {
+            return Ok(());
+        }
+        let crate::SymEig { mut s, mut p } =
+            self.to_matrix().sym_pos_semi_def_eig(R::from_f64(0.001))?;
+        s.apply_pow(power * R::from_f64(0.5))?;
+        p.mul_cols_vec(&s);
+        self.add_mat2(R::ONE, &p, Trans::NoTrans, R::ZERO);
+        Ok(())
+    }
+
+    #[track_caller]
+    fn add_sandwich(
+        &mut self,
+        op: &str,
+        alpha: R,
+        m: &MatrixBase<R>,
+        trans: Trans,
+        middle: &MatrixBase<R>,
+        beta: R,
+    ) {
+        let n = self.num_rows();
+        let (rows, inner) = match trans {
+            Trans::NoTrans => m.shape(),
+            Trans::Trans => (m.num_cols(), m.num_rows()),
+        };
+        if rows != n || inner != middle.num_rows() {
+            shape_mismatch(op, (rows, inner), (n, middle.num_rows()));
+        }
+        if n == 0 {
+            return;
+        }
+        let mut full = Matrix::new(n, n);
+        if inner > 0 {
+            full.add_mat_mat_mat(
+                R::ONE,
+                m,
+                trans,
+                middle,
+                Trans::NoTrans,
+                m,
+                flip(trans),
+                R::ZERO,
+            );
+        }
+        self.axpby_lower(beta, alpha, &full);
+    }
+
+    /// `self += alpha * M` element-wise over the packed storage (Kaldi's `AddPacked`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_packed(&mut self, alpha: R, m: &SpMatrix<R>) {
+        if m.num_rows() != self.num_rows() {
+            shape_mismatch(
+                "add_packed",
+                (self.num_rows(), self.num_rows()),
+                (m.num_rows(), m.num_rows()),
+            );
+        }
+        for (o, &x) in self.data_mut().iter_mut().zip(m.data()) {
+            *o += alpha * x;
+        }
+    }
+
+    /// The largest element (Kaldi's `Max`); `-inf` for the empty matrix.
+    pub fn max(&self) -> R {
+        self.data()
+            .iter()
+            .fold(R::NEG_INFINITY, |m, &x| if x > m { x } else { m })
+    }
+
+    /// The smallest element (Kaldi's `Min`); `+inf` for the empty matrix.
+    pub fn min(&self) -> R {
+        self.data()
+            .iter()
+            .fold(R::INFINITY, |m, &x| if x < m { x } else { m })
+    }
+
+    /// Whether the matrix is positive definite: its Cholesky factorisation succeeds
+    /// (Kaldi's `IsPosDef`); a NaN or infinite element gives `false`.
+    pub fn is_pos_def(&self) -> bool {
+        TpMatrix::cholesky(self).is_ok()
+    }
+
+    /// The determinant, by LU (Kaldi's `Determinant`); 1 for the empty matrix.
+    pub fn determinant(&self) -> R {
+        let (log_det, sign) = self.to_matrix().log_det();
+        sign * log_det.exp()
+    }
+
+    /// The largest eigenvalue in absolute value (Kaldi's `MaxAbsEig`); 0 when empty.
+    pub fn max_abs_eig(&self) -> Result<R, Error> {
+        let s = self.eig()?.s;
+        Ok(s.data().iter().fold(R::ZERO, |m, &x| m.max(x.abs())))
+    }
+}
+
+/// `v1^T S v2` (Kaldi's `VecSpVec`).
+///
+/// # Panics
+/// If the dimensions differ from `n`.
+#[track_caller]
+pub fn vec_sp_vec<R: Real>(v1: &VectorBase<R>, s: &SpMatrix<R>, v2: &VectorBase<R>) -> R {
+    v1.check_same_dim("vec_sp_vec (v1)", s.num_rows());
+    v2.check_same_dim("vec_sp_vec (v2)", s.num_rows());
+    let mut sv = crate::Vector::<R>::new(s.num_rows());
+    sv.add_sp_vec(R::ONE, s, v2, R::ZERO);
+    crate::vec_vec(v1, &sv)
+}
+
+/// `tr(A B)` of two symmetric packed matrices (Kaldi's `TraceSpSp`).
+///
+/// # Panics
+/// If the orders differ.
+#[track_caller]
+pub fn trace_sp_sp<R: Real>(a: &SpMatrix<R>, b: &SpMatrix<R>) -> R {
+    let n = a.num_rows();
+    if b.num_rows() != n {
+        shape_mismatch("trace_sp_sp", (n, n), (b.num_rows(), b.num_rows()));
+    }
+    // Off-diagonal elements appear twice in the trace, diagonal ones once.
+    let mut sum = 0.0f64;
+    for i in 0..n {
+        let start = row_start(i);
+        for j in 0..=i {
+            let p = (a.data()[start + j] * b.data()[start + j]).to_f64();
+            sum += if i == j { p } else { 2.0 * p };
+        }
+    }
+    R::from_f64(sum)
+}
+
+/// `tr(A M)` of a symmetric packed `A` and a square `M` (Kaldi's `TraceSpMat`).
+///
+/// # Panics
+/// If `M` is not `n x n`.
+#[track_caller]
+pub fn trace_sp_mat<R: Real>(a: &SpMatrix<R>, m: &MatrixBase<R>) -> R {
+    let n = a.num_rows();
+    if m.shape() != (n, n) {
+        shape_mismatch("trace_sp_mat", (n, n), m.shape());
+    }
+    let mut sum = 0.0f64;
+    for i in 0..n {
+        for j in 0..n {
+            sum += (a[(i, j)] * m[(j, i)]).to_f64();
+        }
+    }
+    R::from_f64(sum)
+}
+
+impl<R: Real> VectorBase<R> {
+    /// An index drawn with probability proportional to its element (Kaldi's
+    /// `RandCategorical`; the elements need not sum to 1).
+    ///
+    /// # Panics
+    /// If an element is negative or NaN, or the sum is not positive and finite.
+    #[track_caller]
+    pub fn rand_categorical(&self, rng: &mut impl rand::Rng) -> usize {
+        if let Some(i) = self.data().iter().position(|&x| x < R::ZERO || x.is_nan()) {
+            crate::error::precondition(&format!(
+                "rand_categorical: element {i} is {}, not a non-negative weight",
+                self[i]
+            ));
+        }
+        let total: f64 = self.data().iter().map(|x| x.to_f64()).sum();
+        if !(total > 0.0 && total.is_finite()) {
+            crate::error::precondition(&format!(
+                "rand_categorical: the weights sum to {total}, not a positive finite number"
+            ));
+        }
+        let target = rng.random::<f64>() * total;
+        let mut acc = 0.0;
+        for (i, &x) in self.data().iter().enumerate() {
+            acc += x.to_f64();
+            if target < acc {
+                return i;
+            }
+        }
+        // Rounding left `target` at the very end: the last non-zero weight.
+        self.data().iter().rposition(|&x| x > R::ZERO).unwrap_or(0)
+    }
+
+    /// The packed elements of `m`, `n (n + 1) / 2` of them (Kaldi's `CopyFromPacked`).
+    ///
+    /// # Panics
+    /// If the dimension differs.
+    #[track_caller]
+    pub fn copy_from_packed(&mut self, packed: &[R]) {
+        self.check_same_dim("copy_from_packed", packed.len());
+        self.data_mut().copy_from_slice(packed);
+    }
+
+    /// The diagonal of a symmetric packed matrix (Kaldi's `CopyDiagFromSp`).
+    ///
+    /// # Panics
+    /// If `dim() != n`.
+    #[track_caller]
+    pub fn copy_diag_from_sp(&mut self, s: &SpMatrix<R>) {
+        self.copy_diag_from_packed(s.num_rows(), s.data());
+    }
+
+    /// The diagonal of a triangular packed matrix (Kaldi's `CopyDiagFromTp`).
+    ///
+    /// # Panics
+    /// If `dim() != n`.
+    #[track_caller]
+    pub fn copy_diag_from_tp(&mut self, t: &TpMatrix<R>) {
+        self.copy_diag_from_packed(t.num_rows(), t.data());
+    }
+
+    /// The diagonal of `n x n` packed data (Kaldi's `CopyDiagFromPacked`).
+    ///
+    /// # Panics
+    /// If `dim() != n` or `packed` is not `n (n + 1) / 2` long.
+    #[track_caller]
+    pub fn copy_diag_from_packed(&mut self, n: usize, packed: &[R]) {
+        self.check_same_dim("copy_diag_from_packed", n);
+        if n.checked_mul(n + 1).map(|x| x / 2) != Some(packed.len()) {
+            shape_mismatch(
+                "copy_diag_from_packed (packed length, n)",
+                (packed.len(), 1),
+                (n, n),
+            );
+        }
+        for i in 0..n {
+            self.data_mut()[i] = packed[row_start(i) + i];
+        }
+    }
+
+    /// Row `row` of the full symmetric matrix (Kaldi's `CopyRowFromSp`).
+    ///
+    /// # Panics
+    /// If `dim() != n` or `row >= n`.
+    #[track_caller]
+    pub fn copy_row_from_sp(&mut self, s: &SpMatrix<R>, row: usize) {
+        let n = s.num_rows();
+        self.check_same_dim("copy_row_from_sp", n);
+        if row >= n {
+            out_of_bounds("row", row, n, "a packed symmetric matrix");
+        }
+        for j in 0..n {
+            self.data_mut()[j] = s[(row, j)];
+        }
+    }
+}
