@@ -508,3 +508,216 @@ impl CompressedMatrix {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A 2 x 2 matrix by `TwoByteAuto`, worked by hand from Kaldi's formulas: min -1,
+    /// range 4, codes `(x + 1) / 4 * 65535 + 0.499` truncated (1 -> 32767.999 -> 32767).
+    #[test]
+    fn two_byte_worked_example() {
+        let m = Matrix::from_rows(&[[-1.0f32, 3.0], [0.0, 1.0]]);
+        let c = CompressedMatrix::compress(&m, CompressionMethod::TwoByteAuto).unwrap();
+        let mut bytes = Vec::new();
+        c.write_kaldi(&mut bytes).unwrap();
+        let mut want = b"CM2 ".to_vec();
+        want.extend((-1.0f32).to_le_bytes());
+        want.extend(4.0f32.to_le_bytes());
+        want.extend(2i32.to_le_bytes());
+        want.extend(2i32.to_le_bytes());
+        for code in [0u16, 65535, 16384, 32767] {
+            want.extend(code.to_le_bytes());
+        }
+        assert_eq!(bytes, want);
+        let back = CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap();
+        assert_eq!(back, c);
+        let d = back.to_matrix::<f32>();
+        // -1 + code * (4 / 65535), the increment rounded to f32 first
+        assert_eq!(d[(0, 0)], -1.0);
+        assert_eq!(d[(0, 1)], 3.0);
+        assert_eq!(
+            d[(1, 0)],
+            -1.0 + 16384.0 * (4.0f64 * (1.0 / 65535.0)) as f32
+        );
+        assert_eq!(
+            d[(1, 1)],
+            -1.0 + 32767.0 * (4.0f64 * (1.0 / 65535.0)) as f32
+        );
+    }
+
+    /// A constant matrix gets range 1 + |min| (Kaldi's guard against a zero range).
+    #[test]
+    fn constant_matrix_and_auto_choice() {
+        let m = Matrix::from_rows(&[[2.5f64; 3]; 2]);
+        let c = CompressedMatrix::compress(&m, CompressionMethod::Auto).unwrap();
+        assert_eq!((c.token(), c.min_value, c.range), ("CM2", 2.5, 3.5));
+        let tall = Matrix::<f32>::new(9, 2);
+        let c = CompressedMatrix::compress(&tall, CompressionMethod::Auto).unwrap();
+        assert_eq!(c.token(), "CM");
+        let c = CompressedMatrix::compress(&tall, CompressionMethod::OneByteZeroOne).unwrap();
+        assert_eq!((c.token(), c.min_value, c.range), ("CM3", 0.0, 1.0));
+        let empty = CompressedMatrix::compress(&Matrix::<f32>::empty(), CompressionMethod::Auto);
+        assert_eq!(empty.unwrap(), CompressedMatrix::empty());
+        assert_eq!(CompressionMethod::from_kaldi_code(8), None);
+        assert_eq!(CompressionMethod::OneByteZeroOne.kaldi_code(), 7);
+    }
+
+    #[test]
+    fn non_finite_values_are_refused() {
+        let m = Matrix::from_rows(&[[1.0f32, 2.0], [f32::NAN, 0.0]]);
+        let err = CompressedMatrix::compress(&m, CompressionMethod::Auto).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot compress the non-finite value NaN at element (1, 0)"
+        );
+    }
+
+    #[track_caller]
+    fn check_read_err(bytes: &[u8], want: Error) {
+        assert_eq!(
+            CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap_err(),
+            want
+        );
+    }
+
+    #[test]
+    fn hostile_headers() {
+        let header = |token: &[u8], rows: i32, cols: i32| {
+            let mut b = token.to_vec();
+            b.extend([0u8; 8]);
+            b.extend(rows.to_le_bytes());
+            b.extend(cols.to_le_bytes());
+            b
+        };
+        check_read_err(
+            &header(b"CM ", i32::MAX, i32::MAX),
+            Error::UnexpectedEnd {
+                reading: "the data of a 2147483647 x 2147483647 `CM` matrix".into(),
+                needed: 2147483647 * 8 + 2147483647 * 2147483647,
+                got: 0,
+            },
+        );
+        check_read_err(
+            &header(b"CM3 ", -1, 3),
+            Error::NegativeSize {
+                what: "the number of rows of a compressed matrix",
+                value: -1,
+            },
+        );
+        check_read_err(
+            &header(b"CM2 ", 0, 3),
+            Error::EmptyDimension { rows: 0, cols: 3 },
+        );
+        check_read_err(
+            b"CM4 ",
+            Error::Format {
+                expected: "the compressed-matrix token `CM `, `CM2 ` or `CM3 `",
+                found: "CM4".into(),
+            },
+        );
+        check_read_err(
+            b"CM2x",
+            Error::Format {
+                expected: "the compressed-matrix token `CM `, `CM2 ` or `CM3 `",
+                found: "CM2x".into(),
+            },
+        );
+        check_read_err(
+            b"CM \0\0",
+            Error::UnexpectedEnd {
+                reading: "the header of a `CM` compressed matrix".into(),
+                needed: 16,
+                got: 2,
+            },
+        );
+        let mut cut = header(b"CM2 ", 2, 2);
+        cut.extend([1, 2, 3]);
+        check_read_err(
+            &cut,
+            Error::UnexpectedEnd {
+                reading: "the data of a 2 x 2 `CM2` matrix".into(),
+                needed: 8,
+                got: 3,
+            },
+        );
+    }
+
+    /// The largest error Kaldi's documentation gives each method, for a column with the
+    /// given min and max, in a matrix with global `range`.
+    fn bound(method: CompressionMethod, col_min: f32, col_max: f32, range: f32) -> f32 {
+        let quantum = range / 65535.0;
+        match method {
+            CompressionMethod::TwoByteAuto => quantum,
+            CompressionMethod::OneByteAuto => range / 255.0,
+            // bytes between quantiles at least 63 apart, quantiles quantised to 16 bits
+            _ => (col_max - col_min) / 63.0 + 3.0 * quantum,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 64,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(15),
+            ..ProptestConfig::default()
+        })]
+
+        /// Random matrices through each automatic method stay within Kaldi's bound and
+        /// survive a write/read round trip unchanged.
+        #[test]
+        fn round_trip_within_the_bound(
+            rows in 1usize..30,
+            cols in 1usize..6,
+            scale in 0.01f32..1000.0,
+            seed in any::<u64>(),
+        ) {
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut m = Matrix::<f32>::new(rows, cols);
+            for r in 0..rows {
+                for c in 0..cols {
+                    m[(r, c)] = (rng.random::<f32>() * 2.0 - 1.0) * scale;
+                }
+            }
+            for method in [
+                CompressionMethod::SpeechFeature,
+                CompressionMethod::TwoByteAuto,
+                CompressionMethod::OneByteAuto,
+            ] {
+                let c = CompressedMatrix::compress(&m, method).unwrap();
+                let d = c.to_matrix::<f32>();
+                for col in 0..cols {
+                    let values: Vec<f32> = (0..rows).map(|r| m[(r, col)]).collect();
+                    let lo = values.iter().copied().fold(f32::INFINITY, f32::min);
+                    let hi = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let b = bound(method, lo, hi, c.range) * 1.001 + 1e-6 * scale;
+                    for r in 0..rows {
+                        let err = (d[(r, col)] - m[(r, col)]).abs();
+                        prop_assert!(err <= b, "{method:?} ({r}, {col}): error {err} > {b}");
+                    }
+                }
+                let mut bytes = Vec::new();
+                c.write_kaldi(&mut bytes).unwrap();
+                prop_assert_eq!(&CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap(), &c);
+            }
+        }
+
+        /// The integer methods store integers in their range exactly.
+        #[test]
+        fn integer_methods_are_exact(values in proptest::collection::vec(-32768i32..=32767, 12)) {
+            let m = Matrix::from_vec(3, 4, values.iter().map(|&v| v as f32).collect()).unwrap();
+            let c = CompressedMatrix::compress(&m, CompressionMethod::TwoByteSignedInteger).unwrap();
+            prop_assert_eq!(c.to_matrix::<f32>(), m);
+            let bytes: Vec<f32> = values.iter().map(|&v| (v.rem_euclid(256)) as f32).collect();
+            let m = Matrix::from_vec(3, 4, bytes).unwrap();
+            let c = CompressedMatrix::compress(&m, CompressionMethod::OneByteUnsignedInteger).unwrap();
+            prop_assert_eq!(c.to_matrix::<f32>(), m);
+            let bits: Vec<f32> = values.iter().map(|&v| (v & 1) as f32).collect();
+            let m = Matrix::from_vec(3, 4, bits).unwrap();
+            let c = CompressedMatrix::compress(&m, CompressionMethod::OneByteZeroOne).unwrap();
+            prop_assert_eq!(c.to_matrix::<f32>(), m);
+        }
+    }
+}
