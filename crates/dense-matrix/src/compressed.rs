@@ -147,21 +147,20 @@ fn char_to_float(p: [f32; 4], value: u8) -> f32 {
 fn column_header(min_value: f32, range: f32, column: &mut [f32]) -> [u16; 4] {
     let n = column.len();
     let code = |x: f32| float_to_uint16(min_value, range, x);
-    let sorted_at = |column: &mut [f32], k: usize| -> f32 {
-        let (_, v, _) = column.select_nth_unstable_by(k, f32::total_cmp);
-        *v
-    };
     let p0;
     let p25;
     let p75;
     let p100;
     if n >= 5 {
         let quarter = n / 4;
-        // the order statistics Kaldi's nth_element calls pick; any selection gives them
-        let q0 = sorted_at(column, 0);
-        let q25 = sorted_at(column, quarter);
-        let q75 = sorted_at(column, 3 * quarter);
-        let q100 = sorted_at(column, n - 1);
+        // the order statistics Kaldi's nth_element calls pick (any selection gives the
+        // same values): the minimum, positions n/4 and 3n/4 in sorted order, the maximum
+        let q0 = column.iter().copied().fold(f32::INFINITY, f32::min);
+        let q100 = column.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let (_, q25, above) = column.select_nth_unstable_by(quarter, f32::total_cmp);
+        let q25 = *q25;
+        let (_, q75, _) = above.select_nth_unstable_by(2 * quarter - 1, f32::total_cmp);
+        let q75 = *q75;
         p0 = code(q0).min(65532);
         p25 = code(q25).max(p0 + 1).min(65533);
         p75 = code(q75).max(p25 + 1).min(65534);
@@ -249,13 +248,17 @@ impl CompressedMatrix {
             Format::OneByteWithColHeaders => {
                 let mut data = vec![0u8; num_cols * 8 + elements];
                 let (headers, bytes) = data.split_at_mut(num_cols * 8);
-                let mut column = vec![0f32; num_rows];
+                // the matrix column by column, as f32, gathered in one pass over the rows
+                let mut columns = vec![0f32; elements];
+                for (r, row) in matrix.rows().enumerate() {
+                    for (c, &x) in row.iter().enumerate() {
+                        columns[c * num_rows + r] = x.to_f64() as f32;
+                    }
+                }
                 let mut scratch = vec![0f32; num_rows];
                 for c in 0..num_cols {
-                    for (r, x) in column.iter_mut().enumerate() {
-                        *x = matrix[(r, c)].to_f64() as f32;
-                    }
-                    scratch.copy_from_slice(&column);
+                    let column = &columns[c * num_rows..(c + 1) * num_rows];
+                    scratch.copy_from_slice(column);
                     let codes = column_header(min_value, range, &mut scratch);
                     for (k, code) in codes.iter().enumerate() {
                         headers[c * 8 + 2 * k..c * 8 + 2 * k + 2]
@@ -263,7 +266,7 @@ impl CompressedMatrix {
                     }
                     let p = codes.map(|code| uint16_to_float(min_value, range, code));
                     let out = &mut bytes[c * num_rows..(c + 1) * num_rows];
-                    for (o, &x) in out.iter_mut().zip(&column) {
+                    for (o, &x) in out.iter_mut().zip(column) {
                         *o = float_to_char(p, x);
                     }
                 }
@@ -343,14 +346,17 @@ impl CompressedMatrix {
                 self.num_cols
             ));
         }
-        let mut out = Matrix::new(num_rows, num_cols);
-        if num_rows == 0 {
-            return out;
+        if num_rows == 0 || num_cols == 0 {
+            return Matrix::new(num_rows, num_cols);
         }
+        let mut data = vec![R::ZERO; num_rows * num_cols];
         let (min_value, range) = (self.min_value, self.range);
         match self.format {
             Format::OneByteWithColHeaders => {
                 let (headers, bytes) = self.data.split_at(self.num_cols * 8);
+                // a column's 256 possible values, decoded once: the same floats as
+                // decoding each byte, and no branches in the loop over the rows
+                let mut table = [R::ZERO; 256];
                 for c in 0..num_cols {
                     let col = col_offset + c;
                     let h = &headers[col * 8..col * 8 + 8];
@@ -358,23 +364,22 @@ impl CompressedMatrix {
                         let code = u16::from_le_bytes([h[2 * k], h[2 * k + 1]]);
                         uint16_to_float(min_value, range, code)
                     });
+                    for (byte, value) in table.iter_mut().enumerate() {
+                        *value = R::from_f64(char_to_float(p, byte as u8) as f64);
+                    }
                     let start = col * self.num_rows + row_offset;
-                    for (r, &b) in bytes[start..start + num_rows].iter().enumerate() {
-                        out[(r, c)] = R::from_f64(char_to_float(p, b) as f64);
+                    let column = &bytes[start..start + num_rows];
+                    for (dst, &b) in data[c..].iter_mut().step_by(num_cols).zip(column) {
+                        *dst = table[b as usize];
                     }
                 }
             }
             Format::TwoByte => {
                 let increment = (range as f64 * (1.0 / 65535.0)) as f32;
-                for r in 0..num_rows {
+                for (r, out_row) in data.chunks_exact_mut(num_cols).enumerate() {
                     let start = 2 * ((row_offset + r) * self.num_cols + col_offset);
                     let src = &self.data[start..start + 2 * num_cols];
-                    for (dst, b) in out
-                        .row_mut(r)
-                        .data_mut()
-                        .iter_mut()
-                        .zip(src.chunks_exact(2))
-                    {
+                    for (dst, b) in out_row.iter_mut().zip(src.chunks_exact(2)) {
                         let code = u16::from_le_bytes([b[0], b[1]]);
                         *dst = R::from_f64((min_value + code as f32 * increment) as f64);
                     }
@@ -382,16 +387,16 @@ impl CompressedMatrix {
             }
             Format::OneByte => {
                 let increment = (range as f64 * (1.0 / 255.0)) as f32;
-                for r in 0..num_rows {
+                for (r, out_row) in data.chunks_exact_mut(num_cols).enumerate() {
                     let start = (row_offset + r) * self.num_cols + col_offset;
                     let src = &self.data[start..start + num_cols];
-                    for (dst, &code) in out.row_mut(r).data_mut().iter_mut().zip(src) {
+                    for (dst, &code) in out_row.iter_mut().zip(src) {
                         *dst = R::from_f64((min_value + code as f32 * increment) as f64);
                     }
                 }
             }
         }
-        out
+        Matrix::from_vec(num_rows, num_cols, data).expect("the length is rows * cols")
     }
 
     /// Kaldi's binary `Write`: the token `CM `, `CM2 ` or `CM3 `, the global header without
@@ -563,6 +568,38 @@ mod tests {
         assert_eq!(empty.unwrap(), CompressedMatrix::empty());
         assert_eq!(CompressionMethod::from_kaldi_code(8), None);
         assert_eq!(CompressionMethod::OneByteZeroOne.kaldi_code(), 7);
+    }
+
+    /// A window decompresses to the same floats as the whole matrix has there (Kaldi's
+    /// `CopyToMat(row_offset, col_offset, dest)`), in every format.
+    #[test]
+    fn windows_agree_with_the_whole() {
+        let mut m = Matrix::<f64>::new(12, 5);
+        for r in 0..12 {
+            for c in 0..5 {
+                m[(r, c)] = ((r * 7 + c * 13) % 17) as f64 - 8.5 + c as f64 * 0.1;
+            }
+        }
+        for method in [
+            CompressionMethod::SpeechFeature,
+            CompressionMethod::TwoByteAuto,
+            CompressionMethod::OneByteAuto,
+        ] {
+            let c = CompressedMatrix::compress(&m, method).unwrap();
+            let whole = c.to_matrix::<f64>();
+            let part = c.to_matrix_range::<f64>(3, 6, 1, 3);
+            assert_eq!(part, Matrix::from(&*whole.range(3, 6, 1, 3)), "{method:?}");
+        }
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "to_matrix_range: rows 10..13 and columns 0..1 do not lie inside a 12 x 5"
+    )]
+    fn windows_outside_panic() {
+        let c = CompressedMatrix::compress(&Matrix::<f32>::new(12, 5), CompressionMethod::Auto)
+            .unwrap();
+        let _ = c.to_matrix_range::<f32>(10, 3, 0, 1);
     }
 
     #[test]

@@ -9,8 +9,11 @@ use crate::error::io_error;
 use crate::specifier::{classify_rxfilename, classify_wxfilename, InputKind, OutputKind};
 use crate::Error;
 
-/// Buffer size of inputs and outputs: large reads keep sequential throughput near the disk's.
-const BUFFER: usize = 1 << 18;
+/// Buffer size of inputs and outputs. Object data is read in larger pieces, which go
+/// around this buffer straight into the reader's own (one copy fewer), so the buffer only
+/// serves keys, headers and small objects, and a random access reads little more than
+/// the object.
+const BUFFER: usize = 1 << 16;
 
 fn shell(command: &str) -> Command {
     let mut c = Command::new("sh");
