@@ -142,6 +142,27 @@ fn char_to_float(p: [f32; 4], value: u8) -> f32 {
     }
 }
 
+/// A `u32` whose integer order is the float's total order (sign-magnitude to offset).
+#[inline]
+fn order_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The float whose [`order_key`] is `key`.
+#[inline]
+fn from_order_key(key: u32) -> f32 {
+    if key >> 31 == 1 {
+        f32::from_bits(key & 0x7fff_ffff)
+    } else {
+        f32::from_bits(!key)
+    }
+}
+
 /// Kaldi's `ComputeColHeader`: the four quantiles of one column as 16-bit codes, each at
 /// least one above the previous.
 fn column_header(min_value: f32, range: f32, column: &mut [f32]) -> [u16; 4] {
@@ -157,10 +178,12 @@ fn column_header(min_value: f32, range: f32, column: &mut [f32]) -> [u16; 4] {
         // same values): the minimum, positions n/4 and 3n/4 in sorted order, the maximum
         let q0 = column.iter().copied().fold(f32::INFINITY, f32::min);
         let q100 = column.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let (_, q25, above) = column.select_nth_unstable_by(quarter, f32::total_cmp);
-        let q25 = *q25;
-        let (_, q75, _) = above.select_nth_unstable_by(2 * quarter - 1, f32::total_cmp);
-        let q75 = *q75;
+        // select on integer keys in the floats' order: cheaper comparisons than floats'
+        let mut keys: Vec<u32> = column.iter().map(|&x| order_key(x)).collect();
+        let (_, q25, above) = keys.select_nth_unstable(quarter);
+        let q25 = from_order_key(*q25);
+        let (_, q75, _) = above.select_nth_unstable(2 * quarter - 1);
+        let q75 = from_order_key(*q75);
         p0 = code(q0).min(65532);
         p25 = code(q25).max(p0 + 1).min(65533);
         p75 = code(q75).max(p25 + 1).min(65534);
@@ -600,6 +623,17 @@ mod tests {
         let c = CompressedMatrix::compress(&Matrix::<f32>::new(12, 5), CompressionMethod::Auto)
             .unwrap();
         let _ = c.to_matrix_range::<f32>(10, 3, 0, 1);
+    }
+
+    #[test]
+    fn order_keys_sort_as_floats() {
+        let xs = [f32::MIN, -1.0, -1e-40, -0.0, 0.0, 1e-40, 0.5, 1.0, f32::MAX];
+        for w in xs.windows(2) {
+            assert!(order_key(w[0]) < order_key(w[1]), "{} < {}", w[0], w[1]);
+        }
+        for x in xs {
+            assert_eq!(from_order_key(order_key(x)).to_bits(), x.to_bits());
+        }
     }
 
     #[test]
