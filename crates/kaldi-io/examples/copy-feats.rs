@@ -30,7 +30,7 @@ Options:
                           the matrix, Kaldi's CompressionMethod numbers (int, default = 1)
 ";
 
-struct Options {
+pub(crate) struct Options {
     binary: bool,
     compress: bool,
     method: CompressionMethod,
@@ -46,7 +46,7 @@ fn parse_bool(name: &str, value: Option<&str>) -> Result<bool, String> {
     }
 }
 
-fn parse_args(args: &[String]) -> Result<(Options, Vec<String>), String> {
+pub(crate) fn parse_args(args: &[String]) -> Result<(Options, Vec<String>), String> {
     let mut options = Options {
         binary: true,
         compress: false,
@@ -78,7 +78,7 @@ fn parse_args(args: &[String]) -> Result<(Options, Vec<String>), String> {
     Ok((options, positional))
 }
 
-fn run(options: &Options, input: &str, output: &str) -> Result<usize, kaldi_io::Error> {
+pub(crate) fn run(options: &Options, input: &str, output: &str) -> Result<usize, kaldi_io::Error> {
     if Rspecifier::parse(input).is_err() {
         // a single matrix from an rxfilename to a wxfilename
         let m: Matrix<f32> = read_kaldi_object(input)?;
