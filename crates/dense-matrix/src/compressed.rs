@@ -111,19 +111,72 @@ fn uint16_to_float(min_value: f32, range: f32, value: u16) -> f32 {
     min_value + range * 1.525_902_2e-5_f32 * value as f32
 }
 
-/// Kaldi's `FloatToChar`: the byte of `value` between the column's quantiles.
+/// C++'s `static_cast<int>(double)` as x86-64 executes it (`cvttsd2si`): truncation, and
+/// the "integer indefinite" `i32::MIN` for NaN or out-of-range values, where Rust's `as`
+/// would saturate. Kaldi reaches that case when two adjacent quantiles decode to the same
+/// float (a tiny range far from zero); then its clamps take the segment's lower bound.
 #[inline]
+fn trunc_i32_like_cpp(x: f64) -> i32 {
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        x as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// Kaldi's `FloatToChar` for one column: the byte of a value between the column's
+/// quantiles `p = [p0, p25, p75, p100]`, bytes 0..=64, 64..=192 and 192..=255 for the three
+/// segments. The segment is picked arithmetically, not by branches, so random data does not
+/// cost a mispredicted branch per element; each segment's arithmetic is Kaldi's.
+struct CharCoder {
+    p25: f32,
+    p75: f32,
+    lo: [f32; 3],
+    width: [f32; 3],
+    steps: [f32; 3],
+    first: [i64; 3],
+    last: [i64; 3],
+}
+
+impl CharCoder {
+    fn new(p: [f32; 4]) -> Self {
+        let [p0, p25, p75, p100] = p;
+        CharCoder {
+            p25,
+            p75,
+            lo: [p0, p25, p75],
+            width: [p25 - p0, p75 - p25, p100 - p75],
+            steps: [64.0, 128.0, 63.0],
+            first: [0, 64, 192],
+            last: [64, 192, 255],
+        }
+    }
+
+    #[inline]
+    fn code(&self, value: f32) -> u8 {
+        // Kaldi: `value < p25` -> 0, else `value < p75` -> 1, else 2
+        let below_p25 = (value < self.p25) as usize;
+        let below_p75 = (value < self.p75) as usize;
+        let seg = (1 - below_p25) * (2 - below_p75);
+        let f = (value - self.lo[seg]) / self.width[seg];
+        let step = trunc_i32_like_cpp((f * self.steps[seg]) as f64 + 0.5) as i64;
+        (self.first[seg] + step).clamp(self.first[seg], self.last[seg]) as u8
+    }
+}
+
+/// Kaldi's `FloatToChar`, as written there (the reference for [`CharCoder`]).
+#[cfg(test)]
 fn float_to_char(p: [f32; 4], value: f32) -> u8 {
     let [p0, p25, p75, p100] = p;
     let ans = if value < p25 {
         let f = (value - p0) / (p25 - p0);
-        (((f * 64.0) as f64 + 0.5) as i32).clamp(0, 64)
+        (trunc_i32_like_cpp((f * 64.0) as f64 + 0.5) as i64).clamp(0, 64)
     } else if value < p75 {
         let f = (value - p25) / (p75 - p25);
-        (64 + ((f * 128.0) as f64 + 0.5) as i32).clamp(64, 192)
+        (64 + trunc_i32_like_cpp((f * 128.0) as f64 + 0.5) as i64).clamp(64, 192)
     } else {
         let f = (value - p75) / (p100 - p75);
-        (192 + ((f * 63.0) as f64 + 0.5) as i32).clamp(192, 255)
+        (192 + trunc_i32_like_cpp((f * 63.0) as f64 + 0.5) as i64).clamp(192, 255)
     };
     ans as u8
 }
@@ -287,10 +340,11 @@ impl CompressedMatrix {
                         headers[c * 8 + 2 * k..c * 8 + 2 * k + 2]
                             .copy_from_slice(&code.to_le_bytes());
                     }
-                    let p = codes.map(|code| uint16_to_float(min_value, range, code));
+                    let coder =
+                        CharCoder::new(codes.map(|code| uint16_to_float(min_value, range, code)));
                     let out = &mut bytes[c * num_rows..(c + 1) * num_rows];
                     for (o, &x) in out.iter_mut().zip(column) {
-                        *o = float_to_char(p, x);
+                        *o = coder.code(x);
                     }
                 }
                 data
@@ -623,6 +677,38 @@ mod tests {
         let c = CompressedMatrix::compress(&Matrix::<f32>::new(12, 5), CompressionMethod::Auto)
             .unwrap();
         let _ = c.to_matrix_range::<f32>(10, 3, 0, 1);
+    }
+
+    /// The branch-free coder equals Kaldi's branching `FloatToChar` on every segment,
+    /// boundary and degenerate column (equal quantiles: division by zero).
+    #[test]
+    fn char_coder_equals_kaldis_branches() {
+        let columns = [
+            [-1.0f32, 0.0, 1.0, 2.0],
+            [0.5, 0.5000001, 0.7, 9.0],
+            [1e6, 1e6, 1e6, 1e6 + 0.0625],
+            [3.0, 3.0, 3.0, 3.0],
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for p in columns {
+            let coder = CharCoder::new(p);
+            let mut values = p.to_vec();
+            values.extend([p[0] - 1.0, p[3] + 1.0, -0.0, 0.0, f32::MAX, f32::MIN]);
+            for _ in 0..2000 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let u = (rng >> 40) as f32 / (1u64 << 24) as f32;
+                values.push(p[0] + (p[3] - p[0]) * (1.2 * u - 0.1));
+            }
+            for x in values {
+                assert_eq!(coder.code(x), float_to_char(p, x), "{p:?} {x}");
+            }
+        }
+        assert_eq!(trunc_i32_like_cpp(f64::INFINITY), i32::MIN);
+        assert_eq!(trunc_i32_like_cpp(f64::NAN), i32::MIN);
+        assert_eq!(trunc_i32_like_cpp(-2.9), -2);
+        assert_eq!(trunc_i32_like_cpp(2147483647.5), 2147483647);
     }
 
     #[test]
