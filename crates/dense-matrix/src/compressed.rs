@@ -286,6 +286,13 @@ impl CompressedMatrix {
         if num_rows == 0 {
             return Ok(Self::empty());
         }
+        if i32::try_from(num_rows).is_err() || i32::try_from(num_cols).is_err() {
+            // Kaldi's header stores both sizes as int32
+            return Err(Error::SizeOverflow {
+                what: "a compressed matrix (Kaldi's header holds int32 sizes)",
+                factors: vec![num_rows as u64, num_cols as u64],
+            });
+        }
         for (r, row) in matrix.rows().enumerate() {
             if let Some(c) = row.iter().position(|x| !x.to_f64().is_finite()) {
                 return Err(Error::CannotCompress {
