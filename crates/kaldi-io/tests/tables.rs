@@ -378,13 +378,31 @@ fn scp_errors() {
             reason: "not sorted, but the `s` option says it is",
         })
     );
-    let scp = write_file(&dir, "range.scp", format!("a {ark}:2[0:1]\n").as_bytes());
+    let scp = write_file(&dir, "range.scp", format!("a {ark}:2[0:4]\n").as_bytes());
     assert_eq!(
         first_error::<Vector<f32>>(&format!("scp:{scp}")),
         Error::Range {
             key: "a".into(),
+            range: "0:4".into(),
+            reason: "elements 0:4 do not fit a vector of dimension 1".into(),
+        }
+    );
+    // up to 3 past the end is Kaldi's tolerance, clipped
+    let scp = write_file(&dir, "tol.scp", format!("a {ark}:2[0:3]\n").as_bytes());
+    let (_, v) = SequentialTableReader::<Vector<f32>>::open(&format!("scp:{scp}"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(v.data(), &[0.0]);
+    // Kaldi defines no ranges for compressed matrices read as such
+    let cm_scp = write_file(&dir, "cm.scp", b"u tests/golden/feats.ark:5[0:1]\n");
+    assert_eq!(
+        first_error::<dense_matrix::CompressedMatrix>(&format!("scp:{cm_scp}")),
+        Error::Range {
+            key: "u".into(),
             range: "0:1".into(),
-            reason: "elements 0:1 do not fit a vector of dimension 1".into(),
+            reason: "ranges are defined only for matrices and vectors".into(),
         }
     );
     let line = format!("a {ark}:2[0:1][2]");
