@@ -111,19 +111,72 @@ fn uint16_to_float(min_value: f32, range: f32, value: u16) -> f32 {
     min_value + range * 1.525_902_2e-5_f32 * value as f32
 }
 
-/// Kaldi's `FloatToChar`: the byte of `value` between the column's quantiles.
+/// C++'s `static_cast<int>(double)` as x86-64 executes it (`cvttsd2si`): truncation, and
+/// the "integer indefinite" `i32::MIN` for NaN or out-of-range values, where Rust's `as`
+/// would saturate. Kaldi reaches that case when two adjacent quantiles decode to the same
+/// float (a tiny range far from zero); then its clamps take the segment's lower bound.
 #[inline]
+fn trunc_i32_like_cpp(x: f64) -> i32 {
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        x as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// Kaldi's `FloatToChar` for one column: the byte of a value between the column's
+/// quantiles `p = [p0, p25, p75, p100]`, bytes 0..=64, 64..=192 and 192..=255 for the three
+/// segments. The segment is picked arithmetically, not by branches, so random data does not
+/// cost a mispredicted branch per element; each segment's arithmetic is Kaldi's.
+struct CharCoder {
+    p25: f32,
+    p75: f32,
+    lo: [f32; 3],
+    width: [f32; 3],
+    steps: [f32; 3],
+    first: [i64; 3],
+    last: [i64; 3],
+}
+
+impl CharCoder {
+    fn new(p: [f32; 4]) -> Self {
+        let [p0, p25, p75, p100] = p;
+        CharCoder {
+            p25,
+            p75,
+            lo: [p0, p25, p75],
+            width: [p25 - p0, p75 - p25, p100 - p75],
+            steps: [64.0, 128.0, 63.0],
+            first: [0, 64, 192],
+            last: [64, 192, 255],
+        }
+    }
+
+    #[inline]
+    fn code(&self, value: f32) -> u8 {
+        // Kaldi: `value < p25` -> 0, else `value < p75` -> 1, else 2
+        let below_p25 = (value < self.p25) as usize;
+        let below_p75 = (value < self.p75) as usize;
+        let seg = (1 - below_p25) * (2 - below_p75);
+        let f = (value - self.lo[seg]) / self.width[seg];
+        let step = trunc_i32_like_cpp((f * self.steps[seg]) as f64 + 0.5) as i64;
+        (self.first[seg] + step).clamp(self.first[seg], self.last[seg]) as u8
+    }
+}
+
+/// Kaldi's `FloatToChar`, as written there (the reference for [`CharCoder`]).
+#[cfg(test)]
 fn float_to_char(p: [f32; 4], value: f32) -> u8 {
     let [p0, p25, p75, p100] = p;
     let ans = if value < p25 {
         let f = (value - p0) / (p25 - p0);
-        (((f * 64.0) as f64 + 0.5) as i32).clamp(0, 64)
+        (trunc_i32_like_cpp((f * 64.0) as f64 + 0.5) as i64).clamp(0, 64)
     } else if value < p75 {
         let f = (value - p25) / (p75 - p25);
-        (64 + ((f * 128.0) as f64 + 0.5) as i32).clamp(64, 192)
+        (64 + trunc_i32_like_cpp((f * 128.0) as f64 + 0.5) as i64).clamp(64, 192)
     } else {
         let f = (value - p75) / (p100 - p75);
-        (192 + ((f * 63.0) as f64 + 0.5) as i32).clamp(192, 255)
+        (192 + trunc_i32_like_cpp((f * 63.0) as f64 + 0.5) as i64).clamp(192, 255)
     };
     ans as u8
 }
@@ -142,26 +195,48 @@ fn char_to_float(p: [f32; 4], value: u8) -> f32 {
     }
 }
 
+/// A `u32` whose integer order is the float's total order (sign-magnitude to offset).
+#[inline]
+fn order_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The float whose [`order_key`] is `key`.
+#[inline]
+fn from_order_key(key: u32) -> f32 {
+    if key >> 31 == 1 {
+        f32::from_bits(key & 0x7fff_ffff)
+    } else {
+        f32::from_bits(!key)
+    }
+}
+
 /// Kaldi's `ComputeColHeader`: the four quantiles of one column as 16-bit codes, each at
 /// least one above the previous.
 fn column_header(min_value: f32, range: f32, column: &mut [f32]) -> [u16; 4] {
     let n = column.len();
     let code = |x: f32| float_to_uint16(min_value, range, x);
-    let sorted_at = |column: &mut [f32], k: usize| -> f32 {
-        let (_, v, _) = column.select_nth_unstable_by(k, f32::total_cmp);
-        *v
-    };
     let p0;
     let p25;
     let p75;
     let p100;
     if n >= 5 {
         let quarter = n / 4;
-        // the order statistics Kaldi's nth_element calls pick; any selection gives them
-        let q0 = sorted_at(column, 0);
-        let q25 = sorted_at(column, quarter);
-        let q75 = sorted_at(column, 3 * quarter);
-        let q100 = sorted_at(column, n - 1);
+        // the order statistics Kaldi's nth_element calls pick (any selection gives the
+        // same values): the minimum, positions n/4 and 3n/4 in sorted order, the maximum
+        let q0 = column.iter().copied().fold(f32::INFINITY, f32::min);
+        let q100 = column.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        // select on integer keys in the floats' order: cheaper comparisons than floats'
+        let mut keys: Vec<u32> = column.iter().map(|&x| order_key(x)).collect();
+        let (_, q25, above) = keys.select_nth_unstable(quarter);
+        let q25 = from_order_key(*q25);
+        let (_, q75, _) = above.select_nth_unstable(2 * quarter - 1);
+        let q75 = from_order_key(*q75);
         p0 = code(q0).min(65532);
         p25 = code(q25).max(p0 + 1).min(65533);
         p75 = code(q75).max(p25 + 1).min(65534);
@@ -211,6 +286,13 @@ impl CompressedMatrix {
         if num_rows == 0 {
             return Ok(Self::empty());
         }
+        if i32::try_from(num_rows).is_err() || i32::try_from(num_cols).is_err() {
+            // Kaldi's header stores both sizes as int32
+            return Err(Error::SizeOverflow {
+                what: "a compressed matrix (Kaldi's header holds int32 sizes)",
+                factors: vec![num_rows as u64, num_cols as u64],
+            });
+        }
         for (r, row) in matrix.rows().enumerate() {
             if let Some(c) = row.iter().position(|x| !x.to_f64().is_finite()) {
                 return Err(Error::CannotCompress {
@@ -249,22 +331,27 @@ impl CompressedMatrix {
             Format::OneByteWithColHeaders => {
                 let mut data = vec![0u8; num_cols * 8 + elements];
                 let (headers, bytes) = data.split_at_mut(num_cols * 8);
-                let mut column = vec![0f32; num_rows];
+                // the matrix column by column, as f32, gathered in one pass over the rows
+                let mut columns = vec![0f32; elements];
+                for (r, row) in matrix.rows().enumerate() {
+                    for (c, &x) in row.iter().enumerate() {
+                        columns[c * num_rows + r] = x.to_f64() as f32;
+                    }
+                }
                 let mut scratch = vec![0f32; num_rows];
                 for c in 0..num_cols {
-                    for (r, x) in column.iter_mut().enumerate() {
-                        *x = matrix[(r, c)].to_f64() as f32;
-                    }
-                    scratch.copy_from_slice(&column);
+                    let column = &columns[c * num_rows..(c + 1) * num_rows];
+                    scratch.copy_from_slice(column);
                     let codes = column_header(min_value, range, &mut scratch);
                     for (k, code) in codes.iter().enumerate() {
                         headers[c * 8 + 2 * k..c * 8 + 2 * k + 2]
                             .copy_from_slice(&code.to_le_bytes());
                     }
-                    let p = codes.map(|code| uint16_to_float(min_value, range, code));
+                    let coder =
+                        CharCoder::new(codes.map(|code| uint16_to_float(min_value, range, code)));
                     let out = &mut bytes[c * num_rows..(c + 1) * num_rows];
-                    for (o, &x) in out.iter_mut().zip(&column) {
-                        *o = float_to_char(p, x);
+                    for (o, &x) in out.iter_mut().zip(column) {
+                        *o = coder.code(x);
                     }
                 }
                 data
@@ -343,14 +430,17 @@ impl CompressedMatrix {
                 self.num_cols
             ));
         }
-        let mut out = Matrix::new(num_rows, num_cols);
-        if num_rows == 0 {
-            return out;
+        if num_rows == 0 || num_cols == 0 {
+            return Matrix::new(num_rows, num_cols);
         }
+        let mut data = vec![R::ZERO; num_rows * num_cols];
         let (min_value, range) = (self.min_value, self.range);
         match self.format {
             Format::OneByteWithColHeaders => {
                 let (headers, bytes) = self.data.split_at(self.num_cols * 8);
+                // a column's 256 possible values, decoded once: the same floats as
+                // decoding each byte, and no branches in the loop over the rows
+                let mut table = [R::ZERO; 256];
                 for c in 0..num_cols {
                     let col = col_offset + c;
                     let h = &headers[col * 8..col * 8 + 8];
@@ -358,23 +448,22 @@ impl CompressedMatrix {
                         let code = u16::from_le_bytes([h[2 * k], h[2 * k + 1]]);
                         uint16_to_float(min_value, range, code)
                     });
+                    for (byte, value) in table.iter_mut().enumerate() {
+                        *value = R::from_f64(char_to_float(p, byte as u8) as f64);
+                    }
                     let start = col * self.num_rows + row_offset;
-                    for (r, &b) in bytes[start..start + num_rows].iter().enumerate() {
-                        out[(r, c)] = R::from_f64(char_to_float(p, b) as f64);
+                    let column = &bytes[start..start + num_rows];
+                    for (dst, &b) in data[c..].iter_mut().step_by(num_cols).zip(column) {
+                        *dst = table[b as usize];
                     }
                 }
             }
             Format::TwoByte => {
                 let increment = (range as f64 * (1.0 / 65535.0)) as f32;
-                for r in 0..num_rows {
+                for (r, out_row) in data.chunks_exact_mut(num_cols).enumerate() {
                     let start = 2 * ((row_offset + r) * self.num_cols + col_offset);
                     let src = &self.data[start..start + 2 * num_cols];
-                    for (dst, b) in out
-                        .row_mut(r)
-                        .data_mut()
-                        .iter_mut()
-                        .zip(src.chunks_exact(2))
-                    {
+                    for (dst, b) in out_row.iter_mut().zip(src.chunks_exact(2)) {
                         let code = u16::from_le_bytes([b[0], b[1]]);
                         *dst = R::from_f64((min_value + code as f32 * increment) as f64);
                     }
@@ -382,16 +471,16 @@ impl CompressedMatrix {
             }
             Format::OneByte => {
                 let increment = (range as f64 * (1.0 / 255.0)) as f32;
-                for r in 0..num_rows {
+                for (r, out_row) in data.chunks_exact_mut(num_cols).enumerate() {
                     let start = (row_offset + r) * self.num_cols + col_offset;
                     let src = &self.data[start..start + num_cols];
-                    for (dst, &code) in out.row_mut(r).data_mut().iter_mut().zip(src) {
+                    for (dst, &code) in out_row.iter_mut().zip(src) {
                         *dst = R::from_f64((min_value + code as f32 * increment) as f64);
                     }
                 }
             }
         }
-        out
+        Matrix::from_vec(num_rows, num_cols, data).expect("the length is rows * cols")
     }
 
     /// Kaldi's binary `Write`: the token `CM `, `CM2 ` or `CM3 `, the global header without
@@ -506,5 +595,293 @@ impl CompressedMatrix {
             num_cols,
             data,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A 2 x 2 matrix by `TwoByteAuto`, worked by hand from Kaldi's formulas: min -1,
+    /// range 4, codes `(x + 1) / 4 * 65535 + 0.499` truncated (1 -> 32767.999 -> 32767).
+    #[test]
+    fn two_byte_worked_example() {
+        let m = Matrix::from_rows(&[[-1.0f32, 3.0], [0.0, 1.0]]);
+        let c = CompressedMatrix::compress(&m, CompressionMethod::TwoByteAuto).unwrap();
+        let mut bytes = Vec::new();
+        c.write_kaldi(&mut bytes).unwrap();
+        let mut want = b"CM2 ".to_vec();
+        want.extend((-1.0f32).to_le_bytes());
+        want.extend(4.0f32.to_le_bytes());
+        want.extend(2i32.to_le_bytes());
+        want.extend(2i32.to_le_bytes());
+        for code in [0u16, 65535, 16384, 32767] {
+            want.extend(code.to_le_bytes());
+        }
+        assert_eq!(bytes, want);
+        let back = CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap();
+        assert_eq!(back, c);
+        let d = back.to_matrix::<f32>();
+        // -1 + code * (4 / 65535), the increment rounded to f32 first
+        assert_eq!(d[(0, 0)], -1.0);
+        assert_eq!(d[(0, 1)], 3.0);
+        assert_eq!(
+            d[(1, 0)],
+            -1.0 + 16384.0 * (4.0f64 * (1.0 / 65535.0)) as f32
+        );
+        assert_eq!(
+            d[(1, 1)],
+            -1.0 + 32767.0 * (4.0f64 * (1.0 / 65535.0)) as f32
+        );
+    }
+
+    /// A constant matrix gets range 1 + |min| (Kaldi's guard against a zero range).
+    #[test]
+    fn constant_matrix_and_auto_choice() {
+        let m = Matrix::from_rows(&[[2.5f64; 3]; 2]);
+        let c = CompressedMatrix::compress(&m, CompressionMethod::Auto).unwrap();
+        assert_eq!((c.token(), c.min_value, c.range), ("CM2", 2.5, 3.5));
+        let tall = Matrix::<f32>::new(9, 2);
+        let c = CompressedMatrix::compress(&tall, CompressionMethod::Auto).unwrap();
+        assert_eq!(c.token(), "CM");
+        let c = CompressedMatrix::compress(&tall, CompressionMethod::OneByteZeroOne).unwrap();
+        assert_eq!((c.token(), c.min_value, c.range), ("CM3", 0.0, 1.0));
+        let empty = CompressedMatrix::compress(&Matrix::<f32>::empty(), CompressionMethod::Auto);
+        assert_eq!(empty.unwrap(), CompressedMatrix::empty());
+        assert_eq!(CompressionMethod::from_kaldi_code(8), None);
+        assert_eq!(CompressionMethod::OneByteZeroOne.kaldi_code(), 7);
+    }
+
+    /// A window decompresses to the same floats as the whole matrix has there (Kaldi's
+    /// `CopyToMat(row_offset, col_offset, dest)`), in every format.
+    #[test]
+    fn windows_agree_with_the_whole() {
+        let mut m = Matrix::<f64>::new(12, 5);
+        for r in 0..12 {
+            for c in 0..5 {
+                m[(r, c)] = ((r * 7 + c * 13) % 17) as f64 - 8.5 + c as f64 * 0.1;
+            }
+        }
+        for method in [
+            CompressionMethod::SpeechFeature,
+            CompressionMethod::TwoByteAuto,
+            CompressionMethod::OneByteAuto,
+        ] {
+            let c = CompressedMatrix::compress(&m, method).unwrap();
+            let whole = c.to_matrix::<f64>();
+            let part = c.to_matrix_range::<f64>(3, 6, 1, 3);
+            assert_eq!(part, Matrix::from(&*whole.range(3, 6, 1, 3)), "{method:?}");
+        }
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "to_matrix_range: rows 10..13 and columns 0..1 do not lie inside a 12 x 5"
+    )]
+    fn windows_outside_panic() {
+        let c = CompressedMatrix::compress(&Matrix::<f32>::new(12, 5), CompressionMethod::Auto)
+            .unwrap();
+        let _ = c.to_matrix_range::<f32>(10, 3, 0, 1);
+    }
+
+    /// The branch-free coder equals Kaldi's branching `FloatToChar` on every segment,
+    /// boundary and degenerate column (equal quantiles: division by zero).
+    #[test]
+    fn char_coder_equals_kaldis_branches() {
+        let columns = [
+            [-1.0f32, 0.0, 1.0, 2.0],
+            [0.5, 0.5000001, 0.7, 9.0],
+            [1e6, 1e6, 1e6, 1e6 + 0.0625],
+            [3.0, 3.0, 3.0, 3.0],
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for p in columns {
+            let coder = CharCoder::new(p);
+            let mut values = p.to_vec();
+            values.extend([p[0] - 1.0, p[3] + 1.0, -0.0, 0.0, f32::MAX, f32::MIN]);
+            for _ in 0..2000 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let u = (rng >> 40) as f32 / (1u64 << 24) as f32;
+                values.push(p[0] + (p[3] - p[0]) * (1.2 * u - 0.1));
+            }
+            for x in values {
+                assert_eq!(coder.code(x), float_to_char(p, x), "{p:?} {x}");
+            }
+        }
+        assert_eq!(trunc_i32_like_cpp(f64::INFINITY), i32::MIN);
+        assert_eq!(trunc_i32_like_cpp(f64::NAN), i32::MIN);
+        assert_eq!(trunc_i32_like_cpp(-2.9), -2);
+        assert_eq!(trunc_i32_like_cpp(2147483647.5), 2147483647);
+    }
+
+    #[test]
+    fn order_keys_sort_as_floats() {
+        let xs = [f32::MIN, -1.0, -1e-40, -0.0, 0.0, 1e-40, 0.5, 1.0, f32::MAX];
+        for w in xs.windows(2) {
+            assert!(order_key(w[0]) < order_key(w[1]), "{} < {}", w[0], w[1]);
+        }
+        for x in xs {
+            assert_eq!(from_order_key(order_key(x)).to_bits(), x.to_bits());
+        }
+    }
+
+    #[test]
+    fn non_finite_values_are_refused() {
+        let m = Matrix::from_rows(&[[1.0f32, 2.0], [f32::NAN, 0.0]]);
+        let err = CompressedMatrix::compress(&m, CompressionMethod::Auto).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot compress the non-finite value NaN at element (1, 0)"
+        );
+    }
+
+    #[track_caller]
+    fn check_read_err(bytes: &[u8], want: Error) {
+        assert_eq!(
+            CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap_err(),
+            want
+        );
+    }
+
+    #[test]
+    fn hostile_headers() {
+        let header = |token: &[u8], rows: i32, cols: i32| {
+            let mut b = token.to_vec();
+            b.extend([0u8; 8]);
+            b.extend(rows.to_le_bytes());
+            b.extend(cols.to_le_bytes());
+            b
+        };
+        check_read_err(
+            &header(b"CM ", i32::MAX, i32::MAX),
+            Error::UnexpectedEnd {
+                reading: "the data of a 2147483647 x 2147483647 `CM` matrix".into(),
+                needed: 2147483647 * 8 + 2147483647 * 2147483647,
+                got: 0,
+            },
+        );
+        check_read_err(
+            &header(b"CM3 ", -1, 3),
+            Error::NegativeSize {
+                what: "the number of rows of a compressed matrix",
+                value: -1,
+            },
+        );
+        check_read_err(
+            &header(b"CM2 ", 0, 3),
+            Error::EmptyDimension { rows: 0, cols: 3 },
+        );
+        check_read_err(
+            b"CM4 ",
+            Error::Format {
+                expected: "the compressed-matrix token `CM `, `CM2 ` or `CM3 `",
+                found: "CM4".into(),
+            },
+        );
+        check_read_err(
+            b"CM2x",
+            Error::Format {
+                expected: "the compressed-matrix token `CM `, `CM2 ` or `CM3 `",
+                found: "CM2x".into(),
+            },
+        );
+        check_read_err(
+            b"CM \0\0",
+            Error::UnexpectedEnd {
+                reading: "the header of a `CM` compressed matrix".into(),
+                needed: 16,
+                got: 2,
+            },
+        );
+        let mut cut = header(b"CM2 ", 2, 2);
+        cut.extend([1, 2, 3]);
+        check_read_err(
+            &cut,
+            Error::UnexpectedEnd {
+                reading: "the data of a 2 x 2 `CM2` matrix".into(),
+                needed: 8,
+                got: 3,
+            },
+        );
+    }
+
+    /// The largest error Kaldi's documentation gives each method, for a column with the
+    /// given min and max, in a matrix with global `range`.
+    fn bound(method: CompressionMethod, col_min: f32, col_max: f32, range: f32) -> f32 {
+        let quantum = range / 65535.0;
+        match method {
+            CompressionMethod::TwoByteAuto => quantum,
+            CompressionMethod::OneByteAuto => range / 255.0,
+            // bytes between quantiles at least 63 apart, quantiles quantised to 16 bits
+            _ => (col_max - col_min) / 63.0 + 3.0 * quantum,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 64,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(15),
+            ..ProptestConfig::default()
+        })]
+
+        /// Random matrices through each automatic method stay within Kaldi's bound and
+        /// survive a write/read round trip unchanged.
+        #[test]
+        fn round_trip_within_the_bound(
+            rows in 1usize..30,
+            cols in 1usize..6,
+            scale in 0.01f32..1000.0,
+            seed in any::<u64>(),
+        ) {
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut m = Matrix::<f32>::new(rows, cols);
+            for r in 0..rows {
+                for c in 0..cols {
+                    m[(r, c)] = (rng.random::<f32>() * 2.0 - 1.0) * scale;
+                }
+            }
+            for method in [
+                CompressionMethod::SpeechFeature,
+                CompressionMethod::TwoByteAuto,
+                CompressionMethod::OneByteAuto,
+            ] {
+                let c = CompressedMatrix::compress(&m, method).unwrap();
+                let d = c.to_matrix::<f32>();
+                for col in 0..cols {
+                    let values: Vec<f32> = (0..rows).map(|r| m[(r, col)]).collect();
+                    let lo = values.iter().copied().fold(f32::INFINITY, f32::min);
+                    let hi = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let b = bound(method, lo, hi, c.range) * 1.001 + 1e-6 * scale;
+                    for r in 0..rows {
+                        let err = (d[(r, col)] - m[(r, col)]).abs();
+                        prop_assert!(err <= b, "{method:?} ({r}, {col}): error {err} > {b}");
+                    }
+                }
+                let mut bytes = Vec::new();
+                c.write_kaldi(&mut bytes).unwrap();
+                prop_assert_eq!(&CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap(), &c);
+            }
+        }
+
+        /// The integer methods store integers in their range exactly.
+        #[test]
+        fn integer_methods_are_exact(values in proptest::collection::vec(-32768i32..=32767, 12)) {
+            let m = Matrix::from_vec(3, 4, values.iter().map(|&v| v as f32).collect()).unwrap();
+            let c = CompressedMatrix::compress(&m, CompressionMethod::TwoByteSignedInteger).unwrap();
+            prop_assert_eq!(c.to_matrix::<f32>(), m);
+            let bytes: Vec<f32> = values.iter().map(|&v| (v.rem_euclid(256)) as f32).collect();
+            let m = Matrix::from_vec(3, 4, bytes).unwrap();
+            let c = CompressedMatrix::compress(&m, CompressionMethod::OneByteUnsignedInteger).unwrap();
+            prop_assert_eq!(c.to_matrix::<f32>(), m);
+            let bits: Vec<f32> = values.iter().map(|&v| (v & 1) as f32).collect();
+            let m = Matrix::from_vec(3, 4, bits).unwrap();
+            let c = CompressedMatrix::compress(&m, CompressionMethod::OneByteZeroOne).unwrap();
+            prop_assert_eq!(c.to_matrix::<f32>(), m);
+        }
     }
 }

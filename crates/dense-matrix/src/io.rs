@@ -113,6 +113,10 @@ fn read_elements<R: Real>(
         what,
         factors: vec![n as u64, width as u64],
     })?;
+    #[cfg(target_endian = "little")]
+    if width == std::mem::size_of::<R>() {
+        return read_native(r, n, total, reading);
+    }
     let mut out: Vec<R> = Vec::with_capacity(n.min(READ_CHUNK / width));
     let mut buf = vec![0u8; total.min(READ_CHUNK)];
     let mut done = 0;
@@ -140,6 +144,44 @@ fn read_elements<R: Real>(
             }));
         }
         done += piece;
+    }
+    Ok(out)
+}
+
+/// Reads `n` elements stored in `R`'s own little-endian layout straight into the result
+/// (one copy fewer than decoding), in pieces of at most [`READ_CHUNK`] bytes so the memory
+/// follows the data actually present.
+#[cfg(target_endian = "little")]
+fn read_native<R: Real>(
+    r: &mut impl Read,
+    n: usize,
+    total: usize,
+    reading: impl Fn() -> String,
+) -> Result<Vec<R>, Error> {
+    let size = std::mem::size_of::<R>();
+    let per_piece = READ_CHUNK / size;
+    let mut out: Vec<R> = Vec::with_capacity(n.min(per_piece));
+    while out.len() < n {
+        let start = out.len();
+        let piece = (n - start).min(per_piece);
+        out.resize(start + piece, R::ZERO);
+        let dst = &mut out[start..];
+        let len = std::mem::size_of_val(dst);
+        // SAFETY: `R` is `f32` or `f64` (`Real` is sealed): plain old data with no padding,
+        // for which every bit pattern is a valid value, and whose alignment is at least
+        // `u8`'s. The byte view covers exactly the `dst.len()` initialised elements of
+        // `dst` (`size_of_val`), and `dst` is not touched while the view lives. The header's
+        // count never sizes it: `piece` is capped by `READ_CHUNK`, and a short read is
+        // an error below (tested with headers claiming 2^31 - 1 rows).
+        let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), len) };
+        let got = read_up_to(r, bytes)?;
+        if got < len {
+            return Err(Error::UnexpectedEnd {
+                reading: reading(),
+                needed: total as u64,
+                got: (start * size + got) as u64,
+            });
+        }
     }
     Ok(out)
 }
@@ -405,11 +447,14 @@ mod tests {
         for i in 0..rows * 7 {
             bytes.extend((i as f32).to_le_bytes());
         }
+        // decoded into f64, and read natively into f32
         let m = Matrix::<f64>::read_kaldi(&mut &bytes[..], true).unwrap();
-        assert_eq!(m.shape(), (rows, 7));
+        let m32 = Matrix::<f32>::read_kaldi(&mut &bytes[..], true).unwrap();
+        assert_eq!((m.shape(), m32.shape()), ((rows, 7), (rows, 7)));
         for r in [0, rows / 2, rows - 1] {
             for c in 0..7 {
                 assert_eq!(m[(r, c)], (r * 7 + c) as f64);
+                assert_eq!(m32[(r, c)], (r * 7 + c) as f32);
             }
         }
         let cut = &bytes[..bytes.len() - 3];

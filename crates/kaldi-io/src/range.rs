@@ -65,15 +65,21 @@ pub(crate) fn parse_matrix_range(
     ))
 }
 
-/// Kaldi's vector range `i:j` (inclusive). Returns (start, len).
+/// Kaldi's vector range `i:j` (inclusive) or `:`, with the same tolerance of up to 3
+/// past the last element as rows have (clipped). Returns (start, len).
 pub(crate) fn parse_vector_range(range: &str, dim: usize) -> Result<(usize, usize), String> {
-    let (a, b) = parse_pair(range, dim)?.unwrap_or((0, dim as i64 - 1));
-    if !(a >= 0 && a <= b && b < dim as i64) {
+    if range.contains(',') {
+        return Err("a vector range is `first:last`, without a `,`".to_string());
+    }
+    let dim_i = dim as i64;
+    let (a, b) = parse_pair(range, dim)?.unwrap_or((0, dim_i - 1));
+    const LENGTH_TOLERANCE: i64 = 3;
+    if !(a >= 0 && a <= b && b < dim_i + LENGTH_TOLERANCE && a < dim_i) {
         return Err(format!(
             "elements {a}:{b} do not fit a vector of dimension {dim}"
         ));
     }
-    Ok((a as usize, (b - a + 1) as usize))
+    Ok((a as usize, (b.min(dim_i - 1) - a + 1) as usize))
 }
 
 #[cfg(test)]
@@ -145,9 +151,19 @@ mod tests {
         check("0", (10, 6), Err("`0` is not `first:last`"));
         check("0:x", (10, 6), Err("`x` in `0:x` is not an integer"));
         assert_eq!(parse_vector_range("1:3", 5), Ok((1, 3)));
+        assert_eq!(parse_vector_range(":", 5), Ok((0, 5)));
+        assert_eq!(parse_vector_range("1:7", 5), Ok((1, 4)));
         assert_eq!(
-            parse_vector_range("1:5", 5),
-            Err("elements 1:5 do not fit a vector of dimension 5".to_string())
+            parse_vector_range("1:8", 5),
+            Err("elements 1:8 do not fit a vector of dimension 5".to_string())
+        );
+        assert_eq!(
+            parse_vector_range("5:6", 5),
+            Err("elements 5:6 do not fit a vector of dimension 5".to_string())
+        );
+        assert_eq!(
+            parse_vector_range("0:1,2:3", 5),
+            Err("a vector range is `first:last`, without a `,`".to_string())
         );
     }
 }

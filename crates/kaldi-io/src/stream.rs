@@ -9,8 +9,15 @@ use crate::error::io_error;
 use crate::specifier::{classify_rxfilename, classify_wxfilename, InputKind, OutputKind};
 use crate::Error;
 
-/// Buffer size of inputs and outputs: large reads keep sequential throughput near the disk's.
-const BUFFER: usize = 1 << 18;
+/// Buffer size of inputs. Object data is read in larger pieces, which go around this
+/// buffer straight into the reader's memory, so the buffer serves keys, headers, scp lines
+/// and small objects; kept small, it copies little of each large object twice and a
+/// random access reads little more than its object (measured: 4 KiB reads a float
+/// archive through its scp faster than 64 KiB or 256 KiB).
+const INPUT_BUFFER: usize = 1 << 12;
+
+/// Buffer size of outputs (writes larger than it go straight to the file).
+const OUTPUT_BUFFER: usize = 1 << 16;
 
 fn shell(command: &str) -> Command {
     let mut c = Command::new("sh");
@@ -89,7 +96,7 @@ impl Input {
     fn new(name: String, source: Source, child: Option<Child>) -> Input {
         Input {
             name,
-            reader: BufReader::with_capacity(BUFFER, source),
+            reader: BufReader::with_capacity(INPUT_BUFFER, source),
             pos: 0,
             child,
         }
@@ -252,7 +259,7 @@ impl Output {
         };
         Ok(Output {
             name,
-            writer: Some(BufWriter::with_capacity(BUFFER, sink)),
+            writer: Some(BufWriter::with_capacity(OUTPUT_BUFFER, sink)),
             pos: 0,
             child,
         })

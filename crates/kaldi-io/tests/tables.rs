@@ -378,13 +378,31 @@ fn scp_errors() {
             reason: "not sorted, but the `s` option says it is",
         })
     );
-    let scp = write_file(&dir, "range.scp", format!("a {ark}:2[0:1]\n").as_bytes());
+    let scp = write_file(&dir, "range.scp", format!("a {ark}:2[0:4]\n").as_bytes());
     assert_eq!(
         first_error::<Vector<f32>>(&format!("scp:{scp}")),
         Error::Range {
             key: "a".into(),
+            range: "0:4".into(),
+            reason: "elements 0:4 do not fit a vector of dimension 1".into(),
+        }
+    );
+    // up to 3 past the end is Kaldi's tolerance, clipped
+    let scp = write_file(&dir, "tol.scp", format!("a {ark}:2[0:3]\n").as_bytes());
+    let (_, v) = SequentialTableReader::<Vector<f32>>::open(&format!("scp:{scp}"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(v.data(), &[0.0]);
+    // Kaldi defines no ranges for compressed matrices read as such
+    let cm_scp = write_file(&dir, "cm.scp", b"u tests/golden/feats.ark:5[0:1]\n");
+    assert_eq!(
+        first_error::<dense_matrix::CompressedMatrix>(&format!("scp:{cm_scp}")),
+        Error::Range {
+            key: "u".into(),
             range: "0:1".into(),
-            reason: "elements 0:1 do not fit a vector of dimension 1".into(),
+            reason: "ranges are defined only for matrices and vectors".into(),
         }
     );
     let line = format!("a {ark}:2[0:1][2]");
@@ -532,4 +550,86 @@ fn single_objects_with_ranges() {
     assert_eq!(read_kaldi_object::<Matrix<f64>>(&path).unwrap(), m);
     let from_offset: Matrix<f32> = read_kaldi_object("tests/golden/feats.ark:265").unwrap();
     assert_eq!(from_offset.shape(), (10, 6));
+}
+
+mod hostile_bytes {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Reads `bytes` with holder `T` in both modes: a value or an error, never a panic.
+    fn read_any<T: Holder>(bytes: &[u8]) {
+        for binary in [true, false] {
+            let _ = T::read(&mut &bytes[..], binary);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(17),
+            ..ProptestConfig::default()
+        })]
+
+        /// Arbitrary bytes after each token a holder accepts, through every holder and
+        /// through a whole archive: errors, never panics or huge allocations.
+        #[test]
+        fn holders_and_archives_never_panic(
+            prefix in prop::sample::select(vec![
+                &b""[..], b"FM ", b"DM ", b"FV ", b"DV ", b"CM ", b"CM2 ", b"CM3 ",
+                b"\x04", b"\x04\x02\0\0\0", b"[ ", b" [\n", b"T",
+            ]),
+            tail in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let mut bytes = prefix.to_vec();
+            bytes.extend(&tail);
+            read_any::<Matrix<f32>>(&bytes);
+            read_any::<Matrix<f64>>(&bytes);
+            read_any::<Vector<f32>>(&bytes);
+            read_any::<Vector<f64>>(&bytes);
+            read_any::<dense_matrix::CompressedMatrix>(&bytes);
+            read_any::<i32>(&bytes);
+            read_any::<f32>(&bytes);
+            read_any::<f64>(&bytes);
+            read_any::<bool>(&bytes);
+            read_any::<Vec<i32>>(&bytes);
+            read_any::<Vec<Vec<i32>>>(&bytes);
+            read_any::<Vec<(i32, i32)>>(&bytes);
+            read_any::<String>(&bytes);
+            read_any::<Vec<String>>(&bytes);
+            read_any::<kaldi_io::Posterior>(&bytes);
+            let dir = scratch("hostile_bytes");
+            let mut archive = b"k \0B".to_vec();
+            archive.extend(&bytes);
+            let ark = write_file(&dir, "h.ark", &archive);
+            for entry in SequentialTableReader::<Matrix<f32>>::open(&format!("ark:{ark}")).unwrap() {
+                let _ = entry;
+            }
+            let mut r = RandomAccessTableReader::<Vec<i32>>::open(&format!("ark:{ark}")).unwrap();
+            let _ = r.get("z");
+        }
+    }
+}
+
+#[test]
+fn compressed_matrix_text_form_is_the_float_matrix() {
+    let dir = scratch("cm_text");
+    let m = Matrix::from_rows(&[[0.0f32, 1.0], [2.0, 4.0]]);
+    // integers are exact under TwoByteSignedInteger, so the text shows them unchanged
+    let cm = dense_matrix::CompressedMatrix::compress(
+        &m,
+        dense_matrix::CompressionMethod::TwoByteSignedInteger,
+    )
+    .unwrap();
+    let path = dir.join("cm.txt").display().to_string();
+    write_kaldi_object(&path, &cm, false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        " [\n  0 1 \n  2 4 ]\n"
+    );
+    // Kaldi reads text into a CompressedMatrix by compressing with the automatic method
+    let back: dense_matrix::CompressedMatrix = read_kaldi_object(&path).unwrap();
+    let auto = dense_matrix::CompressedMatrix::compress(&m, dense_matrix::CompressionMethod::Auto)
+        .unwrap();
+    assert_eq!((back.token(), &back), ("CM2", &auto));
 }

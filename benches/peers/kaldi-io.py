@@ -1,0 +1,133 @@
+"""Peers of the kaldi-io benches: kaldi-native-io (Kaldi's own table and compressed-matrix
+code, called from Python, values into numpy).
+
+Same inputs as crates/kaldi-io/benches/kaldi-io.rs: utterance i (0-based) is a 500 x 80
+float32 matrix of 20u - 10, u from SplitMix64(1000 + i), row-major; 1,000 utterances (20 in
+a quick run), keys utt0000, utt0001, ... This script writes its own archives with
+kaldi-native-io (`ark,scp:`, float and SpeechFeature-compressed) under the target dir
+(`kaldi-io-bench/peer/`), outside the timed region.
+- read_scp_float / read_scp_compressed: SequentialFloatMatrixReader over the scp.
+- random_access_scp: RandomAccessFloatMatrixReader over the float scp, every key in the
+  shuffled order of the Rust side (Fisher-Yates with SplitMix64(7).below).
+- compress_speech_feature: CompressedMatrixWriter writing utterance 0 with kSpeechFeature
+  to `ark:/dev/null` (kaldi-native-io exposes compression only through a writer, so this
+  includes writing the ~42 KB result to /dev/null).
+When the Rust bench has run, its archives are read back here with kaldi-native-io and
+compared with the inputs (an exception on any difference).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import *  # noqa: E402,F401,F403
+
+CRATE = "kaldi-io"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def target_dir():
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    return target if os.path.isabs(target) else os.path.join(ROOT, target)
+
+
+def utterance(np, i):
+    u = (splitmix64_array(1000 + i, 500 * 80) >> np.uint64(11)).astype(np.float64) * (
+        1.0 / (1 << 53)
+    )
+    return (20.0 * u - 10.0).astype(np.float32).reshape(500, 80)
+
+
+def shuffled_keys(n):
+    keys = ["utt%04d" % i for i in range(n)]
+    rng = SplitMix64(7)
+    for i in range(n - 1, 0, -1):
+        j = rng.below(i + 1)
+        keys[i], keys[j] = keys[j], keys[i]
+    return keys
+
+
+def check_ours(kio, np, n):
+    """Reads the Rust bench's archives (if present) with kaldi-native-io."""
+    ours = os.path.join(target_dir(), "kaldi-io-bench", "ours")
+    scp = os.path.join(ours, "feats.scp")
+    if not os.path.exists(scp):
+        return
+    seen = 0
+    for key, value in kio.SequentialFloatMatrixReader("scp:" + scp):
+        i = int(key[3:])
+        if i < n and not np.array_equal(value, utterance(np, i)):
+            raise AssertionError(f"kaldi-io wrote {key} differently from the input")
+        seen += 1
+    cscp = os.path.join(ours, "feats_cm.scp")
+    for key, value in kio.SequentialFloatMatrixReader("scp:" + cscp):
+        if np.max(np.abs(value - utterance(np, int(key[3:])))) > 0.2:
+            raise AssertionError(f"kaldi-io's compressed {key} is off")
+    print(f"{CRATE}: kaldi-native-io read back {seen} matrices kaldi-io wrote", file=sys.stderr)
+
+
+def main():
+    try:
+        import kaldi_native_io as kio
+        import numpy as np
+    except ImportError as e:
+        skip(CRATE, "kaldi-native-io", str(e))
+        return
+    version = package_version("kaldi-native-io")
+    n = size(1000, 50)
+    check_ours(kio, np, n)
+    out = os.path.join(target_dir(), "kaldi-io-bench", "peer")
+    os.makedirs(out, exist_ok=True)
+    ark, scp = os.path.join(out, "feats.ark"), os.path.join(out, "feats.scp")
+    cark, cscp = os.path.join(out, "feats_cm.ark"), os.path.join(out, "feats_cm.scp")
+    method = kio.CompressionMethod.kSpeechFeature
+    with kio.FloatMatrixWriter(f"ark,scp:{ark},{scp}") as w, kio.CompressedMatrixWriter(
+        f"ark,scp:{cark},{cscp}"
+    ) as cw:
+        for i in range(n):
+            m = utterance(np, i)
+            w["utt%04d" % i] = m
+            cw.write("utt%04d" % i, m, method)
+
+    def read_all(rspecifier):
+        rows = 0
+        for _, value in kio.SequentialFloatMatrixReader(rspecifier):
+            rows += value.shape[0]
+        return rows
+
+    report(CRATE, "read_scp_float", "kaldi-native-io", time_it(lambda: read_all("scp:" + scp)), version)
+    report(
+        CRATE,
+        "read_scp_compressed",
+        "kaldi-native-io",
+        time_it(lambda: read_all("scp:" + cscp)),
+        version,
+    )
+    keys = shuffled_keys(n)
+
+    def random_access():
+        reader = kio.RandomAccessFloatMatrixReader("scp:" + scp)
+        rows = 0
+        for key in keys:
+            rows += reader[key].shape[0]
+        reader.close()
+        return rows
+
+    report(CRATE, "random_access_scp", "kaldi-native-io", time_it(random_access), version)
+    m0 = utterance(np, 0)
+
+    def compress():
+        with kio.CompressedMatrixWriter("ark:/dev/null") as w:
+            w.write("utt0000", m0, method)
+
+    report(
+        CRATE,
+        "compress_speech_feature",
+        "kaldi-native-io",
+        time_it(compress, repeats=200),
+        version,
+    )
+
+
+if __name__ == "__main__":
+    main()

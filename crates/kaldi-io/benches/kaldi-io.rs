@@ -1,0 +1,130 @@
+//! Benchmarks of kaldi-io against kaldi-native-io (`benches/peers/kaldi-io.py`) and `cat`.
+//!
+//! Inputs (the same in the peer script): utterance `i` (0-based) is a 500 x 80 f32 matrix
+//! of `20u - 10`, `u = next_f64()` from `benches::SplitMix64::new(1000 + i)`, row-major;
+//! 1,000 utterances (20 under `ARRAYS_BENCH_QUICK`), keys `utt0000`, `utt0001`, ...
+//! Each side writes its own archives (`ark,scp:`, float and SpeechFeature-compressed)
+//! under the target dir (`kaldi-io-bench/`), outside the timed region.
+//! - `read_scp_float`: every matrix of the float archive, in order, through its scp;
+//!   throughput = the archive's bytes. `peer_cat__read_scp_float`: reading the archive file
+//!   to a sink (`cat feats.ark > /dev/null`), the disk-cache ceiling.
+//! - `read_scp_compressed`: the compressed archive through its scp, decompressed to f32.
+//! - `random_access_scp`: `get` of every key through the float scp in a shuffled order
+//!   (Fisher-Yates with `SplitMix64::new(7).below`, from the last position down).
+//! - `compress_speech_feature`: compressing utterance 0 with `SpeechFeature`.
+
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix};
+use kaldi_io::{RandomAccessTableReader, SequentialTableReader, TableWriter};
+
+fn utterance(i: usize) -> Matrix<f32> {
+    let mut rng = benches::SplitMix64::new(1000 + i as u64);
+    let data = (0..500 * 80)
+        .map(|_| (20.0 * rng.next_f64() - 10.0) as f32)
+        .collect();
+    Matrix::from_vec(500, 80, data).expect("500 x 80")
+}
+
+fn bench_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    target.join("kaldi-io-bench").join("ours")
+}
+
+fn shuffled_keys(n: usize) -> Vec<String> {
+    let mut keys: Vec<String> = (0..n).map(|i| format!("utt{i:04}")).collect();
+    let mut rng = benches::SplitMix64::new(7);
+    for i in (1..n).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        keys.swap(i, j);
+    }
+    keys
+}
+
+fn kaldi_io(c: &mut Criterion) {
+    let n = benches::size(1000, 50);
+    let dir = bench_dir();
+    std::fs::create_dir_all(&dir).expect("bench dir");
+    let (ark, scp) = (dir.join("feats.ark"), dir.join("feats.scp"));
+    let (cark, cscp) = (dir.join("feats_cm.ark"), dir.join("feats_cm.scp"));
+    let mut plain =
+        TableWriter::<Matrix<f32>>::create(&format!("ark,scp:{},{}", ark.display(), scp.display()))
+            .unwrap();
+    let mut compressed = TableWriter::<CompressedMatrix>::create(&format!(
+        "ark,scp:{},{}",
+        cark.display(),
+        cscp.display()
+    ))
+    .unwrap();
+    for i in 0..n {
+        let m = utterance(i);
+        let key = format!("utt{i:04}");
+        plain.write(&key, &m).unwrap();
+        let cm = CompressedMatrix::compress(&m, CompressionMethod::SpeechFeature).unwrap();
+        compressed.write(&key, &cm).unwrap();
+    }
+    plain.finish().unwrap();
+    compressed.finish().unwrap();
+    let ark_bytes = std::fs::metadata(&ark).unwrap().len();
+    println!(
+        "kaldi-io bench: {n} utterances of 500 x 80, {ark_bytes} bytes in {}",
+        ark.display()
+    );
+
+    let mut group = c.benchmark_group("kaldi-io");
+    group.throughput(Throughput::Bytes(ark_bytes));
+    let rspecifier = format!("scp:{}", scp.display());
+    group.bench_function("read_scp_float", |b| {
+        b.iter(|| {
+            let mut rows = 0;
+            for entry in SequentialTableReader::<Matrix<f32>>::open(&rspecifier).unwrap() {
+                rows += entry.unwrap().1.num_rows();
+            }
+            black_box(rows)
+        })
+    });
+    group.bench_function("peer_cat__read_scp_float", |b| {
+        b.iter(|| {
+            let mut file = std::fs::File::open(&ark).unwrap();
+            black_box(std::io::copy(&mut file, &mut std::io::sink()).unwrap())
+        })
+    });
+    let crspecifier = format!("scp:{}", cscp.display());
+    group.bench_function("read_scp_compressed", |b| {
+        b.iter(|| {
+            let mut rows = 0;
+            for entry in SequentialTableReader::<Matrix<f32>>::open(&crspecifier).unwrap() {
+                rows += entry.unwrap().1.num_rows();
+            }
+            black_box(rows)
+        })
+    });
+    let keys = shuffled_keys(n);
+    group.bench_function("random_access_scp", |b| {
+        b.iter(|| {
+            let mut reader = RandomAccessTableReader::<Matrix<f32>>::open(&rspecifier).unwrap();
+            let mut rows = 0;
+            for key in &keys {
+                rows += reader.get(key).unwrap().unwrap().num_rows();
+            }
+            black_box(rows)
+        })
+    });
+    group.throughput(Throughput::Elements(500 * 80));
+    let m = utterance(0);
+    group.bench_function("compress_speech_feature", |b| {
+        b.iter(|| {
+            black_box(CompressedMatrix::compress(&m, CompressionMethod::SpeechFeature).unwrap())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, kaldi_io);
+criterion_main!(benches);
