@@ -288,7 +288,7 @@ impl CompressedMatrix {
         }
         if i32::try_from(num_rows).is_err() || i32::try_from(num_cols).is_err() {
             // Kaldi's header stores both sizes as int32
-            return Err(Error::SizeOverflow {
+            return Err(Error::HeaderSizeOverflow {
                 what: "a compressed matrix (Kaldi's header holds int32 sizes)",
                 factors: vec![num_rows as u64, num_cols as u64],
             });

@@ -16,9 +16,6 @@
 //! - [`Properties`]: k2's property bits, printed with k2's names.
 //! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64` (`Real` is
 //!   ragged-core's, re-exported).
-//! - [`DenseFsaVec`], [`intersect_dense`], [`intersect_dense_pruned`], [`ctc_loss`],
-//!   [`mmi_loss`], [`one_best`]: network outputs as dense FSAs, training losses with their
-//!   gradients, decoding (see the guide's "Training and decoding").
 //! - [`Error`]: every fallible operation's error.
 //!
 //! ```

@@ -250,10 +250,6 @@ pub(crate) fn intersect_one(
     )
 }
 
-/// The most (frame, graph state) pairs one exact intersection may hold (its forward and
-/// backward scores take 8 bytes each): 2^28, 4 GiB.
-pub const MAX_TRELLIS_STATES: usize = 1 << 28;
-
 /// Checks the graphs against the dense FSAs and pairs them up.
 pub(crate) fn prepare(
     a_fsas: &FsaVec,
@@ -265,24 +261,6 @@ pub(crate) fn prepare(
         check_labels(a_fsas.view(i), i, b.num_symbols())?;
     }
     Ok(pairs)
-}
-
-/// Refuses pairs whose trellis (graph states x (frames + 2)) exceeds [`MAX_TRELLIS_STATES`].
-pub(crate) fn check_trellis_size(
-    a_fsas: &FsaVec,
-    b: &DenseFsaVec,
-    pairs: &[(usize, usize)],
-) -> Result<(), Error> {
-    for &(a, bi) in pairs {
-        let states = a_fsas.view(a).num_states();
-        let slots = (b.duration(bi) + 2).checked_mul(states);
-        if slots.is_none_or(|s| s > MAX_TRELLIS_STATES) {
-            return Err(Error::TooLarge {
-                what: "graph states x frames of one segment (intersect_dense_pruned bounds it)",
-            });
-        }
-    }
-    Ok(())
 }
 
 /// Intersects each graph in `a_fsas` with its dense FSA in `b` (k2's `intersect_dense`),
@@ -304,7 +282,6 @@ pub fn intersect_dense(
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
     check_beam("output_beam", output_beam)?;
     let pairs = prepare(a_fsas, b, a_to_b_map)?;
-    check_trellis_size(a_fsas, b, &pairs)?;
     let num_cols = b.num_cols();
     let parts = map_pairs(
         &pairs,
