@@ -223,9 +223,24 @@ fn build_benches(
     for name in crates {
         command.args(["-p", name.as_str()]);
     }
-    // `--all-features` turns on the optional Rust peers (such as dataflow's
-    // `imageproc-peer`), which normal builds and tests never compile.
-    command.args(["--all-features", "--bench", "*", "--no-run"]);
+    // the optional Rust peers (features named `*-peer`, such as dataflow's
+    // `imageproc-peer`), which normal builds and tests never compile; not `--all-features`,
+    // which would also build features that are no peer (a BLAS built through a crate,
+    // Arrow) for nothing
+    let peer_features: Vec<String> = crates
+        .iter()
+        .flat_map(|name| {
+            let manifest = root().join("crates").join(name.as_str()).join("Cargo.toml");
+            let text = std::fs::read_to_string(manifest).unwrap_or_default();
+            peer_features(&text)
+                .into_iter()
+                .map(move |feature| format!("{name}/{feature}"))
+        })
+        .collect();
+    if !peer_features.is_empty() {
+        command.args(["--features", &peer_features.join(",")]);
+    }
+    command.args(["--bench", "*", "--no-run"]);
     command.args(["--message-format", "json-render-diagnostics"]);
     if options.quick {
         command.env(QUICK_ENV, "1");
@@ -256,6 +271,28 @@ fn build_benches(
         }
     }
     Ok(by_crate)
+}
+
+/// The features of a manifest's `[features]` table whose names end in `-peer`.
+fn peer_features(manifest: &str) -> Vec<String> {
+    let mut in_features = false;
+    let mut found = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+            continue;
+        }
+        if !in_features {
+            continue;
+        }
+        if let Some((name, _)) = line.split_once('=') {
+            let name = name.trim().trim_matches('"');
+            if name.ends_with("-peer") {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found
 }
 
 /// The (manifest path, executable) of a cargo `compiler-artifact` message for a bench target.
@@ -1039,6 +1076,15 @@ mod tests {
             None
         );
         assert_eq!(bench_artifact("not json"), None);
+    }
+
+    #[test]
+    fn only_peer_features_are_turned_on_for_benches() {
+        let manifest = "[package]\nname = \"d\"\n[features]\n# a comment\n\
+                        imageproc-peer = [\"dep:imageproc\"]\nopenblas-src = [\"dep:o\"]\n\
+                        \"torch-peer\" = []\n[dependencies]\nx-peer = \"1\"\n";
+        assert_eq!(peer_features(manifest), ["imageproc-peer", "torch-peer"]);
+        assert!(peer_features("[package]\nname = \"e\"\n").is_empty());
     }
 
     #[test]
