@@ -394,9 +394,10 @@ impl RowPartition {
         }
     }
 
-    /// The visible row splits as an Arrow offsets buffer over the same memory: the buffer
-    /// holds a clone of this partition's `Arc`, which keeps the splits alive and unchanged.
-    pub(crate) fn to_arrow_offsets(&self) -> arrow_buffer::OffsetBuffer<i32> {
+    /// The row splits as an Arrow offsets buffer over the same memory, without copying
+    /// (feature `arrow`): the buffer holds a clone of this partition's `Arc`, which keeps the
+    /// splits alive and unchanged.
+    pub fn to_arrow_offsets(&self) -> arrow_buffer::OffsetBuffer<i32> {
         let splits = self.row_splits();
         let ptr = std::ptr::NonNull::from(splits).cast::<u8>();
         let owner: Arc<dyn arrow_buffer::alloc::Allocation> = self.inner.clone();
@@ -417,6 +418,21 @@ impl RowPartition {
     /// Arrow's offsets are already non-empty, non-negative and non-decreasing.
     pub(crate) fn from_arrow_splits(splits: Vec<i32>) -> Self {
         Self::from_row_splits_unchecked(splits)
+    }
+
+    /// A partition from Arrow offsets (feature `arrow`), copied and rebased to start at 0
+    /// (the offsets of a sliced array need not), with the range of child items they cover.
+    /// Arrow's offsets are non-empty and non-decreasing, so nothing else can go wrong.
+    pub fn from_arrow_offsets(
+        offsets: &arrow_buffer::OffsetBuffer<i32>,
+    ) -> (Self, std::ops::Range<usize>) {
+        let first = offsets[0];
+        let last = offsets[offsets.len() - 1];
+        let splits = offsets.iter().map(|&o| o - first).collect();
+        (
+            Self::from_row_splits_unchecked(splits),
+            first as usize..last as usize,
+        )
     }
 }
 
