@@ -190,7 +190,9 @@ pub fn regular_ragged_shape(dim0: usize, dim1: usize) -> Result<RaggedShape, Err
     ]))
 }
 
-/// A shape with `num_axes` axes and `dim0() == 0` (k2's `EmptyRaggedShape`); needs `num_axes >= 2`.
+/// A shape with `num_axes` axes and `dim0() == 0` (k2's `EmptyRaggedShape`); needs
+/// `num_axes >= 2`. A number of axes beyond `i32` is [`Error::Overflow`], like the sizes of
+/// the other constructors, and so is a layer list the allocator refuses (never an abort).
 pub fn empty_ragged_shape(num_axes: usize) -> Result<RaggedShape, Error> {
     if num_axes < 2 {
         return Err(Error::TooFewAxes {
@@ -198,11 +200,18 @@ pub fn empty_ragged_shape(num_axes: usize) -> Result<RaggedShape, Error> {
             min: 2,
         });
     }
+    to_offset(num_axes, "the number of axes")?;
+    let num_layers = num_axes - 1;
+    let mut layers = Vec::new();
+    layers
+        .try_reserve_exact(num_layers)
+        .map_err(|_| Error::Overflow {
+            what: "the layers of an empty shape",
+            value: num_layers as u64,
+        })?;
     let empty = RowPartition::from_row_splits_unchecked(vec![0]);
-    Ok(RaggedShape::from_layers_unchecked(vec![
-        empty;
-        num_axes - 1
-    ]))
+    layers.resize(num_layers, empty);
+    Ok(RaggedShape::from_layers_unchecked(layers))
 }
 
 /// A small deterministic generator (SplitMix64) for random shapes.
@@ -388,6 +397,38 @@ mod tests {
         let e = empty_ragged_shape(3).unwrap();
         assert_eq!((e.num_axes(), e.dim0(), e.num_elements()), (3, 0, 0));
         assert_eq!(e.to_string(), "[ ]");
+    }
+
+    #[test]
+    fn empty_shapes_with_impossible_axis_counts_are_overflow_errors() {
+        // 2^40 axes once asked for 16 TiB of layers and aborted
+        for num_axes in [1usize << 40, usize::MAX, i32::MAX as usize + 1] {
+            assert_eq!(
+                empty_ragged_shape(num_axes),
+                Err(Error::Overflow {
+                    what: "the number of axes",
+                    value: num_axes as u64
+                })
+            );
+        }
+        assert_eq!(
+            empty_ragged_shape(1 << 40).unwrap_err().to_string(),
+            "the number of axes would be 1099511627776, beyond the i32 offset limit 2147483647"
+        );
+        // the same error as its sibling's for the same size
+        assert!(matches!(
+            trivial_shape(1 << 40),
+            Err(Error::Overflow {
+                value: 1099511627776,
+                ..
+            })
+        ));
+        assert_eq!(
+            empty_ragged_shape(1),
+            Err(Error::TooFewAxes { got: 1, min: 2 })
+        );
+        let deep = empty_ragged_shape(1000).unwrap();
+        assert_eq!((deep.num_axes(), deep.dim0()), (1000, 0));
     }
 
     #[test]

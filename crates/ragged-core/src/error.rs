@@ -156,6 +156,22 @@ pub enum Error {
         /// Its value.
         value: i64,
     },
+    /// An Arrow array of a type the conversion does not take (feature `arrow`).
+    ArrowType {
+        /// The nesting level (0 for the array given, 1 for its child, ...).
+        axis: usize,
+        /// What the conversion needed there.
+        expected: String,
+        /// The Arrow type found.
+        found: String,
+    },
+    /// A null in an Arrow array: a ragged array has no place for it (feature `arrow`).
+    ArrowNull {
+        /// The nesting level (0 for the array given, 1 for its child, ...).
+        axis: usize,
+        /// The index of the first null at that level.
+        index: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -265,6 +281,18 @@ impl fmt::Display for Error {
             Error::InvalidArgument { what, value } => {
                 write!(f, "invalid {what}: {value}")
             }
+            Error::ArrowType {
+                axis,
+                expected,
+                found,
+            } => write!(
+                f,
+                "Arrow array at nesting level {axis} has type {found}, expected {expected}"
+            ),
+            Error::ArrowNull { axis, index } => write!(
+                f,
+                "Arrow array at nesting level {axis} has a null at index {index}; ragged arrays hold no nulls"
+            ),
         }
     }
 }

@@ -36,8 +36,12 @@
 //! assert_eq!(counts.sum_per_sublist(0), vec![3, 0, 3]);
 //! ```
 //!
-//! Feature flags: none; rayon is always on (see [`with_parallel_threshold`]).
+//! Feature flags: `arrow` (off by default) converts a `Ragged<T>` to and from an Arrow
+//! `ListArray` (`into_arrow`, `to_arrow`, `from_arrow`), zero-copy where the layouts agree;
+//! rayon is always on (see [`with_parallel_threshold`]).
 
+#[cfg(feature = "arrow")]
+mod arrow;
 mod build;
 mod error;
 pub mod ops;
@@ -48,6 +52,8 @@ mod row_partition;
 mod shape;
 mod text;
 
+#[cfg(feature = "arrow")]
+pub use arrow::ArrowValue;
 pub use build::{
     compose_ragged_shapes, compose_ragged_shapes3, decompose_ragged_shape, empty_ragged_shape,
     get_layer, ragged_shape2, ragged_shape3, ragged_shape4, random_ragged, random_ragged_shape,

@@ -8,7 +8,9 @@ use crate::error::{to_offset, Error};
 use crate::par;
 
 struct Inner {
-    row_splits: Box<[i32]>,
+    /// A `Vec` (not a boxed slice) so that Arrow's buffers can be taken over, and handed
+    /// over, without copying (see `arrow.rs`). Never mutated once shared.
+    row_splits: Vec<i32>,
     row_ids: OnceLock<Box<[i32]>>,
     declared_uniform: Option<usize>,
 }
@@ -93,7 +95,7 @@ impl RowPartition {
         Self {
             nrows: row_splits.len() - 1,
             inner: Arc::new(Inner {
-                row_splits: row_splits.into_boxed_slice(),
+                row_splits,
                 row_ids: cell,
                 declared_uniform: None,
             }),
@@ -370,6 +372,68 @@ pub(crate) fn check_row_ids_against_splits(
         }
     }
     Ok(())
+}
+
+#[cfg(feature = "arrow")]
+impl RowPartition {
+    /// The visible row splits as an Arrow offsets buffer, moving the stored `Vec` into it
+    /// when this handle is the only one (no copy; Arrow can later hand the `Vec` back), and
+    /// otherwise sharing it (see [`RowPartition::to_arrow_offsets`]).
+    pub(crate) fn into_arrow_offsets(self) -> arrow_buffer::OffsetBuffer<i32> {
+        let nrows = self.nrows;
+        match Arc::try_unwrap(self.inner) {
+            Ok(inner) => {
+                let mut splits = inner.row_splits;
+                splits.truncate(nrows + 1);
+                let buffer = arrow_buffer::ScalarBuffer::from(splits);
+                // SAFETY: `row_splits` (and so its prefix) is non-empty, starts at 0 and never
+                // decreases: the invariant every constructor of `RowPartition` checks.
+                unsafe { arrow_buffer::OffsetBuffer::new_unchecked(buffer) }
+            }
+            Err(inner) => Self { inner, nrows }.to_arrow_offsets(),
+        }
+    }
+
+    /// The row splits as an Arrow offsets buffer over the same memory, without copying
+    /// (feature `arrow`): the buffer holds a clone of this partition's `Arc`, which keeps the
+    /// splits alive and unchanged.
+    pub fn to_arrow_offsets(&self) -> arrow_buffer::OffsetBuffer<i32> {
+        let splits = self.row_splits();
+        let ptr = std::ptr::NonNull::from(splits).cast::<u8>();
+        let owner: Arc<dyn arrow_buffer::alloc::Allocation> = self.inner.clone();
+        // SAFETY: `ptr` points at `splits.len()` initialised `i32`s inside `inner.row_splits`,
+        // a `Vec` that is never mutated, moved or freed while `inner` is shared, and `owner`
+        // keeps `inner` alive as long as the buffer lives.
+        let buffer = unsafe {
+            arrow_buffer::Buffer::from_custom_allocation(ptr, std::mem::size_of_val(splits), owner)
+        };
+        // SAFETY: the row-splits invariant (non-empty, starts at 0, never decreases), checked
+        // by every constructor of `RowPartition`, holds for any prefix.
+        unsafe {
+            arrow_buffer::OffsetBuffer::new_unchecked(arrow_buffer::ScalarBuffer::from(buffer))
+        }
+    }
+
+    /// A partition taking over `splits` (rebased to start at 0 by the caller) with no check:
+    /// Arrow's offsets are already non-empty, non-negative and non-decreasing.
+    pub(crate) fn from_arrow_splits(splits: Vec<i32>) -> Self {
+        Self::from_row_splits_unchecked(splits)
+    }
+
+    /// A partition from Arrow offsets (feature `arrow`), copied and rebased to start at 0
+    /// (the offsets of a sliced array need not), with the range of child items they cover.
+    /// Arrow's offsets are non-empty and non-decreasing, so nothing else can go wrong.
+    pub fn from_arrow_offsets(
+        offsets: &arrow_buffer::OffsetBuffer<i32>,
+    ) -> (Self, std::ops::Range<usize>) {
+        let first = offsets[0];
+        let last = offsets[offsets.len() - 1];
+        let splits = offsets.iter().map(|&o| o - first).collect();
+        (
+            Self::from_row_splits_unchecked(splits),
+            first as usize..last as usize,
+        )
+    }
 }
 
 #[cfg(test)]

@@ -275,37 +275,40 @@ impl RaggedShape {
     }
 
     /// Writes the nested text form, calling `leaf` for each element offset.
+    ///
+    /// Iterative, with one frame per open list on a heap stack, so that a shape nested a
+    /// million deep (which the parser accepts) prints without overflowing the thread's
+    /// stack.
     pub(crate) fn fmt_with(
         &self,
         f: &mut fmt::Formatter<'_>,
         leaf: &mut dyn FnMut(&mut fmt::Formatter<'_>, usize) -> fmt::Result,
     ) -> fmt::Result {
+        let num_layers = self.layers.len();
         f.write_str("[ ")?;
-        for row in 0..self.dim0() {
-            self.fmt_item(f, 0, row, leaf)?;
-        }
-        f.write_str("]")
-    }
-
-    fn fmt_item(
-        &self,
-        f: &mut fmt::Formatter<'_>,
-        axis: usize,
-        item: usize,
-        leaf: &mut dyn FnMut(&mut fmt::Formatter<'_>, usize) -> fmt::Result,
-    ) -> fmt::Result {
-        f.write_str("[ ")?;
-        let splits = self.layers[axis].row_splits();
-        let (b, e) = (splits[item] as usize, splits[item + 1] as usize);
-        for child in b..e {
-            if axis + 1 == self.layers.len() {
-                leaf(f, child)?;
+        // (level, next item, end): the items of axis `level` still to print inside the
+        // innermost open list; level `num_layers` holds the elements.
+        let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, self.dim0())];
+        while let Some(top) = stack.last_mut() {
+            let (level, item, end) = *top;
+            if item == end {
+                stack.pop();
+                if !stack.is_empty() {
+                    f.write_str("] ")?;
+                }
+                continue;
+            }
+            top.1 += 1;
+            if level == num_layers {
+                leaf(f, item)?;
                 f.write_str(" ")?;
             } else {
-                self.fmt_item(f, axis + 1, child, leaf)?;
+                f.write_str("[ ")?;
+                let splits = self.layers[level].row_splits();
+                stack.push((level + 1, splits[item] as usize, splits[item + 1] as usize));
             }
         }
-        f.write_str("] ")
+        f.write_str("]")
     }
 }
 

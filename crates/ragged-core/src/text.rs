@@ -51,7 +51,8 @@ pub(crate) struct Parsed<'a> {
     pub(crate) leaves: Vec<(usize, &'a str)>,
 }
 
-/// Parses k2's nested-bracket form; the number of axes is the deepest bracket nesting.
+/// Parses k2's nested-bracket form; the number of axes is the deepest bracket nesting, except
+/// that `[ ]` is, as in k2, an empty array of 2 axes.
 ///
 /// Leaves (numbers, or `x` for shapes) may only appear in the innermost lists, and lists of
 /// every other depth hold only lists. Commas are accepted as separators.
@@ -110,6 +111,14 @@ pub(crate) fn parse_nested(text: &str) -> Result<Parsed<'_>, Error> {
             position: text.len(),
             expected: "']'",
             found: "end of input".to_string(),
+        });
+    }
+    if max_depth == 1 && tokens.len() == 2 {
+        // `[ ]`: k2 reads an empty outer list as an empty array of 2 axes (dim0 0), the form
+        // it prints for one, so an empty batch round-trips.
+        return Ok(Parsed {
+            row_splits: vec![vec![0]],
+            leaves: Vec::new(),
         });
     }
     if max_depth < 2 {
@@ -209,10 +218,23 @@ mod tests {
     }
 
     #[test]
-    fn empty_outer_list_has_too_few_axes() {
-        assert!(matches!(
-            parse_nested("[ ]"),
-            Err(Error::TooFewAxes { got: 1, .. })
-        ));
+    fn empty_outer_list_is_an_empty_array_of_two_axes() {
+        // k2 1.23.2 reads `[ ]` (and `[]`) as 2 axes with dim0 0
+        check("[ ]", &[&[0]], &[]);
+        check("[]", &[&[0]], &[]);
+        check(" [ , ] ", &[&[0]], &[]);
+        // a flat list of elements is still one axis too few, as in k2
+        assert_eq!(
+            parse_nested("[ 1 2 ]").err(),
+            Some(Error::TooFewAxes { got: 1, min: 2 })
+        );
+        assert_eq!(
+            parse_nested("").err(),
+            Some(Error::Parse {
+                position: 0,
+                expected: "'['",
+                found: "end of input".into()
+            })
+        );
     }
 }

@@ -163,3 +163,55 @@ fn reduce_axis_matches_grouping_by_coordinates() {
         }
     }
 }
+
+/// A text nested `depth` deep around one element: `[[[ ... [5] ... ]]]`.
+fn nested_text(depth: usize) -> String {
+    let mut text = "[".repeat(depth);
+    text.push('5');
+    text.push_str(&"]".repeat(depth));
+    text
+}
+
+/// The same array in k2's printed form, built by a plain loop: `[ [ ... [ 5 ] ... ] ]`.
+fn printed_text(depth: usize) -> String {
+    let mut text = "[ ".repeat(depth);
+    text.push_str("5 ");
+    text.push_str(&"] ".repeat(depth - 1));
+    text.push(']');
+    text
+}
+
+#[test]
+fn a_million_levels_print_without_overflowing_the_stack() {
+    // The parser takes a million levels; printing used to recurse once per level and
+    // overflowed the test thread's stack. This runs on the ordinary test thread.
+    let depth = 1_000_000;
+    let r: Ragged<i32> = nested_text(depth).parse().unwrap();
+    assert_eq!(r.num_axes(), depth);
+    let printed = r.to_string();
+    assert_eq!(printed.len(), printed_text(depth).len());
+    assert!(printed == printed_text(depth), "the printed form differs");
+    let debug = format!("{r:?}");
+    assert!(debug == format!("Ragged({})", printed_text(depth)));
+    let shape = r.shape().clone();
+    let shape_text = shape.to_string();
+    assert!(shape_text == printed_text(depth).replace('5', "x"));
+    assert!(format!("{shape:?}") == format!("RaggedShape({shape_text})"));
+    // and it reads back
+    assert!(printed.parse::<Ragged<i32>>().unwrap() == r);
+}
+
+#[test]
+fn iterative_printing_matches_the_nested_model() {
+    // small cases written out by hand: empty lists at every depth, elements in the last
+    for (text, printed) in [
+        ("[[1 2] [] [3]]", "[ [ 1 2 ] [ ] [ 3 ] ]"),
+        ("[[[1] []] [[2 3]] []]", "[ [ [ 1 ] [ ] ] [ [ 2 3 ] ] [ ] ]"),
+        ("[[[[7]]] [[]]]", "[ [ [ [ 7 ] ] ] [ [ ] ] ]"),
+        ("[ ]", "[ ]"),
+    ] {
+        let r: Ragged<i32> = text.parse().unwrap();
+        assert_eq!(r.to_string(), printed);
+        assert_eq!(format!("{r:?}"), format!("Ragged({printed})"));
+    }
+}

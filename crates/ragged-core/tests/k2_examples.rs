@@ -1,7 +1,7 @@
 //! Examples from k2's documentation of `ragged_ops.h`, one named test each.
 
 use ragged_core::{
-    get_transpose_reordering, PadMode, PadSide, Ragged, RaggedShape, Reduced, Renumbering,
+    get_transpose_reordering, Error, PadMode, PadSide, Ragged, RaggedShape, Reduced, Renumbering,
 };
 
 fn shape(text: &str) -> RaggedShape {
@@ -25,7 +25,10 @@ fn k2_change_sublist_size() {
         s.change_sublist_size(1).unwrap().to_string(),
         "[ [ x x x ] [ x x x x ] ]"
     );
-    assert!(s.change_sublist_size(-3).is_err());
+    assert_eq!(
+        s.change_sublist_size(-3).unwrap_err(),
+        Error::NegativeRowLength { row: 0, length: -1 }
+    );
 }
 
 #[test]
@@ -126,7 +129,14 @@ fn k2_index_inner_axis_keeps_outer_order() {
     let (out, new2old) = src.index_axis_with_map(1, &[1, 1, 2, 4]).unwrap();
     assert_eq!(out.to_string(), "[ [ [ 2 3 ] [ 2 3 ] ] [ [ 4 ] [ 5 ] ] ]");
     assert_eq!(new2old, vec![1, 2, 1, 2, 3, 4]);
-    assert!(src.index_axis(1, &[2, 0]).is_err());
+    assert_eq!(
+        src.index_axis(1, &[2, 0]).unwrap_err(),
+        Error::DecreasingRowIds {
+            position: 1,
+            previous: 1,
+            value: 0
+        }
+    );
 }
 
 #[test]
@@ -157,7 +167,10 @@ fn k2_remove_axis_merges_lists() {
         s.remove_axis(2).unwrap().to_string(),
         "[ [ x x ] [ x x x ] ]"
     );
-    assert!(shape("[ [ x ] ]").remove_axis(0).is_err());
+    assert_eq!(
+        shape("[ [ x ] ]").remove_axis(0).unwrap_err(),
+        Error::TooFewAxes { got: 1, min: 2 }
+    );
 }
 
 #[test]
@@ -172,7 +185,14 @@ fn k2_unsqueeze() {
         s.unsqueeze(2).unwrap().to_string(),
         "[ [ [ x ] [ x ] ] [ [ x ] ] ]"
     );
-    assert!(s.unsqueeze(3).is_err());
+    assert_eq!(
+        s.unsqueeze(3).unwrap_err(),
+        Error::AxisOutOfRange {
+            axis: 3,
+            min: 0,
+            end: 3
+        }
+    );
 }
 
 #[test]
@@ -184,7 +204,15 @@ fn k2_transpose() {
         "[ [ [ 1 ] [ ] [ 5 6 ] ] [ [ 2 3 ] [ 4 ] [ 7 ] ] ]"
     );
     assert_eq!(new2old, vec![0, 4, 5, 1, 2, 3, 6]);
-    assert!(ragged("[ [ [ 1 ] ] [ ] ]").transpose().is_err());
+    assert_eq!(
+        ragged("[ [ [ 1 ] ] [ ] ]").transpose().unwrap_err(),
+        Error::NotRegular {
+            axis: 1,
+            row: 1,
+            expected: 1,
+            got: 0
+        }
+    );
     let padded = shape("[ [ [ x ] ] [ ] ]").make_transposable().unwrap();
     assert_eq!(padded.to_string(), "[ [ [ x ] ] [ [ ] ] ]");
 }
@@ -194,7 +222,15 @@ fn k2_get_transpose_reordering() {
     let r = ragged("[ [ 3 1 ] [ 0 1 ] [ 3 ] ]");
     let order = get_transpose_reordering(&r, 4).unwrap();
     assert_eq!(order, vec![2, 1, 3, 0, 4]);
-    assert!(get_transpose_reordering(&r, 3).is_err());
+    assert_eq!(
+        get_transpose_reordering(&r, 3).unwrap_err(),
+        Error::IndexOutOfRange {
+            what: "get_transpose_reordering column",
+            position: 0,
+            index: 3,
+            size: 3
+        }
+    );
 }
 
 #[test]
@@ -254,7 +290,14 @@ fn k2_add_prefix_and_suffix() {
         r.add_prefix(&[7, 8, 9]).unwrap().to_string(),
         "[ [ [ 7 1 ] [ 8 ] ] [ [ 9 2 3 ] ] ]"
     );
-    assert!(r.add_suffix(&[1]).is_err());
+    assert_eq!(
+        r.add_suffix(&[1]).unwrap_err(),
+        Error::SizeMismatch {
+            what: "one value per last-axis sublist",
+            expected: 3,
+            got: 1
+        }
+    );
 }
 
 #[test]
@@ -388,7 +431,14 @@ fn awkward_style_reductions_over_any_axis() {
         Reduced::Ragged(x) => assert_eq!(x.to_string(), "[ [ 2 3 ] [ 4 ] [ ] ]"),
         other => panic!("{other:?}"),
     }
-    assert!(r3.sum_axis(3, 0).is_err());
+    assert_eq!(
+        r3.sum_axis(3, 0).unwrap_err(),
+        Error::AxisOutOfRange {
+            axis: 3,
+            min: 0,
+            end: 3
+        }
+    );
 }
 
 #[test]
@@ -398,7 +448,15 @@ fn k2_get_counts_partitioned() {
     let counts = ragged_core::get_counts_partitioned(&src, &ans_shape).unwrap();
     assert_eq!(counts.to_string(), "[ [ 1 2 0 ] [ 1 2 ] [ 0 ] ]");
     let bad = ragged("[ [ 3 ] [ ] [ ] ]");
-    assert!(ragged_core::get_counts_partitioned(&bad, &ans_shape).is_err());
+    assert_eq!(
+        ragged_core::get_counts_partitioned(&bad, &ans_shape).unwrap_err(),
+        Error::IndexOutOfRange {
+            what: "get_counts_partitioned value outside its row",
+            position: 0,
+            index: 3,
+            size: 6
+        }
+    );
 }
 
 #[test]
@@ -406,6 +464,51 @@ fn k2_index_array_by_ragged_with_default() {
     let idx = ragged("[ [ 2 -1 ] [ ] [ 0 ] ]");
     let out = Ragged::from_index_or(&[10, 11, 12], &idx, 99).unwrap();
     assert_eq!(out.to_string(), "[ [ 12 99 ] [ ] [ 10 ] ]");
-    assert!(Ragged::from_index(&[10, 11, 12], &idx).is_err());
-    assert!(Ragged::from_index_or(&[10], &idx, 0).is_err());
+    assert_eq!(
+        Ragged::from_index(&[10, 11, 12], &idx).unwrap_err(),
+        Error::IndexOutOfRange {
+            what: "from_index",
+            position: 1,
+            index: -1,
+            size: 3
+        }
+    );
+    assert_eq!(
+        Ragged::from_index_or(&[10], &idx, 0).unwrap_err(),
+        Error::IndexOutOfRange {
+            what: "from_index_or",
+            position: 0,
+            index: 2,
+            size: 1
+        }
+    );
+}
+
+#[test]
+fn k2_reads_an_empty_outer_list_as_two_axes() {
+    // k2 1.23.2, asked in Python:
+    //   k2.RaggedShape('[ ]')  -> num_axes 2, dim0 0, str '[ ]'
+    //   k2.RaggedShape('[]')   -> num_axes 2, dim0 0, str '[ ]'
+    //   k2.RaggedTensor('[ ]') -> num_axes 2, dim0 0, shape.row_splits(1) [0], values []
+    //   k2.RaggedTensor('[ 1 2 ]') -> RuntimeError (a flat list is one axis)
+    for text in ["[ ]", "[]", " [ ] "] {
+        let s = shape(text);
+        assert_eq!((s.num_axes(), s.dim0(), s.num_elements()), (2, 0, 0));
+        assert_eq!(s.row_splits(1), &[0]);
+        assert_eq!(s.to_string(), "[ ]");
+        let r = ragged(text);
+        assert_eq!((r.num_axes(), r.dim0()), (2, 0));
+        assert_eq!(r.row_splits(1), &[0]);
+        assert!(r.values().is_empty());
+        assert_eq!(r.to_string(), "[ ]");
+        assert_eq!(r, Ragged::from_nested(Vec::<Vec<i32>>::new()).unwrap());
+    }
+    // an empty batch round-trips, as it does through k2
+    let empty = ragged("[ [ 1 ] ]").arange(0, 0, 0).unwrap();
+    assert_eq!(empty.to_string(), "[ ]");
+    assert_eq!(ragged(&empty.to_string()), empty);
+    assert_eq!(
+        "[ 1 2 ]".parse::<Ragged<i32>>().unwrap_err(),
+        Error::TooFewAxes { got: 1, min: 2 }
+    );
 }

@@ -13,13 +13,19 @@ thread_local! {
     static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
+// SAFETY: every call is forwarded unchanged to the system allocator, which upholds
+// `GlobalAlloc`'s contract; the counters only read the layout and never allocate.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
         let _ = BYTES.try_with(|c| c.set(c.get() + layout.size()));
+        // SAFETY: the caller's `layout` (non-zero size, as `alloc` requires) goes to the
+        // system allocator as it came.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above, that is from the system allocator, with
+        // this `layout`, as `dealloc`'s caller guarantees.
         unsafe { System.dealloc(ptr, layout) }
     }
 }

@@ -412,11 +412,22 @@ pub enum Error {
         /// The parser's message.
         message: String,
     },
+    /// An Arrow array this conversion cannot take, or a tensor Arrow cannot hold (feature
+    /// `arrow`).
+    Arrow {
+        /// The field path where it happened (the root for the array given).
+        path: FieldPath,
+        /// What was wrong.
+        problem: String,
+    },
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::Arrow { path, problem } => {
+                write!(f, "Arrow conversion at path {path}: {problem}")
+            }
             Error::InvalidFieldName { name, path } => write!(
                 f,
                 "Field name '{name}' is not currently allowed. Names must match \

@@ -77,6 +77,7 @@ impl<'t> Node for TNode<'t> {
             TNode::Null => View::Null,
             TNode::Bool(b) => View::Bool(*b),
             TNode::Int(i) => View::Int(*i),
+            TNode::BigInt(s) => View::BigInt(s.to_string()),
             TNode::Float(f) => View::Float(*f),
             TNode::Str(s) => View::Str(s),
             TNode::List(items) => View::List(items),
@@ -149,9 +150,18 @@ impl StructuredTensor {
     }
 
     /// Builds a struct array from JSON text: the same rules and result as
-    /// [`StructuredTensor::from_json`] on the parsed value, without building a
-    /// `serde_json::Value` on the way (text the fast reader does not take goes through
-    /// `serde_json`, whose messages report syntax errors).
+    /// [`StructuredTensor::from_json`] on the value Python's `json` module would parse
+    /// (which is what TensorFlow's `from_pyval` sees), without building a
+    /// `serde_json::Value` on the way. Text the fast reader does not take (a syntax error)
+    /// goes through `serde_json`, whose messages report it.
+    ///
+    /// Numbers follow Python: a literal without fraction or exponent is an integer, so
+    /// `-0` is int64 0 (`-0.0` is float64 -0.0), and an integer beyond int64 is
+    /// [`Error::IntegerOutOfRange`]. `serde_json::from_str` differs on exactly these: it
+    /// reads `-0` and integers below `i64::MIN` or above `u64::MAX` as floats, so
+    /// `from_json` on its result (which takes every `f64` as a float, as `from_pyval` takes
+    /// a Python float) gives float64 there. A repeated key keeps its last value, as in
+    /// Python and `serde_json`.
     pub fn from_json_str(text: &str) -> Result<StructuredTensor, Error> {
         if let Some(st) = crate::text_columns::read_records(text) {
             return Ok(st);

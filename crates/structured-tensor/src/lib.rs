@@ -45,10 +45,15 @@
 //! # Ok::<(), structured_tensor::Error>(())
 //! ```
 //!
-//! Feature flags: none. Large `to_json` calls build their field columns in parallel with
-//! rayon (a sequential path below a size threshold gives the same result).
+//! Feature flags: `arrow` (off by default): `StructuredTensor::to_arrow`/`from_arrow`
+//! (nested `ListArray`s over a `StructArray`, the row partitions shared with the offsets)
+//! and `to_record_batch`/`from_record_batch`. Large `to_json` calls build their field
+//! columns in parallel with rayon (a sequential path below a size threshold gives the same
+//! result).
 
 mod array;
+#[cfg(feature = "arrow")]
+mod arrow;
 mod builder;
 mod error;
 mod index;

@@ -1,7 +1,11 @@
 //! A JSON text reader for `from_json_str`: one pass over the bytes into a light tree that
 //! borrows strings without escapes from the text (no per-key `String`, no `BTreeMap`).
-//! Anything it does not take (an error, a duplicate key, an integer beyond `int64`, nesting
-//! deeper than 128) makes the caller fall back to `serde_json`, which then decides.
+//! Numbers are read as Python's `json` module reads them, which is what TensorFlow's
+//! `from_pyval` sees: a literal without fraction or exponent is an integer (`-0` is the
+//! integer 0; one beyond `int64` is kept as written, for the error), any other a float.
+//! A repeated key keeps its last value, as in a Python `dict`. Anything else it does not
+//! take (a syntax error, nesting deeper than 128) makes the caller fall back to
+//! `serde_json`, which then decides.
 
 use std::borrow::Cow;
 
@@ -11,6 +15,8 @@ pub(crate) enum TNode<'a> {
     Null,
     Bool(bool),
     Int(i64),
+    /// An integer literal beyond `int64`, as written.
+    BigInt(&'a str),
     Float(f64),
     Str(Cow<'a, str>),
     List(Vec<TNode<'a>>),
@@ -171,10 +177,11 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             let value = self.value(depth + 1)?;
-            if entries.iter().any(|(k, _)| *k == key) {
-                return Err(GiveUp);
+            // A repeated key keeps its first place and its last value (Python's `dict`).
+            match entries.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, earlier)) => *earlier = value,
+                None => entries.push((key, value)),
             }
-            entries.push((key, value));
             self.skip_ws();
             match self.peek().ok_or(GiveUp)? {
                 b',' => self.pos += 1,
@@ -305,7 +312,8 @@ impl<'a> Parser<'a> {
             }
             Ok(TNode::Float(v))
         } else {
-            s.parse::<i64>().map(TNode::Int).map_err(|_| GiveUp)
+            // Only digits with an optional sign are left, so a failure is an overflow.
+            Ok(s.parse::<i64>().map_or(TNode::BigInt(s), TNode::Int))
         }
     }
 
@@ -344,20 +352,41 @@ mod tests {
     }
 
     #[test]
+    fn numbers_and_repeated_keys_are_read_as_python_reads_them() {
+        // Python 3.11: json.loads("-0") -> 0 (int), json.loads("-0.0") -> -0.0 (float),
+        // json.loads('{"a": 1, "a": -0}') -> {'a': 0}, and integers of any size are ints.
+        let TNode::List(items) =
+            parse("[-0, -0.0, 0, -0e0, 18446744073709551615, -99999999999999999999]").unwrap()
+        else {
+            panic!("not a list")
+        };
+        assert!(matches!(items[0], TNode::Int(0)));
+        assert!(matches!(items[1], TNode::Float(v) if v == 0.0 && v.is_sign_negative()));
+        assert!(matches!(items[2], TNode::Int(0)));
+        assert!(matches!(items[3], TNode::Float(v) if v == 0.0 && v.is_sign_negative()));
+        assert!(matches!(items[4], TNode::BigInt("18446744073709551615")));
+        assert!(matches!(items[5], TNode::BigInt("-99999999999999999999")));
+        let TNode::Dict(entries) = parse(r#"{"a": 1, "b": 2, "a": -0}"#).unwrap() else {
+            panic!("not a dict")
+        };
+        assert_eq!(entries.len(), 2);
+        assert_eq!((entries[0].0.as_ref(), entries[1].0.as_ref()), ("a", "b"));
+        assert!(matches!(entries[0].1, TNode::Int(0)));
+    }
+
+    #[test]
     fn gives_up_on_what_it_does_not_take() {
         for text in [
             "",
             "[",
             "[1,]",
             "{\"a\":1,}",
-            "{\"a\":1,\"a\":2}",
             "01",
             "1.",
             "-",
             "\"\\x\"",
             "\"\u{1}\"",
             "[1] x",
-            "18446744073709551615",
             "\"\\ud800\"",
             "tru",
             "{1:2}",

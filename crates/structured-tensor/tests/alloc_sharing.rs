@@ -12,17 +12,23 @@ struct Counting;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
+// SAFETY: every call is forwarded unchanged to the system allocator, which upholds
+// `GlobalAlloc`'s contract; the counter only reads sizes and never allocates.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
+        // SAFETY: the caller's `layout` goes to the system allocator as it came.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
+        // SAFETY: `ptr` came from the system allocator with this `layout` (the caller's
+        // guarantee, and every allocation here is the system's).
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::SeqCst);
+        // SAFETY: as for `dealloc`, and `new_size` is the caller's, checked by its contract.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

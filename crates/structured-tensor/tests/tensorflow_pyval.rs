@@ -877,7 +877,10 @@ fn tuple_field_value() {
         s.field_value(["a", "b"]).unwrap_err().to_string(),
         "Field path ('a', 'b') not found"
     );
-    assert!(s.field_value("zz").is_err());
+    assert_eq!(
+        s.field_value("zz").unwrap_err().to_string(),
+        "Field path ('zz',) not found"
+    );
 }
 
 #[test]
@@ -956,7 +959,13 @@ fn deep_nesting_is_an_error_not_a_crash() {
         Error::NestingTooDeep { .. }
     ));
     let records = json!([{"a": 1}, d]);
-    assert!(StructuredTensor::from_json(&records).is_err());
+    // the shallow record's `a` is a number where the deep one's is an object
+    assert_eq!(
+        StructuredTensor::from_json(&records)
+            .unwrap_err()
+            .to_string(),
+        "Expected dict or nested list/tuple of dict at path ('a',): found a number at list depth 1"
+    );
     // Free the deep values on a thread with room for serde_json's recursive drop.
     std::thread::Builder::new()
         .stack_size(64 << 20)
@@ -971,4 +980,63 @@ fn deep_nesting_is_an_error_not_a_crash() {
     }
     let st = StructuredTensor::from_json(&json!({"a": ok})).unwrap();
     assert_eq!(st.field_value("a").unwrap().rank(), 301);
+}
+
+#[test]
+fn negative_zero_follows_python_json() {
+    // Python 3.11: json.loads('{"a": -0, "b": -0.0}') == {'a': 0, 'b': -0.0}, an int and a
+    // float, and from_pyval keeps ints as ints and floats as floats: int64 0, float64 -0.0.
+    let text = r#"{"a": -0, "b": -0.0, "c": [-0, 1]}"#;
+    let from_text = StructuredTensor::from_json_str(text).unwrap();
+    assert_eq!(from_text, st(json!({"a": 0, "b": -0.0, "c": [0, 1]})));
+    assert_eq!(from_text.to_json_string(), r#"{"a":0,"b":-0.0,"c":[0,1]}"#);
+    // the one-pass record reader and the general reader agree
+    let records = r#"[{"a": -0, "b": 1.5}, {"a": 2, "b": -0.0}]"#;
+    assert_eq!(
+        StructuredTensor::from_json_str(records).unwrap(),
+        st(json!([{"a": 0, "b": 1.5}, {"a": 2, "b": -0.0}]))
+    );
+    // serde_json's own parser reads `-0` as the float -0.0; from_json takes a Value's f64
+    // as a float, as from_pyval takes a Python float
+    let serde_parsed: Value = serde_json::from_str(r#"{"a": -0}"#).unwrap();
+    assert_eq!(serde_parsed, json!({"a": -0.0}));
+    assert_eq!(st(serde_parsed).to_json_string(), r#"{"a":-0.0}"#);
+}
+
+#[test]
+fn integer_literals_beyond_int64_are_errors_as_in_python() {
+    // Python reads these as ints, and TensorFlow cannot fit them in int64; serde_json would
+    // have read the negative one as a float
+    for (text, value) in [
+        (r#"{"a": -99999999999999999999}"#, "-99999999999999999999"),
+        (r#"{"a": 18446744073709551616}"#, "18446744073709551616"),
+        (
+            r#"[{"a": [1, 9223372036854775808]}]"#,
+            "9223372036854775808",
+        ),
+    ] {
+        let err = StructuredTensor::from_json_str(text).unwrap_err();
+        assert!(
+            matches!(&err, Error::ParsePath { source, .. }
+                if **source == Error::IntegerOutOfRange { value: value.to_string() }),
+            "{text}: {err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("Error parsing path ('a',): integer {value} does not fit in int64")
+        );
+    }
+    assert_eq!(
+        StructuredTensor::from_json_str(r#"{"a": -9223372036854775808}"#).unwrap(),
+        st(json!({"a": i64::MIN}))
+    );
+}
+
+#[test]
+fn a_repeated_key_keeps_its_last_value() {
+    // Python: json.loads('{"a": 1.5, "a": -0}') == {'a': 0}
+    assert_eq!(
+        StructuredTensor::from_json_str(r#"{"a": 1.5, "b": true, "a": -0}"#).unwrap(),
+        st(json!({"a": 0, "b": true}))
+    );
 }

@@ -24,20 +24,23 @@ const LANES: usize = 8;
 /// Sublists up to this length take the straight-line kernel.
 const WINDOW: usize = 3 * LANES;
 
-/// `acc + x` when `take`, else `acc`. Optimised builds compute both and pick one by
+/// Whether [`window_sum`] picks with the branch-free select: in optimised builds. Builds
+/// with debug assertions (and so, by default, overflow checks) branch instead, so that an
+/// addition not taken never runs (it may overflow for integers); the tests reach the
+/// select directly through `window_sum::<true, _>`.
+const BRANCH_FREE: bool = !cfg!(debug_assertions);
+
+/// `acc + x` when `take`, else `acc`. With `SELECT` it computes both and picks one by
 /// indexing, without a branch (a branch on the length mispredicts on mixed lengths, and an
-/// `if` here is compiled into a chain of such branches); builds with debug assertions (and
-/// so, by default, overflow checks) branch, so that an addition not taken never runs.
+/// `if` here is compiled into a chain of such branches); without, it branches.
 #[inline(always)]
-fn add_if<T: Copy + Add<Output = T>>(take: bool, acc: T, x: T) -> T {
-    if cfg!(debug_assertions) {
-        if take {
-            acc + x
-        } else {
-            acc
-        }
-    } else {
+fn add_if<const SELECT: bool, T: Copy + Add<Output = T>>(take: bool, acc: T, x: T) -> T {
+    if SELECT {
         [acc, acc + x][take as usize]
+    } else if take {
+        acc + x
+    } else {
+        acc
     }
 }
 
@@ -54,31 +57,45 @@ pub(crate) fn blocked_sum<T: Copy + Add<Output = T>>(initial: T, xs: &[T]) -> T 
     for (k, &x) in xs.iter().enumerate().skip(LANES) {
         lane[k % LANES] = lane[k % LANES] + x;
     }
-    initial + combine_lanes(lane, xs.len())
+    initial + combine_lanes::<false, T>(lane, xs.len())
 }
 
-/// The blocked sum of the first `len <= WINDOW` values of `w`; the others are never added in.
+/// The blocked sum of the first `len <= WINDOW` values of `w`; the others are never added in
+/// (with `SELECT`, they are added and the sum thrown away).
 #[inline(always)]
-fn window_sum<T: Copy + Add<Output = T>>(initial: T, w: &[T; WINDOW], len: usize) -> T {
+fn window_sum<const SELECT: bool, T: Copy + Add<Output = T>>(
+    initial: T,
+    w: &[T; WINDOW],
+    len: usize,
+) -> T {
     let mut lane: [T; LANES] = w[..LANES].try_into().unwrap();
     for (j, (l, &x)) in lane.iter_mut().zip(&w[LANES..]).enumerate() {
-        *l = add_if(LANES + j < len, *l, x);
+        *l = add_if::<SELECT, T>(LANES + j < len, *l, x);
     }
     for (j, (l, &x)) in lane.iter_mut().zip(&w[2 * LANES..]).enumerate() {
-        *l = add_if(2 * LANES + j < len, *l, x);
+        *l = add_if::<SELECT, T>(2 * LANES + j < len, *l, x);
     }
-    add_if(len > 0, initial, combine_lanes(lane, len))
+    add_if::<SELECT, T>(len > 0, initial, combine_lanes::<SELECT, T>(lane, len))
 }
 
 /// Combines the eight lanes of a sublist of `len` elements (lane `j` holds something only
 /// when `j < len`; for `len == 0` the result is meaningless).
 #[inline(always)]
-fn combine_lanes<T: Copy + Add<Output = T>>(lane: [T; LANES], len: usize) -> T {
+fn combine_lanes<const SELECT: bool, T: Copy + Add<Output = T>>(lane: [T; LANES], len: usize) -> T {
     let [l0, l1, l2, l3, l4, l5, l6, l7] = lane;
-    let (m0, m1) = (add_if(4 < len, l0, l4), add_if(5 < len, l1, l5));
-    let (m2, m3) = (add_if(6 < len, l2, l6), add_if(7 < len, l3, l7));
-    let (n0, n1) = (add_if(2 < len, m0, m2), add_if(3 < len, m1, m3));
-    add_if(1 < len, n0, n1)
+    let (m0, m1) = (
+        add_if::<SELECT, T>(4 < len, l0, l4),
+        add_if::<SELECT, T>(5 < len, l1, l5),
+    );
+    let (m2, m3) = (
+        add_if::<SELECT, T>(6 < len, l2, l6),
+        add_if::<SELECT, T>(7 < len, l3, l7),
+    );
+    let (n0, n1) = (
+        add_if::<SELECT, T>(2 < len, m0, m2),
+        add_if::<SELECT, T>(3 < len, m1, m3),
+    );
+    add_if::<SELECT, T>(1 < len, n0, n1)
 }
 
 /// Writes the sums of rows `first_row..first_row + out.len()`.
@@ -95,7 +112,9 @@ fn sum_rows_portable<T: Copy + Add<Output = T>>(
         let (b, e) = (se[0] as usize, se[1] as usize);
         let len = e - b;
         let sum = match values.get(b..b + WINDOW) {
-            Some(w) if len <= WINDOW => window_sum(initial, w.try_into().unwrap(), len),
+            Some(w) if len <= WINDOW => {
+                window_sum::<BRANCH_FREE, T>(initial, w.try_into().unwrap(), len)
+            }
             _ => blocked_sum(initial, &values[b..e]),
         };
         slot.write(sum);
@@ -280,7 +299,7 @@ mod tests {
         for b in 0..40 {
             for len in 0..=WINDOW {
                 let w: &[f32; WINDOW] = values[b..b + WINDOW].try_into().unwrap();
-                let fast = window_sum(0.5f32, w, len);
+                let fast = window_sum::<BRANCH_FREE, f32>(0.5f32, w, len);
                 let slow = blocked_sum(0.5f32, &values[b..b + len]);
                 assert_eq!(fast.to_bits(), slow.to_bits(), "start {b} length {len}");
             }
@@ -293,5 +312,73 @@ mod tests {
         let l4: Vec<f32> = (0..4).map(|j| lane(j) + lane(j + 4)).collect();
         let expected = 7.0 + ((l4[0] + l4[2]) + (l4[1] + l4[3]));
         assert_eq!(blocked_sum(7.0f32, &xs), expected);
+    }
+
+    /// A plain left-to-right sum: the naive model.
+    fn naive_sum<T: Copy + Add<Output = T>>(initial: T, xs: &[T]) -> T {
+        xs.iter().fold(initial, |acc, &x| acc + x)
+    }
+
+    #[test]
+    fn branch_free_select_matches_a_naive_sum() {
+        // The select that optimised builds run, called directly so that debug builds (the
+        // test suite) execute it too. Integers are exact, so the blocked order cannot
+        // matter; the values after each row (which the select adds and throws away) are
+        // large, so a leaked one would show.
+        let values: Vec<i64> = (0..200)
+            .map(|k| {
+                if k % 7 == 0 {
+                    1_000_000_007 * k
+                } else {
+                    k % 13 - 6
+                }
+            })
+            .collect();
+        for b in 0..60 {
+            for len in 0..=WINDOW {
+                let w: &[i64; WINDOW] = values[b..b + WINDOW].try_into().unwrap();
+                let want = naive_sum(3, &values[b..b + len]);
+                assert_eq!(
+                    window_sum::<true, i64>(3, w, len),
+                    want,
+                    "start {b} length {len}"
+                );
+                assert_eq!(
+                    window_sum::<false, i64>(3, w, len),
+                    want,
+                    "start {b} length {len}"
+                );
+            }
+        }
+        // Floats whose sums are exact (small integers) against the naive sum, and the
+        // select against the branching path bit for bit on inexact ones.
+        let exact: Vec<f32> = (0..100).map(|k| ((k * 7) % 11) as f32 - 5.0).collect();
+        let inexact: Vec<f64> = (0..100)
+            .map(|k| ((k * 37) % 101) as f64 * 1.37e-3 + (k % 3) as f64 * 1e9)
+            .collect();
+        for b in 0..50 {
+            for len in 0..=WINDOW {
+                let w: &[f32; WINDOW] = exact[b..b + WINDOW].try_into().unwrap();
+                assert_eq!(
+                    window_sum::<true, f32>(-0.5, w, len),
+                    naive_sum(-0.5, &exact[b..b + len])
+                );
+                let w: &[f64; WINDOW] = inexact[b..b + WINDOW].try_into().unwrap();
+                assert_eq!(
+                    window_sum::<true, f64>(0.25, w, len).to_bits(),
+                    window_sum::<false, f64>(0.25, w, len).to_bits()
+                );
+                assert_eq!(
+                    window_sum::<true, f64>(0.25, w, len).to_bits(),
+                    blocked_sum(0.25, &inexact[b..b + len]).to_bits()
+                );
+            }
+        }
+        // an empty row gives `initial` itself, including -0.0
+        let zeros = [1.0f32; WINDOW];
+        assert_eq!(
+            window_sum::<true, f32>(-0.0, &zeros, 0).to_bits(),
+            (-0.0f32).to_bits()
+        );
     }
 }

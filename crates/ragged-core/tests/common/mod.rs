@@ -29,12 +29,24 @@ pub fn r3(v: &V3) -> Ragged<i32> {
     Ragged::from_nested3(v.clone()).unwrap()
 }
 
-/// 64 cases from a fixed ChaCha stream, no persistence files: reproducible runs.
+/// The fixed seed of the property tests; `PROPTEST_RNG_SEED` runs another.
+pub const PROPTEST_SEED: u64 = 0x5EED_2026_0017;
+
+/// A fixed, printed seed (ChaCha) and failures persisted next to the test file, so that a
+/// failing case can be reproduced and is re-run first.
 pub fn config() -> ProptestConfig {
+    let seed = std::env::var("PROPTEST_RNG_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(PROPTEST_SEED);
+    eprintln!("proptest seed {seed} (set PROPTEST_RNG_SEED to run another)");
     ProptestConfig {
         cases: 64,
-        failure_persistence: None,
         rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
         ..ProptestConfig::default()
     }
 }

@@ -1,0 +1,251 @@
+//! Arrow interchange (feature `arrow`): a rank-`k` `StructuredTensor` is `k - 1` nested Arrow
+//! `ListArray`s over a `StructArray` of its structs; each field is a column of that
+//! `StructArray` (nested structs are `StructArray`s, a field's own dimensions are lists).
+//! Row partitions become offsets buffers without copying (shared on the way out).
+//!
+//! ```text
+//! rank 1: Struct{a: Int64, b: List<Float64>, c: Struct{..}}      (one row per struct)
+//! rank 2: List<Struct{..}>   offsets = row_partitions()[0]
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::{
+    Array as ArrowArray, ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch,
+    StringArray, StructArray,
+};
+use arrow_schema::{DataType, Field, Fields};
+
+use crate::array::Array;
+use crate::error::{is_valid_field_name, Error, FieldPath};
+use crate::partition::RowPartition;
+use crate::structured::{FieldValue, StructuredTensor};
+use crate::values::Values;
+
+fn arrow_error(path: &FieldPath, problem: impl Into<String>) -> Error {
+    Error::Arrow {
+        path: path.clone(),
+        problem: problem.into(),
+    }
+}
+
+/// The leaf values as an Arrow array (copied: Arrow packs booleans and strings its own way).
+fn leaf_to_arrow(values: &Values) -> ArrayRef {
+    match values {
+        Values::I64(v) => Arc::new(Int64Array::from(v.clone())),
+        Values::F64(v) => Arc::new(Float64Array::from(v.clone())),
+        Values::Bool(v) => Arc::new(BooleanArray::from(v.clone())),
+        Values::Str(v) => Arc::new(StringArray::from_iter_values(v)),
+    }
+}
+
+/// `child` wrapped in one list per partition, the last partition innermost; the offsets
+/// share the partitions' memory.
+fn wrap_in_lists(mut child: ArrayRef, partitions: &[RowPartition]) -> ArrayRef {
+    for p in partitions.iter().rev() {
+        let field = Arc::new(Field::new("item", child.data_type().clone(), false));
+        let list = ListArray::try_new(field, p.to_arrow_offsets(), child, None)
+            .expect("a partition's last split is the number of items below it");
+        child = Arc::new(list);
+    }
+    child
+}
+
+/// The struct array of the innermost structs of `st`: one column per field, each holding
+/// the field's values below the struct's own dimensions.
+fn structs_to_arrow(st: &StructuredTensor) -> StructArray {
+    let skip = st.row_partitions().len();
+    let mut fields = Vec::with_capacity(st.fields().len());
+    let mut columns = Vec::with_capacity(st.fields().len());
+    for (name, value) in st.fields() {
+        let column = value_to_arrow(value, skip);
+        fields.push(Field::new(name, column.data_type().clone(), false));
+        columns.push(column);
+    }
+    if columns.is_empty() {
+        return StructArray::new_empty_fields(st.num_structs(), None);
+    }
+    StructArray::try_new(Fields::from(fields), columns, None)
+        .expect("every field has one item per struct")
+}
+
+/// A field's value with its first `skip` dimensions (the enclosing struct's) removed.
+fn value_to_arrow(value: &FieldValue, skip: usize) -> ArrayRef {
+    match value {
+        FieldValue::Array(a) => wrap_in_lists(
+            leaf_to_arrow(a.values()),
+            &a.row_partitions()[skip.min(a.row_partitions().len())..],
+        ),
+        FieldValue::Struct(s) => {
+            wrap_in_lists(Arc::new(structs_to_arrow(s)), &s.row_partitions()[skip..])
+        }
+    }
+}
+
+impl StructuredTensor {
+    /// This tensor as an Arrow array (feature `arrow`): a `StructArray` with one row per
+    /// struct at rank 1, inside `rank - 1` `ListArray`s at higher ranks, whose offsets are
+    /// the row partitions themselves (shared, not copied); leaf values are copied into Arrow
+    /// arrays (`Int64`, `Float64`, `Boolean`, `Utf8`), a field's own dimensions become
+    /// lists. A rank-0 tensor is [`Error::Arrow`]: take its `[0]`-free form with
+    /// `partition_outer_dimension` or build a one-row tensor instead.
+    pub fn to_arrow(&self) -> Result<ArrayRef, Error> {
+        if self.rank() == 0 {
+            return Err(arrow_error(
+                &FieldPath::root(),
+                "a rank-0 StructuredTensor has no rows for Arrow; give it rank 1",
+            ));
+        }
+        Ok(wrap_in_lists(
+            Arc::new(structs_to_arrow(self)),
+            self.row_partitions(),
+        ))
+    }
+
+    /// A rank-1 tensor as an Arrow `RecordBatch`: one column per field, one row per struct.
+    pub fn to_record_batch(&self) -> Result<RecordBatch, Error> {
+        if self.rank() != 1 {
+            return Err(arrow_error(
+                &FieldPath::root(),
+                format!(
+                    "a RecordBatch holds a rank-1 StructuredTensor, this one has rank {}",
+                    self.rank()
+                ),
+            ));
+        }
+        Ok(RecordBatch::from(structs_to_arrow(self)))
+    }
+
+    /// A tensor from an Arrow array (feature `arrow`): a `StructArray` (rank 1) or lists of
+    /// one (`List` or `LargeList`; rank = 1 + the list depth). Columns become fields:
+    /// `Int64`, `Float64`, `Boolean`, `Utf8`/`LargeUtf8` leaves, lists of them (the field's
+    /// own ragged dimensions), nested `StructArray`s. The partitions are copied from the
+    /// offsets (rebased where the array is a slice) and shared by every field. Nulls, other
+    /// types and field names outside `^[a-zA-Z][a-zA-Z0-9_]*$` are errors naming the path.
+    pub fn from_arrow(array: &dyn ArrowArray) -> Result<StructuredTensor, Error> {
+        let nrows = array.len();
+        match value_from_arrow(array.slice(0, nrows), &[], nrows, &FieldPath::root())? {
+            FieldValue::Struct(st) => Ok(st),
+            FieldValue::Array(_) => Err(arrow_error(
+                &FieldPath::root(),
+                format!(
+                    "expected a Struct array or lists of one, found {}",
+                    array.data_type()
+                ),
+            )),
+        }
+    }
+
+    /// A rank-1 tensor from an Arrow `RecordBatch`: one field per column.
+    pub fn from_record_batch(batch: &RecordBatch) -> Result<StructuredTensor, Error> {
+        Self::from_arrow(&StructArray::from(batch.clone()))
+    }
+}
+
+/// The first null of `array`, as an error at `path`.
+fn check_no_nulls(array: &dyn ArrowArray, path: &FieldPath) -> Result<(), Error> {
+    if let Some(nulls) = array.logical_nulls() {
+        if nulls.null_count() > 0 {
+            let index = (0..nulls.len()).find(|&i| nulls.is_null(i)).unwrap_or(0);
+            return Err(arrow_error(
+                path,
+                format!("null at index {index}; StructuredTensor values hold no nulls"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A field value from `array`, whose outer dimensions are `outer` (shared with the
+/// enclosing struct) and whose lists below them are its own dimensions.
+fn value_from_arrow(
+    array: ArrayRef,
+    outer: &[RowPartition],
+    nrows: usize,
+    path: &FieldPath,
+) -> Result<FieldValue, Error> {
+    let mut partitions = outer.to_vec();
+    let mut current = array;
+    loop {
+        check_no_nulls(current.as_ref(), path)?;
+        let values = match current.data_type() {
+            DataType::List(_) => {
+                let list = current.as_list::<i32>();
+                let (p, range) = RowPartition::from_arrow_offsets(list.offsets());
+                partitions.push(p);
+                let child = list.values().slice(range.start, range.len());
+                current = child;
+                continue;
+            }
+            DataType::LargeList(_) => {
+                let list = current.as_list::<i64>();
+                let offsets = list.offsets();
+                let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
+                let splits = offsets
+                    .iter()
+                    .map(|&o| i32::try_from(o - first))
+                    .collect::<Result<Vec<i32>, _>>()
+                    .map_err(|_| arrow_error(path, "a LargeList beyond i32 offsets"))?;
+                partitions.push(RowPartition::from_row_splits(splits)?);
+                let child = list.values().slice(first as usize, (last - first) as usize);
+                current = child;
+                continue;
+            }
+            DataType::Struct(_) => {
+                let structs = current.as_struct();
+                let mut fields = BTreeMap::new();
+                for (field, column) in structs.fields().iter().zip(structs.columns()) {
+                    let name = field.name();
+                    if !is_valid_field_name(name) {
+                        return Err(Error::InvalidFieldName {
+                            name: name.clone(),
+                            path: path.clone(),
+                        });
+                    }
+                    let value =
+                        value_from_arrow(column.clone(), &partitions, nrows, &path.child(name))?;
+                    fields.insert(name.clone(), value);
+                }
+                let rank = partitions.len() + 1;
+                return Ok(FieldValue::Struct(StructuredTensor::from_parts_unchecked(
+                    rank, nrows, partitions, fields,
+                )));
+            }
+            DataType::Int64 => Values::I64(current.as_primitive::<Int64Type>().values().to_vec()),
+            DataType::Float64 => {
+                Values::F64(current.as_primitive::<Float64Type>().values().to_vec())
+            }
+            DataType::Boolean => Values::Bool(current.as_boolean().values().iter().collect()),
+            DataType::Utf8 => Values::Str(
+                current
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| s.unwrap_or_default().to_string())
+                    .collect(),
+            ),
+            DataType::LargeUtf8 => Values::Str(
+                current
+                    .as_string::<i64>()
+                    .iter()
+                    .map(|s| s.unwrap_or_default().to_string())
+                    .collect(),
+            ),
+            other => {
+                return Err(arrow_error(
+                    path,
+                    format!(
+                        "unsupported Arrow type {other} (take Int64, Float64, Boolean, Utf8, \
+                         LargeUtf8, List, LargeList, Struct)"
+                    ),
+                ))
+            }
+        };
+        // the partitions chain by construction; from_partitions checks it all the same
+        return Ok(FieldValue::Array(Array::from_partitions(
+            nrows, partitions, values,
+        )?));
+    }
+}
