@@ -275,24 +275,10 @@ fn build_benches(
 
 /// The features of a manifest's `[features]` table whose names end in `-peer`.
 fn peer_features(manifest: &str) -> Vec<String> {
-    let mut in_features = false;
-    let mut found = Vec::new();
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_features = line == "[features]";
-            continue;
-        }
-        if !in_features {
-            continue;
-        }
-        if let Some((name, _)) = line.split_once('=') {
-            let name = name.trim().trim_matches('"');
-            if name.ends_with("-peer") {
-                found.push(name.to_string());
-            }
-        }
-    }
-    found
+    crate::manifest_features(manifest)
+        .into_iter()
+        .filter(|name| name.ends_with("-peer"))
+        .collect()
 }
 
 /// The (manifest path, executable) of a cargo `compiler-artifact` message for a bench target.

@@ -140,8 +140,68 @@ fn test() -> Step {
         ]),
     )?;
     run_step("cargo test", cargo().args(["test", "--workspace"]))?;
+    // optional features (Arrow, a BLAS linked through a crate, ...) are tested too, all of
+    // them together, but only in the crates that have them; the Rust peers behind `*-peer`
+    // features are benchmark code, built by `cargo xtask bench`
+    let mut with_features = Vec::new();
+    let mut features = Vec::new();
+    for member in members()? {
+        let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
+        let optional: Vec<String> = manifest_features(&manifest)
+            .into_iter()
+            .filter(|name| !name.ends_with("-peer"))
+            .collect();
+        if !optional.is_empty() {
+            features.extend(optional.iter().map(|f| format!("{}/{f}", member.name)));
+            with_features.push(member.name);
+        }
+    }
+    if !features.is_empty() {
+        let features = features.join(",");
+        let packages: Vec<String> = with_features
+            .iter()
+            .flat_map(|name| ["-p".to_string(), name.clone()])
+            .collect();
+        run_step(
+            &format!("cargo clippy --features {features}"),
+            cargo()
+                .arg("clippy")
+                .args(&packages)
+                .args(["--all-targets", "--features", &features])
+                .args(["--", "-D", "warnings"]),
+        )?;
+        run_step(
+            &format!("cargo test --features {features}"),
+            cargo()
+                .arg("test")
+                .args(&packages)
+                .args(["--features", &features]),
+        )?;
+    }
     println!("xtask: every step passed");
     Ok(())
+}
+
+/// The names in a manifest's `[features]` table, but `default`.
+pub fn manifest_features(manifest: &str) -> Vec<String> {
+    let mut in_features = false;
+    let mut found = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+            continue;
+        }
+        if !in_features || line.starts_with('#') {
+            continue;
+        }
+        if let Some((name, _)) = line.split_once('=') {
+            let name = name.trim().trim_matches('"');
+            if !name.is_empty() && name != "default" {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found
 }
 
 /// A workspace crate found under `crates/`.
@@ -318,6 +378,14 @@ mod tests {
             "[workspace]\nname = \"no\"\n[package]\nname = \"ragged-core\"\nversion = \"1\"\n";
         assert_eq!(package_name(manifest).as_deref(), Some("ragged-core"));
         assert_eq!(package_name("[dependencies]\nname = \"x\"\n"), None);
+    }
+
+    #[test]
+    fn manifest_features_lists_the_features_table() {
+        let manifest = "[package]\nname = \"d\"\n[features]\n# a comment\ndefault = []\n\
+                        arrow = [\"dep:a\"]\n\"x-peer\" = []\n[dependencies]\ny = \"1\"\n";
+        assert_eq!(manifest_features(manifest), ["arrow", "x-peer"]);
+        assert!(manifest_features("[package]\nname = \"e\"\n").is_empty());
     }
 
     #[test]
