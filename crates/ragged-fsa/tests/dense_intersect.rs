@@ -398,3 +398,29 @@ fn gradient_matches_finite_differences_in_f64() {
         );
     }
 }
+
+#[test]
+fn extreme_log_probs_keep_their_exact_loss() {
+    // target [1, 2] in 3 frames: the blank path dominates the first two frames by 1000
+    // nats but leads nowhere; only label 2 is possible on the last frame. The paths are
+    // "1 b 2", "b 1 2" (-1000 each) and "1 1 2" (-2000).
+    let inf = f32::NEG_INFINITY;
+    let lp = Array3::from_shape_vec(
+        (1, 3, 3),
+        vec![0.0, -1000.0, inf, 0.0, -1000.0, inf, inf, inf, 0.0],
+    )
+    .unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 3]]).unwrap();
+    let graphs = FsaVec::ctc_graph(&[vec![1, 2]], false).unwrap();
+    let out = ctc_loss(&graphs, &dense, f32::INFINITY).unwrap();
+    let want = -log_sum([-1000.0, -1000.0, -2000.0].into_iter());
+    assert!(
+        (out.loss[0] - want).abs() < 1e-9,
+        "{} vs {want}",
+        out.loss[0]
+    );
+    // posteriors: frame 0 is "1" or "b" half each, frame 2 is "2"
+    assert!((out.grad[[0, 0, 1]] + 0.5).abs() < 1e-6);
+    assert!((out.grad[[0, 0, 0]] + 0.5).abs() < 1e-6);
+    assert_eq!(out.grad[[0, 2, 2]], -1.0);
+}

@@ -56,6 +56,13 @@ pub(crate) struct Posteriors {
     pub(crate) occ: Vec<f64>,
 }
 
+/// Scaled probabilities below this (relative to their frame's largest) are flushed to zero.
+const TINY: f64 = 1e-120;
+
+fn log_add(a: f64, b: f64) -> f64 {
+    ragged_core::log_add(a, b)
+}
+
 /// One graph prepared for the trellis: its arcs with compact label indices and weights.
 struct Trellis {
     num_states: usize,
@@ -154,15 +161,22 @@ impl Trellis {
             }
             let m = next.iter().copied().fold(0f64, f64::max);
             if m == 0.0 || !m.is_finite() {
-                return infeasible();
+                // no path, or only paths the flushing dropped: the log domain decides
+                return self.run_log(dense, num_cols);
             }
             let inv = 1.0 / m;
-            next.iter_mut().for_each(|x| *x *= inv);
+            for x in next.iter_mut() {
+                *x *= inv;
+                // flush what cannot matter to zero: subnormals are slow
+                if *x < TINY {
+                    *x = 0.0;
+                }
+            }
             log_scale += m.ln() + shift[t];
         }
         let last = alpha[rows * num_states + num_states - 1];
         if last == 0.0 {
-            return infeasible();
+            return self.run_log(dense, num_cols);
         }
         let tot = log_scale + last.ln();
         // backward, with arc posteriors of each frame normalised to sum to one (every path
@@ -173,6 +187,7 @@ impl Trellis {
         let frames = rows - 1;
         let mut occ = vec![0f64; frames * k];
         let mut frame_occ = vec![0f64; k];
+        let mut log_scale_bwd = 0f64;
         for t in (0..rows).rev() {
             let e = &emit[t * k..(t + 1) * k];
             let a_t = &alpha[t * num_states..(t + 1) * num_states];
@@ -197,7 +212,82 @@ impl Trellis {
             let m = beta_cur.iter().copied().fold(0f64, f64::max);
             if m > 0.0 {
                 let inv = 1.0 / m;
-                beta_cur.iter_mut().for_each(|x| *x *= inv);
+                for x in beta_cur.iter_mut() {
+                    *x *= inv;
+                    if *x < TINY {
+                        *x = 0.0;
+                    }
+                }
+                log_scale_bwd += m.ln() + shift[t];
+            }
+            std::mem::swap(&mut beta_cur, &mut beta_next);
+        }
+        // the backward total must agree with the forward one; when the flushing or the
+        // range of f64 made them differ, redo the segment in the log domain
+        let tot_bwd = log_scale_bwd + beta_next[0].ln();
+        let agree = (tot - tot_bwd).abs() <= 1e-9 * tot.abs().max(1.0);
+        if !agree {
+            return self.run_log(dense, num_cols);
+        }
+        Posteriors {
+            tot,
+            cols: self.cols.clone(),
+            occ,
+        }
+    }
+
+    /// The same in the log domain (one `exp` per arc and frame): slower, but with the full
+    /// range of `f64` exponents; the fallback when the scaled run loses range.
+    fn run_log(&self, dense: &[f32], num_cols: usize) -> Posteriors {
+        let rows = dense.len() / num_cols;
+        let (num_states, k) = (self.num_states, self.cols.len());
+        let score = |i: usize, row: &[f32]| {
+            self.weight[i].ln()
+                + self.max_score
+                + row[self.cols[self.lab[i] as usize] as usize] as f64
+        };
+        let mut alpha = vec![f64::NEG_INFINITY; (rows + 1) * num_states];
+        alpha[0] = 0.0;
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+            for i in 0..self.src.len() {
+                let a = cur[self.src[i] as usize];
+                if a == f64::NEG_INFINITY {
+                    continue;
+                }
+                let d = self.dest[i] as usize;
+                next[d] = log_add(next[d], a + score(i, row));
+            }
+        }
+        let tot = alpha[rows * num_states + num_states - 1];
+        if tot == f64::NEG_INFINITY {
+            return Posteriors {
+                tot,
+                cols: self.cols.clone(),
+                occ: Vec::new(),
+            };
+        }
+        let frames = rows - 1;
+        let mut occ = vec![0f64; frames * k];
+        let mut beta_next = vec![f64::NEG_INFINITY; num_states];
+        let mut beta_cur = vec![f64::NEG_INFINITY; num_states];
+        beta_next[num_states - 1] = 0.0;
+        for t in (0..rows).rev() {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let a_t = &alpha[t * num_states..(t + 1) * num_states];
+            beta_cur.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
+            for i in 0..self.src.len() {
+                let b = beta_next[self.dest[i] as usize];
+                if b == f64::NEG_INFINITY {
+                    continue;
+                }
+                let src = self.src[i] as usize;
+                let w = score(i, row) + b;
+                beta_cur[src] = log_add(beta_cur[src], w);
+                if t < frames && a_t[src] > f64::NEG_INFINITY {
+                    occ[t * k + self.lab[i] as usize] += (a_t[src] + w - tot).exp();
+                }
             }
             std::mem::swap(&mut beta_cur, &mut beta_next);
         }
