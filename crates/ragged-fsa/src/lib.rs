@@ -15,6 +15,9 @@
 //! - [`TextFormat`]: k2 and OpenFst text, with aux and ragged label columns.
 //! - [`Properties`]: k2's property bits, printed with k2's names.
 //! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64`.
+//! - [`DenseFsaVec`], [`intersect_dense`], [`intersect_dense_pruned`], [`ctc_loss`],
+//!   [`mmi_loss`], [`one_best`]: network outputs as dense FSAs, training losses with their
+//!   gradients, decoding (see the guide's "Training and decoding").
 //! - [`Error`]: every fallible operation's error.
 //!
 //! ```
@@ -59,7 +62,7 @@ pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use dense::{
     ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, one_best, BestPath,
-    CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss,
+    CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MAX_TRELLIS_STATES,
 };
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};

@@ -424,3 +424,21 @@ fn extreme_log_probs_keep_their_exact_loss() {
     assert!((out.grad[[0, 0, 0]] + 0.5).abs() < 1e-6);
     assert_eq!(out.grad[[0, 2, 2]], -1.0);
 }
+
+#[test]
+fn a_trellis_too_large_is_an_error_not_an_allocation() {
+    // 2^20 states (no arcs: cheap to build) against 300 frames: 2^20 * 302 > 2^28 slots
+    let graph = Fsa::from_arcs(Vec::new(), 1 << 20).unwrap();
+    let lp = Array3::<f32>::zeros((1, 300, 2));
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 300]]).unwrap();
+    let graphs = create_fsa_vec(&[graph]);
+    let want = Error::TooLarge {
+        what: "graph states x frames of one segment (intersect_dense_pruned bounds it)",
+    };
+    assert_eq!(
+        intersect_dense(&graphs, &dense, 10.0, None).unwrap_err(),
+        want
+    );
+    assert_eq!(ctc_loss(&graphs, &dense, f32::INFINITY).unwrap_err(), want);
+    assert_eq!(ragged_fsa::MAX_TRELLIS_STATES, 1 << 28);
+}

@@ -4,7 +4,9 @@
 use ndarray::Array3;
 
 use crate::dense::dense_fsa::DenseFsaVec;
-use crate::dense::intersect_dense::{check_beam, intersect_dense, map_pairs, prepare};
+use crate::dense::intersect_dense::{
+    check_beam, check_trellis_size, intersect_dense, map_pairs, prepare,
+};
 use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::kernels::scores::{self, Semiring};
@@ -307,6 +309,7 @@ pub(crate) fn pair_posteriors(
     pairs: &[(usize, usize)],
     output_beam: f32,
 ) -> Result<Vec<Posteriors>, Error> {
+    check_trellis_size(graphs, dense, pairs)?;
     let num_cols = dense.num_cols();
     if output_beam == f32::INFINITY {
         // prepare each distinct graph once
