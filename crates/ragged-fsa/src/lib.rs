@@ -61,8 +61,8 @@ pub mod guide {}
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use dense::{
-    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, one_best, BestPath,
-    CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MAX_TRELLIS_STATES,
+    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, nbest, one_best,
+    BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MAX_TRELLIS_STATES,
 };
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
