@@ -442,3 +442,17 @@ fn a_trellis_too_large_is_an_error_not_an_allocation() {
     assert_eq!(ctc_loss(&graphs, &dense, f32::INFINITY).unwrap_err(), want);
     assert_eq!(ragged_fsa::MAX_TRELLIS_STATES, 1 << 28);
 }
+
+#[test]
+fn no_segments_give_empty_answers() {
+    let lp = Array3::<f32>::zeros((2, 3, 2));
+    let dense = DenseFsaVec::new(lp.view(), &[]).unwrap();
+    assert_eq!(dense.num_fsas(), 0);
+    assert_eq!(dense.scores_index_to_log_probs(0), None);
+    let graphs = FsaVec::linear(&[]).unwrap();
+    let (lattice, a_map, b_map) = intersect_dense(&graphs, &dense, 10.0, None).unwrap();
+    assert_eq!((lattice.num_fsas(), a_map.len(), b_map.len()), (0, 0, 0));
+    let out = ctc_loss(&graphs, &dense, f32::INFINITY).unwrap();
+    assert!(out.loss.is_empty());
+    assert_eq!(out.grad, Array3::<f32>::zeros((2, 3, 2)));
+}
