@@ -65,6 +65,15 @@ fn log_add(a: f64, b: f64) -> f64 {
     ragged_core::log_add(a, b)
 }
 
+/// One arc of a prepared graph: source, destination, compact label index, `exp(score - max)`.
+#[derive(Clone, Copy)]
+struct PackedArc {
+    src: u32,
+    dest: u32,
+    lab: u32,
+    weight: f64,
+}
+
 /// One graph prepared for the trellis: its arcs with compact label indices and weights.
 struct Trellis {
     num_states: usize,
@@ -72,6 +81,8 @@ struct Trellis {
     dest: Vec<u32>,
     lab: Vec<u32>,
     weight: Vec<f64>,
+    /// The same arcs packed together for the scaled passes.
+    packed: Vec<PackedArc>,
     max_score: f64,
     cols: Vec<u32>,
 }
@@ -100,8 +111,19 @@ impl Trellis {
         } else {
             0.0
         };
+        let packed = graph
+            .arcs
+            .iter()
+            .map(|a| PackedArc {
+                src: a.src_state as u32,
+                dest: a.dest_state as u32,
+                lab: used[(a.label + 1) as usize],
+                weight: (a.score as f64 - max_score).exp(),
+            })
+            .collect();
         Self {
             num_states: graph.num_states(),
+            packed,
             src: graph.arcs.iter().map(|a| a.src_state as u32).collect(),
             dest: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
             lab: graph
@@ -157,9 +179,11 @@ impl Trellis {
         for t in 0..rows {
             let e = &emit[t * k..(t + 1) * k];
             let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
-            for i in 0..self.src.len() {
-                let a = cur[self.src[i] as usize];
-                next[self.dest[i] as usize] += a * self.weight[i] * e[self.lab[i] as usize];
+            for arc in &self.packed {
+                let a = cur[arc.src as usize];
+                if a != 0.0 {
+                    next[arc.dest as usize] += a * arc.weight * e[arc.lab as usize];
+                }
             }
             let m = next.iter().copied().fold(0f64, f64::max);
             if m == 0.0 || !m.is_finite() {
@@ -196,10 +220,14 @@ impl Trellis {
             beta_cur.iter_mut().for_each(|x| *x = 0.0);
             frame_occ.iter_mut().for_each(|x| *x = 0.0);
             let mut sum = 0f64;
-            for i in 0..self.src.len() {
-                let lab = self.lab[i] as usize;
-                let w = self.weight[i] * e[lab] * beta_next[self.dest[i] as usize];
-                let src = self.src[i] as usize;
+            for arc in &self.packed {
+                let b = beta_next[arc.dest as usize];
+                if b == 0.0 {
+                    continue;
+                }
+                let lab = arc.lab as usize;
+                let w = arc.weight * e[lab] * b;
+                let src = arc.src as usize;
                 beta_cur[src] += w;
                 let post = a_t[src] * w;
                 frame_occ[lab] += post;
