@@ -1,6 +1,7 @@
 //! A tour of ragged-fsa: the seed's Shaanxi and Taiwan university FSAs stacked into an
 //! FsaVec (its shape, row_splits and row_ids as the seed prints them), a few algorithms,
-//! and pictures: `.dot` files, rendered to SVG when Graphviz's `dot` is installed.
+//! and pictures: `.dot` files, rendered to SVG when Graphviz's `dot` is installed. Then a
+//! tiny CTC model trained and decoded end to end, with its loss curve as a PNG.
 //!
 //! Run with `cargo run --release -p ragged-fsa --example ragged-fsa-tour`; files go to `$DEMO_OUT_DIR`
 //! (default `target/demo/ragged-fsa`).
@@ -170,5 +171,178 @@ fn main() -> Result<(), Box<dyn Error>> {
     )?;
     draw(&dir, "ctc_topo", &topo.to_dot("ctc_topo(max_token=2)"))?;
     draw(&dir, "ctc_graph", &graphs.get(0).to_dot("ctc_graph([1 1])"))?;
+    ctc_training_and_decoding(&dir)?;
+    Ok(())
+}
+
+/// The three "words" of the CTC section, as token sequences (tokens 1..=4, 0 is blank).
+const WORDS: [(&str, [i32; 3]); 3] = [("abc", [1, 2, 3]), ("bba", [2, 2, 1]), ("dca", [4, 3, 1])];
+
+/// A tiny decoding graph (an HLG in miniature): from a shared start state, the CTC graph of
+/// each word (blanks optional, repeats merged, a blank required between equal tokens), the
+/// word chosen with probability 1/3 on its first token arc, whose aux label is the word id
+/// (1-based); -1 arcs into the final state after each word's last token or blank.
+fn word_graph() -> Result<Fsa, Box<dyn Error>> {
+    let choose = -(WORDS.len() as f32).ln();
+    let mut arcs: Vec<(ragged_fsa::Arc, i32)> = vec![(ragged_fsa::Arc::new(0, 0, 0, 0.0), 0)];
+    let mut next = 1;
+    let mut ends = Vec::new();
+    for (w, (_, tokens)) in WORDS.iter().enumerate() {
+        let (mut blank, mut token_state) = (0, None::<i32>);
+        for (k, &tok) in tokens.iter().enumerate() {
+            let state = next;
+            let bs = next + 1;
+            next += 2;
+            let (score, aux) = if k == 0 {
+                (choose, w as i32 + 1)
+            } else {
+                (0.0, 0)
+            };
+            arcs.push((ragged_fsa::Arc::new(blank, state, tok, score), aux));
+            if let Some(prev) = token_state {
+                if tokens[k - 1] != tok {
+                    arcs.push((ragged_fsa::Arc::new(prev, state, tok, 0.0), 0));
+                }
+            }
+            arcs.push((ragged_fsa::Arc::new(state, state, tok, 0.0), 0));
+            arcs.push((ragged_fsa::Arc::new(state, bs, 0, 0.0), 0));
+            arcs.push((ragged_fsa::Arc::new(bs, bs, 0, 0.0), 0));
+            blank = bs;
+            token_state = Some(state);
+        }
+        ends.extend([token_state.expect("words are not empty"), blank]);
+    }
+    let final_state = next;
+    for end in ends {
+        arcs.push((ragged_fsa::Arc::new(end, final_state, -1, 0.0), -1));
+    }
+    arcs.sort_by_key(|(arc, _)| arc.src_state);
+    let aux: Vec<i32> = arcs.iter().map(|(_, aux)| *aux).collect();
+    let arcs: Vec<ragged_fsa::Arc> = arcs.into_iter().map(|(arc, _)| arc).collect();
+    Ok(Fsa::from_arcs(arcs, final_state as usize + 1)?
+        .with_attr(ragged_fsa::AUX_LABELS, ragged_fsa::Attr::I32(aux))?)
+}
+
+/// Row-wise log-softmax.
+fn log_softmax(logits: &ndarray::Array3<f32>) -> ndarray::Array3<f32> {
+    let mut out = logits.clone();
+    for mut row in out.lanes_mut(ndarray::Axis(2)) {
+        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let z = m + row.iter().map(|x| (x - m).exp()).sum::<f32>().ln();
+        row.mapv_inplace(|x| x - z);
+    }
+    out
+}
+
+/// A tiny CTC model end to end: seeded logits for three utterances, the CTC loss and its
+/// gradient, gradient descent on the logits (the loss falls; its curve is drawn as a PNG),
+/// then decoding with `intersect_dense_pruned` against a three-word graph.
+fn ctc_training_and_decoding(dir: &Path) -> Result<(), Box<dyn Error>> {
+    use ndarray::Array3;
+    use ragged_fsa::{ctc_loss, intersect_dense_pruned, one_best, DenseFsaVec};
+
+    println!("\n== A tiny CTC model: loss, gradient, gradient descent, decoding ==");
+    let (n, t, c) = (3usize, 12usize, 5usize);
+    let mut state = 14u64;
+    let mut logits = Array3::from_shape_fn((n, t, c), |_| {
+        // SplitMix64, uniform in [-1, 1)
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32
+    });
+    // utterance i says word i; segments in no particular order, one shorter than the rest
+    let segments = [[2, 0, 12], [0, 1, 10], [1, 0, 12]];
+    let targets: Vec<Vec<i32>> = segments
+        .iter()
+        .map(|s| WORDS[s[0] as usize].1.to_vec())
+        .collect();
+    let graphs = FsaVec::ctc_graph(&targets, false)?;
+    let (steps, rate) = (40usize, 0.5f32);
+    let mut curve = Vec::with_capacity(steps);
+    for step in 0..steps {
+        let log_probs = log_softmax(&logits);
+        let dense = DenseFsaVec::new(log_probs.view(), &segments)?;
+        let out = ctc_loss(&graphs, &dense, f32::INFINITY)?;
+        let total: f64 = out.loss.iter().sum();
+        curve.push(total);
+        if step % 10 == 0 || step + 1 == steps {
+            println!(
+                "step {step:2}: loss per segment {:.3?}, sum {total:.4}",
+                out.loss
+            );
+        }
+        // through the log-softmax: d/dlogits = g - softmax * sum(g), per frame
+        for ((mut lg, g), lp) in logits
+            .lanes_mut(ndarray::Axis(2))
+            .into_iter()
+            .zip(out.grad.lanes(ndarray::Axis(2)))
+            .zip(log_probs.lanes(ndarray::Axis(2)))
+        {
+            let sum: f32 = g.sum();
+            for ((x, &gi), &lpi) in lg.iter_mut().zip(g.iter()).zip(lp.iter()) {
+                *x -= rate * (gi - lpi.exp() * sum);
+            }
+        }
+    }
+    assert!(
+        curve[steps - 1] < curve[0],
+        "gradient descent lowers the loss"
+    );
+
+    let png = dir.join("ctc_loss.png");
+    draw_curve(&png, &curve)?;
+    println!("artefact: {}", png.display());
+
+    let log_probs = log_softmax(&logits);
+    let dense = DenseFsaVec::new(log_probs.view(), &segments)?;
+    let graph = create_fsa_vec(&[word_graph()?]);
+    let (lattice, _, _) = intersect_dense_pruned(&graph, &dense, 20.0, 8.0, 30, 10_000)?;
+    for (i, best) in one_best(&lattice)?.iter().enumerate() {
+        let words: Vec<&str> = best
+            .aux_labels
+            .iter()
+            .map(|&w| WORDS[w as usize - 1].0)
+            .collect();
+        println!(
+            "segment {i} {:?}: tokens per frame {:?} -> words {words:?} (score {:.3})",
+            segments[i], best.labels, best.score
+        );
+    }
+    draw(
+        dir,
+        "ctc_lattice",
+        &lattice.get(1).to_dot("lattice of segment 1"),
+    )?;
+    Ok(())
+}
+
+/// The loss curve as a PNG: a line over the steps, no text (no font dependency), drawn by
+/// plotters into an RGB buffer that `image` (already in the workspace) encodes.
+fn draw_curve(path: &Path, curve: &[f64]) -> Result<(), Box<dyn Error>> {
+    use plotters::prelude::*;
+
+    let (width, height) = (640u32, 400u32);
+    let mut pixels = vec![0u8; (width * height * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let top = curve.iter().copied().fold(0f64, f64::max) * 1.05;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(20)
+            .build_cartesian_2d(0f64..(curve.len() - 1) as f64, 0f64..top)?;
+        chart.plotting_area().draw(&Rectangle::new(
+            [(0.0, 0.0), ((curve.len() - 1) as f64, top)],
+            BLACK.stroke_width(1),
+        ))?;
+        chart.draw_series(LineSeries::new(
+            curve.iter().enumerate().map(|(i, &y)| (i as f64, y)),
+            BLUE.stroke_width(3),
+        ))?;
+        root.present()?;
+    }
+    image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8)?;
     Ok(())
 }

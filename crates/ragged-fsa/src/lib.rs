@@ -16,6 +16,9 @@
 //! - [`Properties`]: k2's property bits, printed with k2's names.
 //! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64` (`Real` is
 //!   ragged-core's, re-exported).
+//! - [`DenseFsaVec`], [`intersect_dense`], [`intersect_dense_pruned`], [`ctc_loss`],
+//!   [`mmi_loss`], [`one_best`]: network outputs as dense FSAs, training losses with their
+//!   gradients, decoding (see the guide's "Training and decoding").
 //! - [`Error`]: every fallible operation's error.
 //!
 //! ```
@@ -61,8 +64,8 @@ pub use algebra::{DeterminizeConfig, WeightPushing};
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use dense::{
-    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, one_best, BestPath,
-    CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss,
+    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, nbest, one_best,
+    BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MAX_TRELLIS_STATES,
 };
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};

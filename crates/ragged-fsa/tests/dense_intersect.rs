@@ -398,3 +398,61 @@ fn gradient_matches_finite_differences_in_f64() {
         );
     }
 }
+
+#[test]
+fn extreme_log_probs_keep_their_exact_loss() {
+    // target [1, 2] in 3 frames: the blank path dominates the first two frames by 1000
+    // nats but leads nowhere; only label 2 is possible on the last frame. The paths are
+    // "1 b 2", "b 1 2" (-1000 each) and "1 1 2" (-2000).
+    let inf = f32::NEG_INFINITY;
+    let lp = Array3::from_shape_vec(
+        (1, 3, 3),
+        vec![0.0, -1000.0, inf, 0.0, -1000.0, inf, inf, inf, 0.0],
+    )
+    .unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 3]]).unwrap();
+    let graphs = FsaVec::ctc_graph(&[vec![1, 2]], false).unwrap();
+    let out = ctc_loss(&graphs, &dense, f32::INFINITY).unwrap();
+    let want = -log_sum([-1000.0, -1000.0, -2000.0].into_iter());
+    assert!(
+        (out.loss[0] - want).abs() < 1e-9,
+        "{} vs {want}",
+        out.loss[0]
+    );
+    // posteriors: frame 0 is "1" or "b" half each, frame 2 is "2"
+    assert!((out.grad[[0, 0, 1]] + 0.5).abs() < 1e-6);
+    assert!((out.grad[[0, 0, 0]] + 0.5).abs() < 1e-6);
+    assert_eq!(out.grad[[0, 2, 2]], -1.0);
+}
+
+#[test]
+fn a_trellis_too_large_is_an_error_not_an_allocation() {
+    // 2^20 states (no arcs: cheap to build) against 300 frames: 2^20 * 302 > 2^28 slots
+    let graph = Fsa::from_arcs(Vec::new(), 1 << 20).unwrap();
+    let lp = Array3::<f32>::zeros((1, 300, 2));
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 300]]).unwrap();
+    let graphs = create_fsa_vec(&[graph]);
+    let want = Error::TooLarge {
+        what: "graph states x frames of one segment (intersect_dense_pruned bounds it)",
+    };
+    assert_eq!(
+        intersect_dense(&graphs, &dense, 10.0, None).unwrap_err(),
+        want
+    );
+    assert_eq!(ctc_loss(&graphs, &dense, f32::INFINITY).unwrap_err(), want);
+    assert_eq!(ragged_fsa::MAX_TRELLIS_STATES, 1 << 28);
+}
+
+#[test]
+fn no_segments_give_empty_answers() {
+    let lp = Array3::<f32>::zeros((2, 3, 2));
+    let dense = DenseFsaVec::new(lp.view(), &[]).unwrap();
+    assert_eq!(dense.num_fsas(), 0);
+    assert_eq!(dense.scores_index_to_log_probs(0), None);
+    let graphs = FsaVec::linear(&[]).unwrap();
+    let (lattice, a_map, b_map) = intersect_dense(&graphs, &dense, 10.0, None).unwrap();
+    assert_eq!((lattice.num_fsas(), a_map.len(), b_map.len()), (0, 0, 0));
+    let out = ctc_loss(&graphs, &dense, f32::INFINITY).unwrap();
+    assert!(out.loss.is_empty());
+    assert_eq!(out.grad, Array3::<f32>::zeros((2, 3, 2)));
+}

@@ -152,3 +152,38 @@ fn one_best_reads_labels_and_words_of_the_best_path() {
         }]
     );
 }
+
+#[test]
+fn nbest_finds_every_word_sequence_with_its_best_path() {
+    let mut rng = Rng(31);
+    let mut checked = 0;
+    for case in 0..40 {
+        let fsas: Vec<Fsa> = (0..2).map(|_| random_acyclic(&mut rng, 6)).collect();
+        let vec = create_fsa_vec(&fsas);
+        let lists = ragged_fsa::nbest(&vec, 3000, 0.5, 7).unwrap();
+        assert_eq!(lists, ragged_fsa::nbest(&vec, 3000, 0.5, 7).unwrap());
+        for (fsa, list) in fsas.iter().zip(&lists) {
+            // brute force: best score per word sequence (labels without 0 and -1)
+            let mut want: std::collections::BTreeMap<Vec<i32>, f64> = Default::default();
+            let arcs = fsa.arcs().values();
+            for (path, score) in paths(fsa) {
+                let words: Vec<i32> = path
+                    .iter()
+                    .map(|&a| arcs[a].label)
+                    .filter(|&l| l != 0 && l != -1)
+                    .collect();
+                let e = want.entry(words).or_insert(f64::NEG_INFINITY);
+                *e = e.max(score);
+            }
+            assert_eq!(list.len(), want.len(), "case {case}");
+            for w in list.windows(2) {
+                assert!(w[0].score >= w[1].score);
+            }
+            for p in list {
+                assert!((p.score - want[&p.aux_labels]).abs() < 1e-5, "case {case}");
+            }
+            checked += list.len();
+        }
+    }
+    assert!(checked > 40);
+}

@@ -4,7 +4,9 @@
 use ndarray::Array3;
 
 use crate::dense::dense_fsa::DenseFsaVec;
-use crate::dense::intersect_dense::{check_beam, intersect_dense, map_pairs, prepare};
+use crate::dense::intersect_dense::{
+    check_beam, check_trellis_size, intersect_dense, map_pairs, prepare,
+};
 use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::kernels::scores::{self, Semiring};
@@ -56,6 +58,22 @@ pub(crate) struct Posteriors {
     pub(crate) occ: Vec<f64>,
 }
 
+/// Scaled probabilities below this (relative to their frame's largest) are flushed to zero.
+const TINY: f64 = 1e-120;
+
+fn log_add(a: f64, b: f64) -> f64 {
+    ragged_core::log_add(a, b)
+}
+
+/// One arc of a prepared graph: source, destination, compact label index, `exp(score - max)`.
+#[derive(Clone, Copy)]
+struct PackedArc {
+    src: u32,
+    dest: u32,
+    lab: u32,
+    weight: f64,
+}
+
 /// One graph prepared for the trellis: its arcs with compact label indices and weights.
 struct Trellis {
     num_states: usize,
@@ -63,6 +81,8 @@ struct Trellis {
     dest: Vec<u32>,
     lab: Vec<u32>,
     weight: Vec<f64>,
+    /// The same arcs packed together for the scaled passes.
+    packed: Vec<PackedArc>,
     max_score: f64,
     cols: Vec<u32>,
 }
@@ -91,8 +111,19 @@ impl Trellis {
         } else {
             0.0
         };
+        let packed = graph
+            .arcs
+            .iter()
+            .map(|a| PackedArc {
+                src: a.src_state as u32,
+                dest: a.dest_state as u32,
+                lab: used[(a.label + 1) as usize],
+                weight: (a.score as f64 - max_score).exp(),
+            })
+            .collect();
         Self {
             num_states: graph.num_states(),
+            packed,
             src: graph.arcs.iter().map(|a| a.src_state as u32).collect(),
             dest: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
             lab: graph
@@ -148,21 +179,30 @@ impl Trellis {
         for t in 0..rows {
             let e = &emit[t * k..(t + 1) * k];
             let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
-            for i in 0..self.src.len() {
-                let a = cur[self.src[i] as usize];
-                next[self.dest[i] as usize] += a * self.weight[i] * e[self.lab[i] as usize];
+            for arc in &self.packed {
+                let a = cur[arc.src as usize];
+                if a != 0.0 {
+                    next[arc.dest as usize] += a * arc.weight * e[arc.lab as usize];
+                }
             }
             let m = next.iter().copied().fold(0f64, f64::max);
             if m == 0.0 || !m.is_finite() {
-                return infeasible();
+                // no path, or only paths the flushing dropped: the log domain decides
+                return self.run_log(dense, num_cols);
             }
             let inv = 1.0 / m;
-            next.iter_mut().for_each(|x| *x *= inv);
+            for x in next.iter_mut() {
+                *x *= inv;
+                // flush what cannot matter to zero: subnormals are slow
+                if *x < TINY {
+                    *x = 0.0;
+                }
+            }
             log_scale += m.ln() + shift[t];
         }
         let last = alpha[rows * num_states + num_states - 1];
         if last == 0.0 {
-            return infeasible();
+            return self.run_log(dense, num_cols);
         }
         let tot = log_scale + last.ln();
         // backward, with arc posteriors of each frame normalised to sum to one (every path
@@ -173,16 +213,21 @@ impl Trellis {
         let frames = rows - 1;
         let mut occ = vec![0f64; frames * k];
         let mut frame_occ = vec![0f64; k];
+        let mut log_scale_bwd = 0f64;
         for t in (0..rows).rev() {
             let e = &emit[t * k..(t + 1) * k];
             let a_t = &alpha[t * num_states..(t + 1) * num_states];
             beta_cur.iter_mut().for_each(|x| *x = 0.0);
             frame_occ.iter_mut().for_each(|x| *x = 0.0);
             let mut sum = 0f64;
-            for i in 0..self.src.len() {
-                let lab = self.lab[i] as usize;
-                let w = self.weight[i] * e[lab] * beta_next[self.dest[i] as usize];
-                let src = self.src[i] as usize;
+            for arc in &self.packed {
+                let b = beta_next[arc.dest as usize];
+                if b == 0.0 {
+                    continue;
+                }
+                let lab = arc.lab as usize;
+                let w = arc.weight * e[lab] * b;
+                let src = arc.src as usize;
                 beta_cur[src] += w;
                 let post = a_t[src] * w;
                 frame_occ[lab] += post;
@@ -197,7 +242,82 @@ impl Trellis {
             let m = beta_cur.iter().copied().fold(0f64, f64::max);
             if m > 0.0 {
                 let inv = 1.0 / m;
-                beta_cur.iter_mut().for_each(|x| *x *= inv);
+                for x in beta_cur.iter_mut() {
+                    *x *= inv;
+                    if *x < TINY {
+                        *x = 0.0;
+                    }
+                }
+                log_scale_bwd += m.ln() + shift[t];
+            }
+            std::mem::swap(&mut beta_cur, &mut beta_next);
+        }
+        // the backward total must agree with the forward one; when the flushing or the
+        // range of f64 made them differ, redo the segment in the log domain
+        let tot_bwd = log_scale_bwd + beta_next[0].ln();
+        let agree = (tot - tot_bwd).abs() <= 1e-9 * tot.abs().max(1.0);
+        if !agree {
+            return self.run_log(dense, num_cols);
+        }
+        Posteriors {
+            tot,
+            cols: self.cols.clone(),
+            occ,
+        }
+    }
+
+    /// The same in the log domain (one `exp` per arc and frame): slower, but with the full
+    /// range of `f64` exponents; the fallback when the scaled run loses range.
+    fn run_log(&self, dense: &[f32], num_cols: usize) -> Posteriors {
+        let rows = dense.len() / num_cols;
+        let (num_states, k) = (self.num_states, self.cols.len());
+        let score = |i: usize, row: &[f32]| {
+            self.weight[i].ln()
+                + self.max_score
+                + row[self.cols[self.lab[i] as usize] as usize] as f64
+        };
+        let mut alpha = vec![f64::NEG_INFINITY; (rows + 1) * num_states];
+        alpha[0] = 0.0;
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+            for i in 0..self.src.len() {
+                let a = cur[self.src[i] as usize];
+                if a == f64::NEG_INFINITY {
+                    continue;
+                }
+                let d = self.dest[i] as usize;
+                next[d] = log_add(next[d], a + score(i, row));
+            }
+        }
+        let tot = alpha[rows * num_states + num_states - 1];
+        if tot == f64::NEG_INFINITY {
+            return Posteriors {
+                tot,
+                cols: self.cols.clone(),
+                occ: Vec::new(),
+            };
+        }
+        let frames = rows - 1;
+        let mut occ = vec![0f64; frames * k];
+        let mut beta_next = vec![f64::NEG_INFINITY; num_states];
+        let mut beta_cur = vec![f64::NEG_INFINITY; num_states];
+        beta_next[num_states - 1] = 0.0;
+        for t in (0..rows).rev() {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let a_t = &alpha[t * num_states..(t + 1) * num_states];
+            beta_cur.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
+            for i in 0..self.src.len() {
+                let b = beta_next[self.dest[i] as usize];
+                if b == f64::NEG_INFINITY {
+                    continue;
+                }
+                let src = self.src[i] as usize;
+                let w = score(i, row) + b;
+                beta_cur[src] = log_add(beta_cur[src], w);
+                if t < frames && a_t[src] > f64::NEG_INFINITY {
+                    occ[t * k + self.lab[i] as usize] += (a_t[src] + w - tot).exp();
+                }
             }
             std::mem::swap(&mut beta_cur, &mut beta_next);
         }
@@ -217,6 +337,7 @@ pub(crate) fn pair_posteriors(
     pairs: &[(usize, usize)],
     output_beam: f32,
 ) -> Result<Vec<Posteriors>, Error> {
+    check_trellis_size(graphs, dense, pairs)?;
     let num_cols = dense.num_cols();
     if output_beam == f32::INFINITY {
         // prepare each distinct graph once

@@ -263,6 +263,28 @@ pub(crate) fn prepare(
     Ok(pairs)
 }
 
+/// The most (frame, graph state) pairs one exact intersection may hold (its forward and
+/// backward scores take 8 bytes each): 2^28, 2 GiB.
+pub const MAX_TRELLIS_STATES: usize = 1 << 28;
+
+/// Refuses pairs whose trellis (graph states x (frames + 2)) exceeds [`MAX_TRELLIS_STATES`].
+pub(crate) fn check_trellis_size(
+    a_fsas: &FsaVec,
+    b: &DenseFsaVec,
+    pairs: &[(usize, usize)],
+) -> Result<(), Error> {
+    for &(a, bi) in pairs {
+        let states = a_fsas.view(a).num_states();
+        let slots = (b.duration(bi) + 2).checked_mul(states);
+        if slots.is_none_or(|s| s > MAX_TRELLIS_STATES) {
+            return Err(Error::TooLarge {
+                what: "graph states x frames of one segment (intersect_dense_pruned bounds it)",
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Intersects each graph in `a_fsas` with its dense FSA in `b` (k2's `intersect_dense`),
 /// keeping the arcs on paths within `output_beam` of the best path (`f32::INFINITY` keeps
 /// every arc on a successful path).
@@ -282,6 +304,7 @@ pub fn intersect_dense(
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
     check_beam("output_beam", output_beam)?;
     let pairs = prepare(a_fsas, b, a_to_b_map)?;
+    check_trellis_size(a_fsas, b, &pairs)?;
     let num_cols = b.num_cols();
     let parts = map_pairs(
         &pairs,

@@ -94,8 +94,8 @@ pub fn mmi_loss(
 pub struct BestPath {
     /// The labels along the path, one per frame, without the final `-1`.
     pub labels: Vec<i32>,
-    /// The aux labels (word ids) along the path without 0 and `-1` (empty when the lattice
-    /// has no `aux_labels`).
+    /// The aux labels (word ids) along the path without 0 and `-1` (for [`one_best`], empty
+    /// when the lattice has no `aux_labels`; for [`nbest`], the labels then).
     pub aux_labels: Vec<i32>,
     /// The path's score (tropical total), `-inf` when the lattice has no path.
     pub score: f64,
@@ -139,5 +139,118 @@ pub fn one_best(lattices: &FsaVec) -> Result<Vec<BestPath>, Error> {
             aux_labels,
             score,
         }
+    }))
+}
+
+/// SplitMix64, the sampler's source of randomness (seeded, reproducible).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// The n-best list of every lattice, as k2's `Nbest.from_lattice`: `num_paths` paths are
+/// drawn at random in proportion to their probability under scores scaled by
+/// `nbest_scale` (k2's `random_paths`), then made unique by their word sequence (aux
+/// labels without 0 and `-1`; labels likewise when the lattice has no aux labels). Each
+/// distinct sequence is reported once, with the best-scoring path drawn for it (score
+/// unscaled), best first. `seed` makes the draw reproducible (k2 uses torch's generator, so
+/// the draws themselves differ from k2's). Needs top-sorted acyclic FSAs.
+pub fn nbest(
+    lattices: &FsaVec,
+    num_paths: usize,
+    nbest_scale: f32,
+    seed: u64,
+) -> Result<Vec<Vec<BestPath>>, Error> {
+    lattices.check_each_top_sorted()?;
+    let aux = lattices.aux_labels();
+    Ok(lattices.map_views(|i, view| {
+        let n = view.num_states();
+        if n == 0 {
+            return Vec::new();
+        }
+        // backward log scores of the scaled lattice
+        let scale = nbest_scale as f64;
+        let mut bwd = vec![f64::NEG_INFINITY; n];
+        bwd[n - 1] = 0.0;
+        for state in (0..n - 1).rev() {
+            let mut acc = f64::NEG_INFINITY;
+            for arc in view.state_arcs(state) {
+                acc = ragged_core::log_add(
+                    acc,
+                    scale * arc.score as f64 + bwd[arc.dest_state as usize],
+                );
+            }
+            bwd[state] = acc;
+        }
+        if bwd[0] == f64::NEG_INFINITY {
+            return Vec::new();
+        }
+        let base = lattices.arc_range(i).start;
+        let mut rng = SplitMix64(seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let mut found: Vec<BestPath> = Vec::new();
+        for _ in 0..num_paths {
+            let (mut state, mut path) = (0usize, Vec::new());
+            while state != n - 1 {
+                let range = view.arc_range(state);
+                let mut u = rng.next_f64();
+                let mut chosen = None;
+                for arc_idx in range.clone() {
+                    let arc = view.arcs[arc_idx];
+                    let b = bwd[arc.dest_state as usize];
+                    if b == f64::NEG_INFINITY {
+                        continue;
+                    }
+                    let p = (scale * arc.score as f64 + b - bwd[state]).exp();
+                    chosen = Some(arc_idx);
+                    if u < p {
+                        break;
+                    }
+                    u -= p;
+                }
+                let arc_idx = chosen.expect("a state with a finite backward score has a way on");
+                path.push(arc_idx);
+                state = view.arcs[arc_idx].dest_state as usize;
+            }
+            let labels: Vec<i32> = path
+                .iter()
+                .map(|&a| view.arcs[a].label)
+                .filter(|&l| l != -1)
+                .collect();
+            let mut words = Vec::new();
+            match aux {
+                Some(Attr::I32(values)) => words.extend(path.iter().map(|&a| values[base + a])),
+                Some(Attr::Ragged(r)) => {
+                    let splits = r.row_splits(1);
+                    for &a in &path {
+                        let (b, e) = (splits[base + a] as usize, splits[base + a + 1] as usize);
+                        words.extend_from_slice(&r.values()[b..e]);
+                    }
+                }
+                _ => words.extend(labels.iter().copied()),
+            }
+            words.retain(|&x| x != 0 && x != -1);
+            let score: f64 = path.iter().map(|&a| view.arcs[a].score as f64).sum();
+            match found.iter_mut().find(|p| p.aux_labels == words) {
+                Some(known) if known.score >= score => {}
+                Some(known) => {
+                    known.labels = labels;
+                    known.score = score;
+                }
+                None => found.push(BestPath {
+                    labels,
+                    aux_labels: words,
+                    score,
+                }),
+            }
+        }
+        found.sort_by(|a, b| b.score.total_cmp(&a.score));
+        found
     }))
 }

@@ -9,6 +9,6 @@ pub(crate) mod pruned;
 
 pub use ctc::{ctc_loss, ctc_loss_with, CtcLoss, CtcLossConfig};
 pub use dense_fsa::DenseFsaVec;
-pub use intersect_dense::intersect_dense;
-pub use lattice::{mmi_loss, one_best, BestPath, MmiLoss};
+pub use intersect_dense::{intersect_dense, MAX_TRELLIS_STATES};
+pub use lattice::{mmi_loss, nbest, one_best, BestPath, MmiLoss};
 pub use pruned::intersect_dense_pruned;
