@@ -9,6 +9,8 @@
 //! assert_eq!(a, b);
 //! ```
 
+pub mod graphs;
+
 /// The environment variable `cargo xtask bench --quick` sets; benches shrink their inputs.
 pub const QUICK_ENV: &str = "ARRAYS_BENCH_QUICK";
 

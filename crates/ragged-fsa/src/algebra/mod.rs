@@ -58,26 +58,69 @@ impl Default for DeterminizeConfig {
     }
 }
 
-/// A multiply-and-fold hasher for the packed state-pair keys of `intersect`.
+/// A multiply-and-fold hasher (in the style of rustc's `FxHasher`) for the integer keys of
+/// the algebra's hash maps: state pairs, subsets, signatures. Not resistant to chosen
+/// collisions, which only cost time here, never correctness.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct PairHasher(u64);
+pub(crate) struct FastHasher(u64);
 
-impl Hasher for PairHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        let m = (x ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = m ^ (m >> 29);
+impl FastHasher {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(Self::K);
     }
 }
 
-pub(crate) type PairMap = HashMap<u64, i32, BuildHasherDefault<PairHasher>>;
+impl Hasher for FastHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        // fold the high bits down: hashbrown takes its bucket from the low bits
+        self.0 ^ (self.0 >> 32)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, x: u8) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_i32(&mut self, x: i32) {
+        self.add(x as u32 as u64);
+    }
+    #[inline]
+    fn write_i64(&mut self, x: i64) {
+        self.add(x as u64);
+    }
+}
+
+/// The build-hasher of [`FastHasher`].
+pub(crate) type FastBuild = BuildHasherDefault<FastHasher>;
+
+pub(crate) type PairMap = HashMap<u64, i32, FastBuild>;
 
 fn check_acceptor(fsa: &Fsa, op: &'static str, operand: &'static str) -> Result<(), Error> {
     if fsa.aux_labels().is_some() {
