@@ -226,6 +226,19 @@ fn derivs_ragged(d: &BuiltDerivs) -> Ragged<i32> {
     ragged_from_parts(d.deriv_splits.clone(), d.deriv_values.clone())
 }
 
+/// The epsilon-removed `fsa`, connected. When every input state reaches the final state,
+/// so does every kept state (each has an arc for the first non-epsilon arc of such a path),
+/// and all kept states are reachable by construction: the result is connected already.
+fn remove_epsilon_connected(fsa: &Fsa, fsa_idx: usize) -> Result<BuiltDerivs, Error> {
+    let (accessible, coaccessible) = structure::accessible_coaccessible(fsa.view());
+    let d = rmeps::remove_epsilon(fsa.view(), fsa_idx, &accessible)?;
+    Ok(if coaccessible.iter().all(|&c| c) {
+        d
+    } else {
+        connect_derivs(d)
+    })
+}
+
 /// Keeps the accessible and co-accessible states of a result with ragged arc map.
 fn connect_derivs(d: BuiltDerivs) -> BuiltDerivs {
     let Built {
@@ -364,7 +377,7 @@ impl Fsa {
     /// arc that result arc `i` stands for; attributes follow k2's ragged rule (`f32` summed,
     /// `i32` turned into ragged lists without zeros and final `-1`s).
     pub fn remove_epsilon(&self) -> Result<(Fsa, Ragged<i32>), Error> {
-        let d = connect_derivs(rmeps::remove_epsilon(self.view(), 0)?);
+        let d = remove_epsilon_connected(self, 0)?;
         Ok(self.with_derivs(d))
     }
 
@@ -372,7 +385,7 @@ impl Fsa {
     /// first arc, with an empty `arc_derivs` row), as k2's
     /// `remove_epsilon_and_add_self_loops`.
     pub fn remove_epsilon_and_add_self_loops(&self) -> Result<(Fsa, Ragged<i32>), Error> {
-        let d = connect_derivs(rmeps::remove_epsilon(self.view(), 0)?);
+        let d = remove_epsilon_connected(self, 0)?;
         let Built {
             splits,
             arcs,
@@ -665,7 +678,7 @@ impl FsaVec {
     pub fn remove_epsilon(&self) -> Result<(FsaVec, Ragged<i32>), Error> {
         let results = run(self.big(), self.num_fsas(), |i| {
             let fsa = self.get(i);
-            rmeps::remove_epsilon(fsa.view(), i).map(|d| fsa.with_derivs(connect_derivs(d)))
+            remove_epsilon_connected(&fsa, i).map(|d| fsa.with_derivs(d))
         })
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
