@@ -290,6 +290,15 @@ pub enum Error {
         /// The FSA index (0 for a single FSA).
         fsa: usize,
     },
+    /// A numeric argument outside its allowed range.
+    InvalidArgument {
+        /// The argument's name.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// The allowed range, in words.
+        expected: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -394,6 +403,11 @@ impl fmt::Display for Error {
                 f,
                 "FSA {fsa} is not deterministic: state {state} has two arcs labelled {label}"
             ),
+            Error::InvalidArgument {
+                name,
+                value,
+                expected,
+            } => write!(f, "{name} = {value} is outside {expected}"),
             Error::PushingDiverged { fsa } => write!(
                 f,
                 "weight pushing of FSA {fsa} found no finite potentials (positive cycle or no convergence)"

@@ -3,6 +3,7 @@
 //! maps and carrying the attributes through them.
 
 mod determinize;
+mod extras;
 mod intersect;
 mod minimize;
 mod push;

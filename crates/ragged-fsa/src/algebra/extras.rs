@@ -1,0 +1,151 @@
+//! Smaller k2 operations around the algebra: `expand_ragged_attributes`,
+//! `prune_on_arc_post`, `linear_fsa_with_self_loops`, `index_fsa`, `cat`, and the `FsaVec`
+//! form of `remove_epsilon_and_add_self_loops`.
+
+use ragged_core::Ragged;
+
+use super::stack_derivs;
+use crate::arc::Arc;
+use crate::attr::{gather_all, Attr};
+use crate::error::Error;
+use crate::fsa::{create_fsa_vec, Fsa, FsaVec};
+use crate::kernels::scores::Semiring;
+
+impl Fsa {
+    /// k2's `expand_ragged_attributes` for the ragged `aux_labels`: an arc with aux list
+    /// `[a1 .. aL]` becomes a chain of `max(L, 1)` arcs with plain aux labels `a1 .. aL`
+    /// (or 0), the label, score and arc map on the first arc (0 and -1 on the others), a
+    /// final arc's `-1` on the chain's last arc. An FSA without ragged `aux_labels` comes
+    /// back as it is, with the identity arc map.
+    pub fn expand_ragged_attributes(&self) -> Result<(Fsa, Vec<i32>), Error> {
+        if !matches!(self.aux_labels(), Some(Attr::Ragged(_))) {
+            return Ok((self.clone(), (0..self.num_arcs() as i32).collect()));
+        }
+        // inverting expands the chains; inverting back restores labels and aux labels
+        let (inverted, arc_map) = self.invert()?;
+        let (expanded, _) = inverted.invert()?;
+        Ok((expanded, arc_map))
+    }
+
+    /// k2's `linear_fsa_with_self_loops`: a linear FSA of this (linear) FSA's labels that
+    /// are positive, in arc order, with an epsilon self-loop on every non-final state.
+    pub fn linear_fsa_with_self_loops(&self) -> Fsa {
+        let labels: Vec<i32> = self.labels().into_iter().filter(|&l| l > 0).collect();
+        let linear = Fsa::linear(&labels).expect("positive labels are valid");
+        linear.add_epsilon_self_loops().0
+    }
+
+    /// k2's `prune_on_arc_post`: drops the arcs whose log-semiring posterior is below
+    /// `ln(threshold_prob)` (states are kept; call `connect` to trim). Needs
+    /// `0 < threshold_prob < 1` and a top-sorted acyclic FSA.
+    pub fn prune_on_arc_post(&self, threshold_prob: f64) -> Result<(Fsa, Vec<i32>), Error> {
+        check_threshold(threshold_prob)?;
+        let post: Vec<f64> = self.get_arc_post(Semiring::Log)?;
+        Ok(prune(self, &post, threshold_prob.ln()))
+    }
+}
+
+fn check_threshold(threshold_prob: f64) -> Result<(), Error> {
+    if threshold_prob > 0.0 && threshold_prob < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            name: "threshold_prob",
+            value: threshold_prob,
+            expected: "(0, 1)",
+        })
+    }
+}
+
+fn prune(fsa: &Fsa, post: &[f64], threshold: f64) -> (Fsa, Vec<i32>) {
+    let mut arcs: Vec<Arc> = Vec::new();
+    let mut arc_map = Vec::new();
+    for (i, (arc, &p)) in fsa.arcs().values().iter().zip(post).enumerate() {
+        if p >= threshold {
+            arcs.push(*arc);
+            arc_map.push(i as i32);
+        }
+    }
+    let mut out = Fsa::from_arcs(arcs, fsa.num_states()).expect("a subset of valid arcs");
+    for (name, attr) in gather_all(fsa.attrs(), &arc_map) {
+        out.set_attr(&name, attr)
+            .expect("gathered to the kept arcs");
+    }
+    (out, arc_map)
+}
+
+impl FsaVec {
+    /// [`Fsa::remove_epsilon_and_add_self_loops`] on every FSA, in parallel.
+    pub fn remove_epsilon_and_add_self_loops(&self) -> Result<(FsaVec, Ragged<i32>), Error> {
+        let results = super::run(
+            self.num_arcs() >= crate::PARALLEL_MIN_ARCS,
+            self.num_fsas(),
+            |i| self.get(i).remove_epsilon_and_add_self_loops(),
+        )
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.map_err(|e| renumber_fsa(e, i)))
+        .collect::<Result<Vec<_>, _>>()?;
+        Ok(stack_derivs(results, &self.arc_offsets()))
+    }
+
+    /// [`Fsa::prune_on_arc_post`] on every FSA (k2's `prune_on_arc_post`).
+    pub fn prune_on_arc_post(&self, threshold_prob: f64) -> Result<(FsaVec, Vec<i32>), Error> {
+        check_threshold(threshold_prob)?;
+        let post: Vec<f64> = self.get_arc_post(Semiring::Log)?;
+        let offsets = self.arc_offsets();
+        let mut fsas = Vec::with_capacity(self.num_fsas());
+        let mut arc_map = Vec::new();
+        for i in 0..self.num_fsas() {
+            let fsa = self.get(i);
+            let local = &post[offsets[i]..offsets[i] + fsa.num_arcs()];
+            let (out, map) = prune(&fsa, local, threshold_prob.ln());
+            arc_map.extend(map.iter().map(|&m| m + offsets[i] as i32));
+            fsas.push(out);
+        }
+        Ok((create_fsa_vec(&fsas), arc_map))
+    }
+
+    /// [`Fsa::linear_fsa_with_self_loops`] on every FSA.
+    pub fn linear_fsa_with_self_loops(&self) -> FsaVec {
+        let fsas: Vec<Fsa> = (0..self.num_fsas())
+            .map(|i| self.get(i).linear_fsa_with_self_loops())
+            .collect();
+        create_fsa_vec(&fsas)
+    }
+
+    /// k2's `index_fsa`: the FSAs at `indices`, in that order (repeats allowed), with their
+    /// attributes.
+    pub fn index_fsa(&self, indices: &[i32]) -> Result<FsaVec, Error> {
+        let mut fsas = Vec::with_capacity(indices.len());
+        for (position, &index) in indices.iter().enumerate() {
+            if index < 0 || index as usize >= self.num_fsas() {
+                return Err(Error::FsaIndexOutOfRange {
+                    position,
+                    index,
+                    num_fsas: self.num_fsas(),
+                });
+            }
+            fsas.push(self.get(index as usize));
+        }
+        FsaVec::from_fsas(&fsas)
+    }
+
+    /// k2's `cat`: the FSAs of every FsaVec, one after another. Attributes must agree
+    /// ([`Error::AttrMismatch`] names the first FSA that differs).
+    pub fn cat(parts: &[&FsaVec]) -> Result<FsaVec, Error> {
+        let fsas: Vec<Fsa> = parts.iter().flat_map(|v| v.to_fsas()).collect();
+        FsaVec::from_fsas(&fsas)
+    }
+}
+
+/// Puts the FSA index into an error from a single-FSA call.
+fn renumber_fsa(err: Error, fsa_idx: usize) -> Error {
+    match err {
+        Error::PositiveEpsilonCycle { state, .. } => Error::PositiveEpsilonCycle {
+            fsa: fsa_idx,
+            state,
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,159 @@
+//! The smaller k2 operations around the algebra against hand-worked examples:
+//! `expand_ragged_attributes`, `prune_on_arc_post`, `linear_fsa_with_self_loops`,
+//! `index_fsa`, `cat`, and the FsaVec `remove_epsilon_and_add_self_loops`.
+
+use ragged_fsa::{create_fsa_vec, Attr, Error, Fsa, FsaVec};
+
+fn tuples(fsa: &Fsa) -> Vec<(i32, i32, i32, f32)> {
+    fsa.arcs()
+        .values()
+        .iter()
+        .map(|a| (a.src_state, a.dest_state, a.label, a.score))
+        .collect()
+}
+
+/// A ragged attribute from its lists.
+fn ragged(lists: Vec<Vec<i32>>) -> Attr {
+    let mut splits = vec![0i32];
+    let mut values = Vec::new();
+    for l in &lists {
+        values.extend_from_slice(l);
+        splits.push(values.len() as i32);
+    }
+    let layer = ragged_core::RowPartition::from_row_splits(splits).unwrap();
+    let shape = ragged_core::RaggedShape::from_layers(vec![layer]).unwrap();
+    Attr::Ragged(ragged_core::Ragged::new(shape, values).unwrap())
+}
+
+#[test]
+fn expand_ragged_attributes_makes_chains() {
+    let fsa: Fsa = "0 1 2 0.5\n1 2 -1 0.25\n2".parse().unwrap();
+    let fsa = fsa
+        .with_attr("aux_labels", ragged(vec![vec![1, 2], vec![3, -1]]))
+        .unwrap();
+    let (out, arc_map) = fsa.expand_ragged_attributes().unwrap();
+    assert_eq!(
+        tuples(&out),
+        vec![
+            (0, 1, 2, 0.5),
+            (1, 2, 0, 0.0),
+            (2, 3, 0, 0.25),
+            (3, 4, -1, 0.0)
+        ]
+    );
+    assert_eq!(out.aux_labels(), Some(&Attr::I32(vec![1, 2, 3, -1])));
+    assert_eq!(arc_map, vec![0, -1, 1, -1]);
+    // plain aux labels: nothing to expand
+    let plain = Fsa::linear_fst(&[1], &[2]).unwrap();
+    let (same, identity) = plain.expand_ragged_attributes().unwrap();
+    assert_eq!((same, identity), (plain, vec![0, 1]));
+}
+
+#[test]
+fn prune_on_arc_post_drops_unlikely_arcs() {
+    let fsa = Fsa::from_arcs(
+        vec![
+            ragged_fsa::Arc::new(0, 1, 1, 0.9f32.ln()),
+            ragged_fsa::Arc::new(0, 1, 2, 0.1f32.ln()),
+            ragged_fsa::Arc::new(1, 2, -1, 0.0),
+        ],
+        3,
+    )
+    .unwrap();
+    let (pruned, arc_map) = fsa.prune_on_arc_post(0.5).unwrap();
+    assert_eq!(arc_map, vec![0, 2]);
+    assert_eq!(pruned.labels(), vec![1, -1]);
+    let (kept, _) = fsa.prune_on_arc_post(0.05).unwrap();
+    assert_eq!(kept.num_arcs(), 3);
+    for bad in [0.0, 1.0, f64::NAN] {
+        assert!(matches!(
+            fsa.prune_on_arc_post(bad),
+            Err(Error::InvalidArgument {
+                name: "threshold_prob",
+                ..
+            })
+        ));
+    }
+    assert_eq!(
+        fsa.prune_on_arc_post(1.5).unwrap_err().to_string(),
+        "threshold_prob = 1.5 is outside (0, 1)"
+    );
+    let vec = create_fsa_vec(&[fsa.clone(), fsa]);
+    let (pruned_vec, map) = vec.prune_on_arc_post(0.5).unwrap();
+    assert_eq!(map, vec![0, 2, 3, 5]);
+    assert_eq!(pruned_vec.get(1), pruned);
+}
+
+#[test]
+fn linear_fsa_with_self_loops_keeps_positive_labels() {
+    let fsa = Fsa::linear(&[1, 0, 2]).unwrap();
+    let out = fsa.linear_fsa_with_self_loops();
+    assert_eq!(
+        tuples(&out),
+        vec![
+            (0, 0, 0, 0.0),
+            (0, 1, 1, 0.0),
+            (1, 1, 0, 0.0),
+            (1, 2, 2, 0.0),
+            (2, 2, 0, 0.0),
+            (2, 3, -1, 0.0)
+        ]
+    );
+    let vec = FsaVec::linear(&[vec![3], vec![4, 5]]).unwrap();
+    assert_eq!(vec.linear_fsa_with_self_loops().get(1).num_arcs(), 6);
+}
+
+#[test]
+fn index_fsa_and_cat() {
+    let a = Fsa::linear(&[1]).unwrap();
+    let b = Fsa::linear(&[2, 3]).unwrap();
+    let v = create_fsa_vec(&[a.clone(), b.clone()]);
+    let picked = v.index_fsa(&[1, 1, 0]).unwrap();
+    assert_eq!(picked.to_fsas(), vec![b.clone(), b.clone(), a.clone()]);
+    assert_eq!(
+        v.index_fsa(&[0, 2]),
+        Err(Error::FsaIndexOutOfRange {
+            position: 1,
+            index: 2,
+            num_fsas: 2
+        })
+    );
+    let joined = FsaVec::cat(&[&v, &picked]).unwrap();
+    assert_eq!(joined.num_fsas(), 5);
+    assert_eq!(joined.get(4), a);
+    let with_attr = create_fsa_vec(&[a.with_attr("w", Attr::F32(vec![1.0, 2.0])).unwrap()]);
+    assert_eq!(
+        FsaVec::cat(&[&with_attr, &v]),
+        Err(Error::AttrMismatch {
+            name: "w".into(),
+            fsa: 1
+        })
+    );
+}
+
+#[test]
+fn fsa_vec_remove_epsilon_and_add_self_loops_matches_each_fsa() {
+    let a: Fsa = "0 1 0 1\n0 1 3 0.5\n1 2 -1 0\n2".parse().unwrap();
+    let b: Fsa = "0 1 4 1\n1 2 -1 0\n2".parse().unwrap();
+    let v = create_fsa_vec(&[a.clone(), b.clone()]);
+    let (out, derivs) = v.remove_epsilon_and_add_self_loops().unwrap();
+    let (want_a, derivs_a) = a.remove_epsilon_and_add_self_loops().unwrap();
+    let (want_b, derivs_b) = b.remove_epsilon_and_add_self_loops().unwrap();
+    assert_eq!(out.get(0), want_a);
+    assert_eq!(out.get(1), want_b);
+    let mut want = derivs_a.to_vec_vec();
+    want.extend(
+        derivs_b
+            .to_vec_vec()
+            .into_iter()
+            .map(|row| row.into_iter().map(|x| x + 3).collect()),
+    );
+    assert_eq!(derivs.to_vec_vec(), want);
+    let bad: Fsa = "0 1 0 1\n1 0 0 -0.5\n1 2 -1 0\n2".parse().unwrap();
+    assert_eq!(
+        create_fsa_vec(&[a, bad])
+            .remove_epsilon_and_add_self_loops()
+            .map(|_| ()),
+        Err(Error::PositiveEpsilonCycle { fsa: 1, state: 0 })
+    );
+}
