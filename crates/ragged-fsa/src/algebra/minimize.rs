@@ -15,6 +15,13 @@ use crate::view::{Built, FsaView};
 /// `fstminimizeencoded` does with its default `delta` (1/1024).
 const QUANTUM: f64 = 1.0 / 1024.0;
 
+/// Signature hashes are masked with this: all bits in use, but only two in unit tests, so
+/// that they run the collision path on every other state.
+#[cfg(not(test))]
+const HASH_MASK: u64 = u64::MAX;
+#[cfg(test)]
+const HASH_MASK: u64 = 0b11;
+
 /// Merges the equivalent states of one connected FSA whose arcs, encoded as (label,
 /// quantized score, `extra(arc)`), are deterministic (checked: [`Error::NotDeterministic`]).
 /// Classes are numbered by their lowest state, so the start stays 0 and the final state,
@@ -84,7 +91,7 @@ pub(crate) fn minimize<'e>(
                 hasher.write_u32(sym);
                 hasher.write_u32(class[dest as usize]);
             }
-            let hash = hasher.finish();
+            let hash = hasher.finish() & HASH_MASK;
             let same = |other: usize| {
                 class[other] == class[state]
                     && state_moves(other).len() == state_moves(state).len()
@@ -142,4 +149,53 @@ pub(crate) fn minimize<'e>(
         out.splits.push(out.arcs.len() as i32);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::Built;
+
+    /// Minimizes an acceptor given as (src, dest, label, score) arcs grouped by source.
+    fn min_states(arcs: &[(i32, i32, i32, f32)], n: usize) -> (usize, Vec<i32>) {
+        let arcs: Vec<Arc> = arcs
+            .iter()
+            .map(|&(s, d, l, w)| Arc::new(s, d, l, w))
+            .collect();
+        let built = Built::from_sorted_arcs(n, arcs, Vec::new());
+        let out = minimize(built.view(), 0, |_| &[]).unwrap();
+        (out.splits.len() - 1, out.arc_map)
+    }
+
+    #[test]
+    fn hash_collisions_never_merge_different_states() {
+        // with two hash bits most signatures collide; the checks keep the classes right
+        // two equal branches merge
+        let (n, map) = min_states(
+            &[
+                (0, 1, 1, 0.0),
+                (0, 2, 2, 0.0),
+                (1, 3, 3, 0.5),
+                (2, 3, 3, 0.5),
+                (3, 4, -1, 0.0),
+            ],
+            5,
+        );
+        assert_eq!((n, map), (4, vec![0, 1, 2, 4]));
+        // a chain of distinct labels: nothing merges
+        let chain: Vec<(i32, i32, i32, f32)> = (0..8)
+            .map(|s| (s, s + 1, if s == 7 { -1 } else { s + 1 }, 0.0))
+            .collect();
+        assert_eq!(min_states(&chain, 9).0, 9);
+        // five parallel branches, two groups of equal tails (labels 5 and 6)
+        let mut arcs = Vec::new();
+        for b in 0..5 {
+            arcs.push((0, b + 1, b + 1, 0.0));
+        }
+        for b in 0..5 {
+            arcs.push((b + 1, 6, if b % 2 == 0 { 5 } else { 6 }, 0.0));
+        }
+        arcs.push((6, 7, -1, 0.0));
+        assert_eq!(min_states(&arcs, 8).0, 5);
+    }
 }
