@@ -15,6 +15,9 @@
 //! - [`TextFormat`]: k2 and OpenFst text, with aux and ragged label columns.
 //! - [`Properties`]: k2's property bits, printed with k2's names.
 //! - [`Semiring`], [`Real`]: tropical or log, accumulated in `f32` or `f64`.
+//! - [`WeightPushing`], [`DeterminizeConfig`]: options of the algebra (`intersect`,
+//!   `compose`, `remove_epsilon`, `determinize`, `minimize`).
+//! - [`SymbolTable`]: k2/OpenFst `words.txt` symbol tables.
 //! - [`Error`]: every fallible operation's error.
 //!
 //! ```
@@ -47,6 +50,7 @@ mod fsa;
 mod kernels;
 mod ops;
 mod properties;
+mod symbol_table;
 mod text;
 mod view;
 
@@ -62,4 +66,5 @@ pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};
 pub use properties::Properties;
+pub use symbol_table::SymbolTable;
 pub use text::TextFormat;
