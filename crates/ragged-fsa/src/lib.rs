@@ -59,7 +59,7 @@ mod view;
 #[doc = include_str!("../../../docs/ragged-fsa.md")]
 pub mod guide {}
 
-pub use algebra::{DeterminizeConfig, WeightPushing};
+pub use algebra::{DeterminizeConfig, WeightPushing, INS_DEL_SCORE_OFFSET};
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use error::{Error, ParseProblem};

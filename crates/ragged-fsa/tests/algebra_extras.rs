@@ -157,3 +157,57 @@ fn fsa_vec_remove_epsilon_and_add_self_loops_matches_each_fsa() {
         Err(Error::PositiveEpsilonCycle { fsa: 1, state: 0 })
     );
 }
+
+#[test]
+fn levenshtein_graph_is_k2s_test_example() {
+    // k2's fsa_algo_test.cu TestLevenshteinGraph, ins_del_score -0.51
+    let graphs = FsaVec::levenshtein_graph(&[vec![1, 2, 3], vec![4, 5, 6]], -0.51).unwrap();
+    let want = |s: [i32; 3]| {
+        vec![
+            (0, 0, 0, -0.51),
+            (0, 1, 0, -0.5),
+            (0, 1, s[0], 0.0),
+            (1, 1, 0, -0.51),
+            (1, 2, 0, -0.5),
+            (1, 2, s[1], 0.0),
+            (2, 2, 0, -0.51),
+            (2, 3, 0, -0.5),
+            (2, 3, s[2], 0.0),
+            (3, 3, 0, -0.51),
+            (3, 4, -1, 0.0),
+        ]
+    };
+    assert_eq!(tuples(&graphs.get(0)), want([1, 2, 3]));
+    assert_eq!(tuples(&graphs.get(1)), want([4, 5, 6]));
+    assert_eq!(
+        graphs.aux_labels(),
+        Some(&Attr::I32(vec![
+            0, 1, 1, 0, 2, 2, 0, 3, 3, 0, -1, 0, 4, 4, 0, 5, 5, 0, 6, 6, 0, -1
+        ]))
+    );
+    let offsets = graphs
+        .attr(ragged_fsa::INS_DEL_SCORE_OFFSET)
+        .unwrap()
+        .as_f32()
+        .unwrap();
+    let want_offsets = [
+        -0.01, 0.0, 0.0, -0.01, 0.0, 0.0, -0.01, 0.0, 0.0, -0.01, 0.0, -0.01, 0.0, 0.0, -0.01, 0.0,
+        0.0, -0.01, 0.0, 0.0, -0.01, 0.0,
+    ];
+    assert_eq!(offsets.len(), want_offsets.len());
+    for (got, want) in offsets.iter().zip(want_offsets) {
+        assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+    }
+    assert_eq!(
+        Fsa::levenshtein_graph(&[4, 5, 6], -0.51).unwrap(),
+        graphs.get(1)
+    );
+    assert_eq!(
+        Fsa::levenshtein_graph(&[1, 0], -0.5).map(|_| ()),
+        Err(Error::InvalidArgument {
+            name: "symbol",
+            value: 0.0,
+            expected: "labels other than 0 and -1"
+        })
+    );
+}

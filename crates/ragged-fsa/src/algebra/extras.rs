@@ -149,3 +149,58 @@ fn renumber_fsa(err: Error, fsa_idx: usize) -> Error {
         other => other,
     }
 }
+
+/// The attribute k2's `levenshtein_graph` stores each arc's score offset under.
+pub const INS_DEL_SCORE_OFFSET: &str = "__ins_del_score_offset_internal_attr_";
+
+impl Fsa {
+    /// k2's `levenshtein_graph` for one symbol sequence: see [`FsaVec::levenshtein_graph`].
+    pub fn levenshtein_graph(symbols: &[i32], ins_del_score: f32) -> Result<Fsa, Error> {
+        Ok(FsaVec::levenshtein_graph(&[symbols.to_vec()], ins_del_score)?.get(0))
+    }
+}
+
+impl FsaVec {
+    /// k2's `levenshtein_graph`: for each sequence `s1 .. sn`, states `0..=n` and a final
+    /// state `n + 1`. State `i < n` has a self-loop `0` (score `ins_del_score`, aux 0: an
+    /// insertion), an arc `0` to `i + 1` (score -0.5, aux `s(i+1)`: a substitution or a
+    /// deletion) and an arc `s(i+1)` to `i + 1` (score 0, aux `s(i+1)`: a match); state `n`
+    /// has the self-loop and the `-1` arc. `aux_labels` as described, and the `f32`
+    /// attribute [`INS_DEL_SCORE_OFFSET`] (`ins_del_score + 0.5` on self-loops, else 0).
+    /// Symbols 0 and -1 are refused.
+    pub fn levenshtein_graph(symbols: &[Vec<i32>], ins_del_score: f32) -> Result<FsaVec, Error> {
+        let mut fsas = Vec::with_capacity(symbols.len());
+        for seq in symbols {
+            if let Some(&bad) = seq.iter().find(|&&s| s == 0 || s == -1) {
+                return Err(Error::InvalidArgument {
+                    name: "symbol",
+                    value: bad as f64,
+                    expected: "labels other than 0 and -1",
+                });
+            }
+            let n = seq.len() as i32;
+            let mut arcs = Vec::with_capacity(3 * seq.len() + 2);
+            let mut aux = Vec::with_capacity(arcs.capacity());
+            let mut offsets = Vec::with_capacity(arcs.capacity());
+            let offset = ins_del_score - (-0.5);
+            for (i, &s) in seq.iter().enumerate() {
+                let i = i as i32;
+                arcs.push(Arc::new(i, i, 0, ins_del_score));
+                arcs.push(Arc::new(i, i + 1, 0, -0.5));
+                arcs.push(Arc::new(i, i + 1, s, 0.0));
+                aux.extend_from_slice(&[0, s, s]);
+                offsets.extend_from_slice(&[offset, 0.0, 0.0]);
+            }
+            arcs.push(Arc::new(n, n, 0, ins_del_score));
+            arcs.push(Arc::new(n, n + 1, -1, 0.0));
+            aux.extend_from_slice(&[0, -1]);
+            offsets.extend_from_slice(&[offset, 0.0]);
+            let fsa = Fsa::from_arcs(arcs, seq.len() + 2)
+                .expect("arcs built in state order")
+                .with_attr(crate::AUX_LABELS, Attr::I32(aux))?
+                .with_attr(INS_DEL_SCORE_OFFSET, Attr::F32(offsets))?;
+            fsas.push(fsa);
+        }
+        Ok(create_fsa_vec(&fsas))
+    }
+}

@@ -22,6 +22,8 @@ use crate::kernels::structure;
 use crate::view::Built;
 use rmeps::BuiltDerivs;
 
+pub use extras::INS_DEL_SCORE_OFFSET;
+
 /// How `determinize` pushes the scores of its result (k2's `DeterminizeWeightPushingType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WeightPushing {
