@@ -211,3 +211,49 @@ fn levenshtein_graph_is_k2s_test_example() {
         })
     );
 }
+
+#[test]
+fn random_paths_follow_the_arc_probabilities() {
+    // two arcs out of the start with probabilities 0.8 and 0.2, then one way to the end
+    let fsa = Fsa::from_arcs(
+        vec![
+            ragged_fsa::Arc::new(0, 1, 1, 0.8f32.ln()),
+            ragged_fsa::Arc::new(0, 2, 2, 0.2f32.ln()),
+            ragged_fsa::Arc::new(1, 3, 3, 0.0),
+            ragged_fsa::Arc::new(2, 3, 4, 0.0),
+            ragged_fsa::Arc::new(3, 4, -1, 0.0),
+        ],
+        5,
+    )
+    .unwrap();
+    let paths = fsa.random_paths(2000, 7).unwrap().to_vec_vec();
+    assert_eq!(paths.len(), 2000);
+    for p in &paths {
+        assert!(
+            p == &vec![0, 2, 4] || p == &vec![1, 3, 4],
+            "{p:?} is not a path"
+        );
+    }
+    let first = paths.iter().filter(|p| p[0] == 0).count();
+    // binomial(2000, 0.8): mean 1600, standard deviation about 18
+    assert!((1500..1700).contains(&first), "{first} of 2000");
+    // the same seed draws the same paths
+    assert_eq!(
+        fsa.random_paths(50, 7).unwrap().to_vec_vec(),
+        paths[..50].to_vec()
+    );
+    // an FsaVec gives idx012 arc indices
+    let vec = create_fsa_vec(&[Fsa::linear(&[5]).unwrap(), fsa.clone()]);
+    let drawn = vec.random_paths(3, 1).unwrap();
+    assert_eq!(drawn.num_axes(), 3);
+    assert_eq!(drawn.to_vec_vec_vec()[0], vec![vec![0, 1]; 3]);
+    assert!(drawn.to_vec_vec_vec()[1]
+        .iter()
+        .all(|p| p[0] == 2 || p[0] == 3));
+    // cyclic input is refused as by the score functions
+    let cyclic: Fsa = "0 1 1 0\n1 0 2 0\n1 2 -1 0\n2".parse().unwrap();
+    assert!(matches!(
+        cyclic.random_paths(1, 0),
+        Err(Error::NotTopSortedAcyclic { .. })
+    ));
+}

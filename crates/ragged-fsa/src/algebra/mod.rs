@@ -7,6 +7,7 @@ mod extras;
 mod intersect;
 mod minimize;
 mod push;
+mod random_paths;
 mod rmeps;
 
 use std::collections::HashMap;
