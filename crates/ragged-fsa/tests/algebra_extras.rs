@@ -257,3 +257,60 @@ fn random_paths_follow_the_arc_probabilities() {
         Err(Error::NotTopSortedAcyclic { .. })
     ));
 }
+
+#[test]
+fn levenshtein_alignment_is_k2s_documented_example() {
+    // k2's levenshtein_alignment docstring
+    let hyps = FsaVec::levenshtein_graph(&[vec![1, 2, 3], vec![1, 3, 3, 2]], -0.501).unwrap();
+    let refs = FsaVec::levenshtein_graph(&[vec![1, 2, 4]], -0.501).unwrap();
+    let alignment = refs.levenshtein_alignment(&hyps, &[0, 0]).unwrap();
+    // the first alignment is unique: k2's answer exactly
+    let first = alignment.get(0);
+    assert_eq!(first.labels(), vec![1, 2, 0, -1]);
+    assert_eq!(
+        first.attr("ref_labels"),
+        Some(&Attr::I32(vec![1, 2, 4, -1]))
+    );
+    assert_eq!(
+        first.attr("hyp_labels"),
+        Some(&Attr::I32(vec![1, 2, 3, -1]))
+    );
+    // the second has several alignments of cost 3 (k2 shows [1 0 0 0] against ref
+    // [1 2 4 0] and hyp [1 3 3 2]); ties may fall elsewhere, since k2 numbers the lattice
+    // by its device intersection. Check it is a valid alignment of cost 3.
+    let second = alignment.get(1);
+    let refs_seen = second
+        .attr("ref_labels")
+        .unwrap()
+        .as_i32()
+        .unwrap()
+        .to_vec();
+    let hyps_seen = second
+        .attr("hyp_labels")
+        .unwrap()
+        .as_i32()
+        .unwrap()
+        .to_vec();
+    let strip = |v: &[i32]| -> Vec<i32> { v.iter().copied().filter(|&x| x > 0).collect() };
+    assert_eq!(strip(&refs_seen), vec![1, 2, 4]);
+    assert_eq!(strip(&hyps_seen), vec![1, 3, 3, 2]);
+    for ((&label, &r), &h) in second.labels().iter().zip(&refs_seen).zip(&hyps_seen) {
+        let want = if r == h { r } else { 0 };
+        assert_eq!(label, want, "aligned {r} with {h}");
+    }
+    let tot: Vec<f64> = alignment
+        .get_tot_scores(ragged_fsa::Semiring::Tropical)
+        .unwrap();
+    assert!(
+        (tot[0] + 1.0).abs() < 1e-5 && (tot[1] + 3.0).abs() < 1e-5,
+        "{tot:?}"
+    );
+    assert_eq!(
+        refs.levenshtein_alignment(&hyps, &[0, 1]).map(|_| ()),
+        Err(Error::FsaIndexOutOfRange {
+            position: 1,
+            index: 1,
+            num_fsas: 1
+        })
+    );
+}

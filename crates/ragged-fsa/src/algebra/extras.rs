@@ -204,3 +204,89 @@ impl FsaVec {
         Ok(create_fsa_vec(&fsas))
     }
 }
+
+impl FsaVec {
+    /// k2's `levenshtein_alignment`: the best alignment of each hypothesis graph `hyps[i]`
+    /// with the reference graph `self[hyp_to_ref_map[i]]` (both from
+    /// [`FsaVec::levenshtein_graph`]), as a linear FSA whose labels are the aligned
+    /// symbols (0 for an insertion, deletion or substitution), with `ref_labels` and
+    /// `hyp_labels` attributes, and scores whose total is minus the edit distance. The
+    /// lattice is k2's (`intersect` with 0 as an ordinary symbol, epsilon self-loops
+    /// removed); ties between equally good alignments go to the first arc.
+    pub fn levenshtein_alignment(
+        &self,
+        hyps: &FsaVec,
+        hyp_to_ref_map: &[i32],
+    ) -> Result<FsaVec, Error> {
+        for (fsas, operand) in [(self, "refs"), (hyps, "hyps")] {
+            if !matches!(fsas.aux_labels(), Some(Attr::I32(_))) {
+                return Err(Error::MissingAttr {
+                    name: format!("{operand}.aux_labels"),
+                    needed: "the plain aux labels of a levenshtein_graph",
+                });
+            }
+        }
+        if hyp_to_ref_map.len() != hyps.num_fsas() {
+            return Err(Error::FsaCountMismatch {
+                a: hyp_to_ref_map.len(),
+                b: hyps.num_fsas(),
+            });
+        }
+        let mut pairs = Vec::with_capacity(hyp_to_ref_map.len());
+        for (position, &index) in hyp_to_ref_map.iter().enumerate() {
+            if index < 0 || index as usize >= self.num_fsas() {
+                return Err(Error::FsaIndexOutOfRange {
+                    position,
+                    index,
+                    num_fsas: self.num_fsas(),
+                });
+            }
+            pairs.push((index as usize, position));
+        }
+        let mut hyps = hyps.clone();
+        let hyp_labels = hyps.attrs().get(crate::AUX_LABELS).cloned();
+        let mut renamed = hyps.attrs().clone();
+        renamed.remove(crate::AUX_LABELS);
+        if let Some(labels) = hyp_labels {
+            renamed.insert("hyp_labels".to_string(), labels);
+        }
+        hyps = FsaVec::from_parts_unchecked(hyps.arcs().clone(), renamed);
+        let (lattice, _, _) = self.intersect_pairs_unchecked(&hyps, &pairs, false);
+        let (lattice, _) = lattice.remove_epsilon_self_loops();
+        let (sorted, _) = lattice.top_sort()?;
+        let (best, _) = sorted.shortest_path()?;
+        let mut alignments = Vec::with_capacity(best.num_fsas());
+        for fsa in best.to_fsas() {
+            let (mut inverted, _) = fsa.invert()?;
+            let ref_labels = inverted.labels();
+            let offsets = inverted.remove_attr(INS_DEL_SCORE_OFFSET);
+            let aux = inverted
+                .remove_attr(crate::AUX_LABELS)
+                .expect("inverted from an FSA with aux labels");
+            let Attr::I32(labels) = aux else {
+                unreachable!("invert gives plain aux labels")
+            };
+            let arcs: Vec<Arc> = inverted
+                .arcs()
+                .values()
+                .iter()
+                .zip(&labels)
+                .enumerate()
+                .map(|(k, (a, &label))| {
+                    let offset = match &offsets {
+                        Some(Attr::F32(v)) => v[k],
+                        _ => 0.0,
+                    };
+                    Arc::new(a.src_state, a.dest_state, label, a.score - offset)
+                })
+                .collect();
+            let mut out = Fsa::from_arcs(arcs, inverted.num_states())?;
+            for (name, attr) in inverted.attrs() {
+                out.set_attr(name, attr.clone())?;
+            }
+            out.set_attr("ref_labels", Attr::I32(ref_labels))?;
+            alignments.push(out);
+        }
+        Ok(create_fsa_vec(&alignments))
+    }
+}

@@ -643,17 +643,23 @@ impl FsaVec {
                 operand: "b",
             });
         }
+        Ok(self.intersect_pairs_unchecked(b, pairs, eps))
+    }
+
+    /// [`FsaVec::intersect_pairs`] without the acceptor check (for `levenshtein_alignment`,
+    /// which intersects transducers as k2 does).
+    pub(crate) fn intersect_pairs_unchecked(
+        &self,
+        b: &FsaVec,
+        pairs: &[(usize, usize)],
+        eps: bool,
+    ) -> (FsaVec, Vec<i32>, Vec<i32>) {
         let parallel = self.big() || b.big();
         let results = run(parallel, pairs.len(), |k| {
             let (ia, ib) = pairs[k];
             self.get(ia).intersect_unchecked(&b.get(ib), eps)
         });
-        Ok(stack_binary(
-            results,
-            pairs,
-            &self.arc_offsets(),
-            &b.arc_offsets(),
-        ))
+        stack_binary(results, pairs, &self.arc_offsets(), &b.arc_offsets())
     }
 
     /// [`Fsa::compose`] of FSA pairs, with [`FsaVec::intersect`]'s batching.
