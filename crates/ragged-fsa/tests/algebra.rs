@@ -525,6 +525,19 @@ fn fsa_vec_batches_pairwise_and_one_against_many_in_parallel() {
     for (i, other) in others.iter().enumerate() {
         assert_eq!(c.get(i), many[0].intersect(other, false).unwrap().0);
     }
+    // compose batches the same way
+    let fsts: Vec<Fsa> = (0..6).map(|_| transducer(&mut rng, 6)).collect();
+    let accs: Vec<Fsa> = (0..6).map(|_| acceptor(&mut rng, 6)).collect();
+    let (composed, a_map, b_map) = create_fsa_vec(&fsts)
+        .compose(&create_fsa_vec(&accs), true)
+        .unwrap();
+    let mut arc = 0;
+    for i in 0..fsts.len() {
+        let (want, _, _) = fsts[i].compose(&accs[i], true).unwrap();
+        assert_eq!(composed.get(i), want);
+        arc += want.num_arcs();
+    }
+    assert_eq!((a_map.len(), b_map.len()), (arc, arc));
     // the unary ops agree with the per-FSA ones
     let ef: Vec<Fsa> = (0..40).map(|_| epsilon_free(&mut rng, 10)).collect();
     let v = create_fsa_vec(&ef);
