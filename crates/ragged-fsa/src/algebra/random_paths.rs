@@ -32,7 +32,7 @@ fn draw(fsa: &Fsa, num_paths: usize, rng: &mut SplitMix64) -> Result<Vec<Vec<i32
     }
     let splits = fsa.arcs().shape().row_splits(1);
     let arcs = fsa.arcs().values();
-    let mut paths = Vec::with_capacity(num_paths);
+    let mut paths = Vec::new();
     for _ in 0..num_paths {
         let mut path = Vec::new();
         let mut state = 0usize;
