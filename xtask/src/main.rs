@@ -345,7 +345,9 @@ fn tour_example_name(manifest: &str) -> String {
 }
 
 /// Renders every `.dot` artefact to an `.svg` beside it with Graphviz, listing both.
+/// (A tour that rendered its own picture already listed the `.svg`: that one is kept.)
 fn render_dot_files(artefacts: Vec<String>, failures: &mut Vec<String>) -> Vec<String> {
+    let listed: std::collections::HashSet<String> = artefacts.iter().cloned().collect();
     let mut out = Vec::with_capacity(artefacts.len());
     for path in artefacts {
         let is_dot = Path::new(&path).extension().is_some_and(|ext| ext == "dot");
@@ -354,6 +356,9 @@ fn render_dot_files(artefacts: Vec<String>, failures: &mut Vec<String>) -> Vec<S
             continue;
         }
         let svg = Path::new(&path).with_extension("svg");
+        if listed.contains(&svg.display().to_string()) {
+            continue;
+        }
         let status = std::process::Command::new("dot")
             .args(["-Tsvg", "-o"])
             .arg(&svg)

@@ -1,7 +1,8 @@
 //! A tour of ragged-fsa: the seed's Shaanxi and Taiwan university FSAs stacked into an
 //! FsaVec (its shape, row_splits and row_ids as the seed prints them), a few algorithms,
-//! and pictures: `.dot` files, rendered to SVG when Graphviz's `dot` is installed. Then a
-//! tiny CTC model trained and decoded end to end, with its loss curve as a PNG.
+//! a small L and G composed, determinized and minimized into LG, and pictures: `.dot`
+//! files, rendered to SVG when Graphviz's `dot` is installed. Then a tiny CTC model trained
+//! and decoded end to end, with its loss curve as a PNG.
 //!
 //! Run with `cargo run --release -p ragged-fsa --example ragged-fsa-tour`; files go to `$DEMO_OUT_DIR`
 //! (default `target/demo/ragged-fsa`).
@@ -11,7 +12,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ragged_fsa::{create_fsa_vec, Fsa, FsaVec, Semiring, TextFormat};
+use ragged_fsa::{create_fsa_vec, Fsa, FsaVec, Semiring, TextFormat, WeightPushing};
 
 /// Xi'an's four universities, then Yan'an's and Hanzhong's, then the -1 arc into the final state.
 const SHAANXI: &str = "\
@@ -23,6 +24,37 @@ const SHAANXI: &str = "\
 2 3 6 0
 3 4 -1 0
 4
+";
+
+/// A tiny lexicon in OpenFst text: phones a=1, b=2, c=3, `#0`=4, `#1`=5; words 1 = "a b",
+/// 2 = "a c", 3 = "b", and word 4 = `#0`, passed through by the loop on the start state.
+const LEXICON: &str = "\
+0 1 1 1 0
+0 3 1 2 0
+0 5 2 3 0
+0 0 4 4 0
+1 2 2 0 0
+2 0 5 0 0
+3 4 3 0 0
+4 0 5 0 0
+5 0 5 0 0
+0
+";
+
+/// A tiny bigram grammar: state 0 is the back-off state, state `w` follows word `w`;
+/// back-off arcs carry `#0` (word 4).
+const GRAMMAR: &str = "\
+0 1 1 1.0
+0 2 2 1.5
+0 3 3 2.0
+1 3 3 0.5
+1 0 4 0.7
+2 0 4 0.9
+3 0 4 0.3
+0 0.5
+1 1.0
+2 0.2
+3 0.1
 ";
 
 /// Tainan's and Taichung's universities, then the -1 arc.
@@ -171,6 +203,31 @@ fn main() -> Result<(), Box<dyn Error>> {
     )?;
     draw(&dir, "ctc_topo", &topo.to_dot("ctc_topo(max_token=2)"))?;
     draw(&dir, "ctc_graph", &graphs.get(0).to_dot("ctc_graph([1 1])"))?;
+
+    println!("\n== Building LG: compose, determinize, minimize ==");
+    let lexicon = Fsa::from_openfst(LEXICON, false)?;
+    let grammar = Fsa::from_openfst(GRAMMAR, true)?;
+    let (lg, _, _) = lexicon.compose(&grammar, true)?;
+    let (det, _) = lg.determinize(WeightPushing::Log)?;
+    let (min, _) = det.minimize()?;
+    for (name, fsa) in [
+        ("L", &lexicon),
+        ("G", &grammar),
+        ("LG", &lg),
+        ("det(LG)", &det),
+        ("min(det(LG))", &min),
+    ] {
+        println!(
+            "{name:>13}: {} states, {} arcs",
+            fsa.num_states(),
+            fsa.num_arcs()
+        );
+    }
+    draw(&dir, "lexicon", &lexicon.to_dot("L"))?;
+    draw(&dir, "grammar", &grammar.to_dot("G"))?;
+    draw(&dir, "lg", &lg.to_dot("compose(L, G)"))?;
+    draw(&dir, "lg_det", &det.to_dot("determinize(LG, log pushing)"))?;
+    draw(&dir, "lg_min", &min.to_dot("minimize(det(LG))"))?;
     ctc_training_and_decoding(&dir)?;
     Ok(())
 }

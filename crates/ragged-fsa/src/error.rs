@@ -76,6 +76,13 @@ pub enum ParseProblem {
         /// The state number.
         state: i64,
     },
+    /// A symbol table gives one symbol or one id twice.
+    DuplicateSymbol {
+        /// The symbol.
+        symbol: String,
+        /// Its id on this line.
+        id: i64,
+    },
 }
 
 impl fmt::Display for ParseProblem {
@@ -116,6 +123,10 @@ impl fmt::Display for ParseProblem {
             ParseProblem::FinalTwice { state } => {
                 write!(f, "state {state} is given a final weight twice")
             }
+            ParseProblem::DuplicateSymbol { symbol, id } => write!(
+                f,
+                "symbol {symbol:?} with id {id}: the symbol or the id is already in the table"
+            ),
             ParseProblem::TooManyStates { state } => write!(
                 f,
                 "state {state} is too large (beyond i32, or far beyond what the text describes)"
@@ -254,8 +265,8 @@ pub enum Error {
     InvalidArgument {
         /// The argument.
         what: &'static str,
-        /// Its value.
-        value: i64,
+        /// Its value (integers up to 2^53 are exact).
+        value: f64,
         /// The allowed range, in words.
         allowed: &'static str,
     },

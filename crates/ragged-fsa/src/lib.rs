@@ -19,6 +19,9 @@
 //! - [`DenseFsaVec`], [`intersect_dense`], [`intersect_dense_pruned`], [`ctc_loss`],
 //!   [`mmi_loss`], [`one_best`]: network outputs as dense FSAs, training losses with their
 //!   gradients, decoding (see the guide's "Training and decoding").
+//! - [`WeightPushing`], [`DeterminizeConfig`]: options of the algebra (`intersect`,
+//!   `compose`, `remove_epsilon`, `determinize`, `minimize`).
+//! - [`SymbolTable`]: k2/OpenFst `words.txt` symbol tables.
 //! - [`Error`]: every fallible operation's error.
 //!
 //! ```
@@ -52,6 +55,7 @@ mod fsa;
 mod kernels;
 mod ops;
 mod properties;
+mod symbol_table;
 mod text;
 mod view;
 
@@ -60,7 +64,7 @@ mod view;
 #[doc = include_str!("../../../docs/ragged-fsa.md")]
 pub mod guide {}
 
-pub use algebra::{DeterminizeConfig, WeightPushing};
+pub use algebra::{DeterminizeConfig, WeightPushing, INS_DEL_SCORE_OFFSET};
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use dense::{
@@ -71,4 +75,5 @@ pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};
 pub use properties::Properties;
+pub use symbol_table::SymbolTable;
 pub use text::TextFormat;

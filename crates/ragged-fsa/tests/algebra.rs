@@ -525,6 +525,19 @@ fn fsa_vec_batches_pairwise_and_one_against_many_in_parallel() {
     for (i, other) in others.iter().enumerate() {
         assert_eq!(c.get(i), many[0].intersect(other, false).unwrap().0);
     }
+    // compose batches the same way
+    let fsts: Vec<Fsa> = (0..6).map(|_| transducer(&mut rng, 6)).collect();
+    let accs: Vec<Fsa> = (0..6).map(|_| acceptor(&mut rng, 6)).collect();
+    let (composed, a_map, b_map) = create_fsa_vec(&fsts)
+        .compose(&create_fsa_vec(&accs), true)
+        .unwrap();
+    let mut arc = 0;
+    for i in 0..fsts.len() {
+        let (want, _, _) = fsts[i].compose(&accs[i], true).unwrap();
+        assert_eq!(composed.get(i), want);
+        arc += want.num_arcs();
+    }
+    assert_eq!((a_map.len(), b_map.len()), (arc, arc));
     // the unary ops agree with the per-FSA ones
     let ef: Vec<Fsa> = (0..40).map(|_| epsilon_free(&mut rng, 10)).collect();
     let v = create_fsa_vec(&ef);
@@ -648,6 +661,13 @@ proptest! {
         prop_assert!(is_deterministic(&min));
         prop_assert!(min.num_states() <= det.num_states());
         assert_close(&best(&min, false), &want, 1e-3);
+        if pushing == WeightPushing::Tropical && !want.is_empty() {
+            // tropical pushing: the best arc out of every state but the start scores 0
+            for s in 1..det.num_states() - 1 {
+                let best = det.state_arcs(s).iter().map(|a| a.score).fold(f32::NEG_INFINITY, f32::max);
+                prop_assert!(best.abs() < 1e-3, "state {} best arc {}", s, best);
+            }
+        }
         if pushing == WeightPushing::Log && !want.is_empty() {
             // log pushing: every state but the start sums to probability one
             let arcs = det.arcs().values();

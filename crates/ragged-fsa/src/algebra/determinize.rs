@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::rmeps::BuiltDerivs;
+use super::FastBuild;
 use crate::arc::Arc;
 use crate::error::Error;
 use crate::view::FsaView;
@@ -20,12 +21,12 @@ type Subset = Vec<(i32, i64, u32)>;
 /// Output label sequences, numbered; 0 is the empty sequence.
 struct Strings {
     all: Vec<Vec<i32>>,
-    ids: HashMap<Vec<i32>, u32>,
+    ids: HashMap<Vec<i32>, u32, FastBuild>,
 }
 
 impl Strings {
     fn new() -> Self {
-        let mut ids = HashMap::new();
+        let mut ids = HashMap::default();
         ids.insert(Vec::new(), 0);
         Self {
             all: vec![Vec::new()],
@@ -82,14 +83,19 @@ pub(crate) fn determinize<'o>(
         max_arcs,
     };
     let mut strings = Strings::new();
-    let mut ids: HashMap<Subset, i32> = HashMap::new();
+    // subsets of two or more elements, by content
+    let mut ids: HashMap<Subset, i32, FastBuild> = HashMap::default();
     let mut subsets: Vec<Subset> = vec![vec![(0, 0, 0)]];
-    ids.insert(vec![(0, 0, 0)], 0);
-    ids.entry(vec![(final_state, 0, 0)]).or_insert(FINAL);
+    // singleton subsets {(state, 0, empty)}, the common case, are found without hashing
+    let mut singleton: Vec<i32> = vec![i32::MIN; n];
+    singleton[0] = 0;
+    singleton[final_state as usize] = FINAL;
     let out = &mut result.fsa;
     // (label as u32, dest, value, arc index, residual string id of the source element)
     let mut moves: Vec<(u32, i32, f64, i32, u32)> = Vec::new();
-    let mut heads: Vec<(i32, f64, i32, Vec<i32>)> = Vec::new();
+    // per destination: (dest, value, arc, residual string id of the source element)
+    let mut heads: Vec<(i32, f64, i32, u32)> = Vec::new();
+    let mut pending: Vec<Vec<i32>> = Vec::new();
     let mut next = 0usize;
     while next < subsets.len() {
         let src = next as i32;
@@ -108,7 +114,7 @@ pub(crate) fn determinize<'o>(
             }
         }
         next += 1;
-        moves.sort_by(|x, y| {
+        moves.sort_unstable_by(|x, y| {
             (x.0, x.1)
                 .cmp(&(y.0, y.1))
                 .then(y.2.partial_cmp(&x.2).unwrap_or(std::cmp::Ordering::Equal))
@@ -121,19 +127,12 @@ pub(crate) fn determinize<'o>(
             while end < moves.len() && moves[end].0 == label {
                 end += 1;
             }
-            // the best move of each destination (first of its run) with its pending output
+            // the best move of each destination (first of its run)
             heads.clear();
             for k in begin..end {
                 if k == begin || moves[k].1 != moves[k - 1].1 {
                     let (_, dest, value, arc, string) = moves[k];
-                    let mut pending = strings.all[string as usize].clone();
-                    pending.extend(
-                        output(arc as usize)
-                            .iter()
-                            .copied()
-                            .filter(|&x| x != 0 && x != -1),
-                    );
-                    heads.push((dest, value, arc, pending));
+                    heads.push((dest, value, arc, string));
                 }
             }
             let best_pos = (0..heads.len())
@@ -146,39 +145,71 @@ pub(crate) fn determinize<'o>(
                 })
                 .expect("a move exists");
             let best = heads[best_pos].1;
-            // emit what every path agrees on; a final arc emits all of the best path's rest
-            let emit_len = if label == u32::MAX {
-                heads[best_pos].3.len()
+            let is_final = label == u32::MAX;
+            let output_of = |arc: i32| {
+                output(arc as usize)
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != 0 && x != -1)
+            };
+            let dest = if heads.len() == 1 || is_final {
+                // one path (or the end): everything pending is emitted
+                let (dest_state, _, arc, string) = heads[best_pos];
+                result
+                    .out_labels
+                    .extend_from_slice(&strings.all[string as usize]);
+                result.out_labels.extend(output_of(arc));
+                if is_final {
+                    FINAL
+                } else {
+                    let known = singleton[dest_state as usize];
+                    if known != i32::MIN {
+                        known
+                    } else {
+                        if subsets.len() + 1 >= max_states {
+                            return Err(limit());
+                        }
+                        let id = subsets.len() as i32;
+                        singleton[dest_state as usize] = id;
+                        subsets.push(vec![(dest_state, 0, 0)]);
+                        id
+                    }
+                }
             } else {
-                let first = &heads[0].3;
-                heads.iter().skip(1).fold(first.len(), |len, h| {
+                // emit what every path agrees on; the rest stays pending
+                pending.clear();
+                for h in heads.iter() {
+                    let mut p = strings.all[h.3 as usize].clone();
+                    p.extend(output_of(h.2));
+                    pending.push(p);
+                }
+                let first = &pending[0];
+                let emit_len = pending.iter().skip(1).fold(first.len(), |len, p| {
                     first[..len]
                         .iter()
-                        .zip(&h.3)
+                        .zip(p)
                         .take_while(|(a, b)| a == b)
                         .count()
-                })
-            };
-            let emitted: Vec<i32> = heads[best_pos].3[..emit_len].to_vec();
-            let mut subset: Subset = Vec::with_capacity(heads.len());
-            for h in heads.iter() {
-                let rest = if label == u32::MAX {
-                    0
-                } else {
-                    strings.id(&h.3[emit_len..])
-                };
-                subset.push((h.0, ((h.1 - best) / QUANTUM).round() as i64, rest));
-            }
-            let dest = match ids.get(&subset) {
-                Some(&id) => id,
-                None => {
-                    if subsets.len() + 1 >= max_states {
-                        return Err(limit());
+                });
+                result
+                    .out_labels
+                    .extend_from_slice(&pending[best_pos][..emit_len]);
+                let mut subset: Subset = Vec::with_capacity(heads.len());
+                for (h, p) in heads.iter().zip(&pending) {
+                    let rest = strings.id(&p[emit_len..]);
+                    subset.push((h.0, ((h.1 - best) / QUANTUM).round() as i64, rest));
+                }
+                match ids.get(&subset) {
+                    Some(&id) => id,
+                    None => {
+                        if subsets.len() + 1 >= max_states {
+                            return Err(limit());
+                        }
+                        let id = subsets.len() as i32;
+                        ids.insert(subset.clone(), id);
+                        subsets.push(subset);
+                        id
                     }
-                    let id = subsets.len() as i32;
-                    ids.insert(subset.clone(), id);
-                    subsets.push(subset);
-                    id
                 }
             };
             if out.arcs.len() >= max_arcs {
@@ -186,7 +217,6 @@ pub(crate) fn determinize<'o>(
             }
             out.arcs
                 .push(Arc::new(src, dest, label as i32, best as f32));
-            result.out_labels.extend_from_slice(&emitted);
             result.out_splits.push(result.out_labels.len() as i32);
             // derivs: the best arc first, then the others in destination order
             out.deriv_values.push(heads[best_pos].2);

@@ -3,9 +3,11 @@
 //! maps and carrying the attributes through them.
 
 mod determinize;
+mod extras;
 mod intersect;
 mod minimize;
 mod push;
+mod random_paths;
 mod rmeps;
 
 use std::collections::HashMap;
@@ -20,6 +22,8 @@ use crate::fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 use crate::kernels::structure;
 use crate::view::Built;
 use rmeps::BuiltDerivs;
+
+pub use extras::INS_DEL_SCORE_OFFSET;
 
 /// How `determinize` pushes the scores of its result (k2's `DeterminizeWeightPushingType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -58,26 +62,69 @@ impl Default for DeterminizeConfig {
     }
 }
 
-/// A multiply-and-fold hasher for the packed state-pair keys of `intersect`.
+/// A multiply-and-fold hasher (in the style of rustc's `FxHasher`) for the integer keys of
+/// the algebra's hash maps: state pairs, subsets, signatures. Not resistant to chosen
+/// collisions, which only cost time here, never correctness.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct PairHasher(u64);
+pub(crate) struct FastHasher(u64);
 
-impl Hasher for PairHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        let m = (x ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = m ^ (m >> 29);
+impl FastHasher {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(Self::K);
     }
 }
 
-pub(crate) type PairMap = HashMap<u64, i32, BuildHasherDefault<PairHasher>>;
+impl Hasher for FastHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        // fold the high bits down: hashbrown takes its bucket from the low bits
+        self.0 ^ (self.0 >> 32)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, x: u8) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_i32(&mut self, x: i32) {
+        self.add(x as u32 as u64);
+    }
+    #[inline]
+    fn write_i64(&mut self, x: i64) {
+        self.add(x as u64);
+    }
+}
+
+/// The build-hasher of [`FastHasher`].
+pub(crate) type FastBuild = BuildHasherDefault<FastHasher>;
+
+pub(crate) type PairMap = HashMap<u64, i32, FastBuild>;
 
 fn check_acceptor(fsa: &Fsa, op: &'static str, operand: &'static str) -> Result<(), Error> {
     if fsa.aux_labels().is_some() {
@@ -181,6 +228,19 @@ fn ragged_attrs(src: &Fsa, derivs: &BuiltDerivs) -> Attrs {
 
 fn derivs_ragged(d: &BuiltDerivs) -> Ragged<i32> {
     ragged_from_parts(d.deriv_splits.clone(), d.deriv_values.clone())
+}
+
+/// The epsilon-removed `fsa`, connected. When every input state reaches the final state,
+/// so does every kept state (each has an arc for the first non-epsilon arc of such a path),
+/// and all kept states are reachable by construction: the result is connected already.
+fn remove_epsilon_connected(fsa: &Fsa, fsa_idx: usize) -> Result<BuiltDerivs, Error> {
+    let (accessible, coaccessible) = structure::accessible_coaccessible(fsa.view());
+    let d = rmeps::remove_epsilon(fsa.view(), fsa_idx, &accessible)?;
+    Ok(if coaccessible.iter().all(|&c| c) {
+        d
+    } else {
+        connect_derivs(d)
+    })
 }
 
 /// Keeps the accessible and co-accessible states of a result with ragged arc map.
@@ -321,7 +381,7 @@ impl Fsa {
     /// arc that result arc `i` stands for; attributes follow k2's ragged rule (`f32` summed,
     /// `i32` turned into ragged lists without zeros and final `-1`s).
     pub fn remove_epsilon(&self) -> Result<(Fsa, Ragged<i32>), Error> {
-        let d = connect_derivs(rmeps::remove_epsilon(self.view(), 0)?);
+        let d = remove_epsilon_connected(self, 0)?;
         Ok(self.with_derivs(d))
     }
 
@@ -329,7 +389,7 @@ impl Fsa {
     /// first arc, with an empty `arc_derivs` row), as k2's
     /// `remove_epsilon_and_add_self_loops`.
     pub fn remove_epsilon_and_add_self_loops(&self) -> Result<(Fsa, Ragged<i32>), Error> {
-        let d = connect_derivs(rmeps::remove_epsilon(self.view(), 0)?);
+        let d = remove_epsilon_connected(self, 0)?;
         let Built {
             splits,
             arcs,
@@ -583,17 +643,23 @@ impl FsaVec {
                 operand: "b",
             });
         }
+        Ok(self.intersect_pairs_unchecked(b, pairs, eps))
+    }
+
+    /// [`FsaVec::intersect_pairs`] without the acceptor check (for `levenshtein_alignment`,
+    /// which intersects transducers as k2 does).
+    pub(crate) fn intersect_pairs_unchecked(
+        &self,
+        b: &FsaVec,
+        pairs: &[(usize, usize)],
+        eps: bool,
+    ) -> (FsaVec, Vec<i32>, Vec<i32>) {
         let parallel = self.big() || b.big();
         let results = run(parallel, pairs.len(), |k| {
             let (ia, ib) = pairs[k];
             self.get(ia).intersect_unchecked(&b.get(ib), eps)
         });
-        Ok(stack_binary(
-            results,
-            pairs,
-            &self.arc_offsets(),
-            &b.arc_offsets(),
-        ))
+        stack_binary(results, pairs, &self.arc_offsets(), &b.arc_offsets())
     }
 
     /// [`Fsa::compose`] of FSA pairs, with [`FsaVec::intersect`]'s batching.
@@ -622,7 +688,7 @@ impl FsaVec {
     pub fn remove_epsilon(&self) -> Result<(FsaVec, Ragged<i32>), Error> {
         let results = run(self.big(), self.num_fsas(), |i| {
             let fsa = self.get(i);
-            rmeps::remove_epsilon(fsa.view(), i).map(|d| fsa.with_derivs(connect_derivs(d)))
+            remove_epsilon_connected(&fsa, i).map(|d| fsa.with_derivs(d))
         })
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;

@@ -62,6 +62,7 @@ struct Closure {
     relaxed: Vec<u32>,
     queued: Vec<bool>,
     touched: Vec<usize>,
+    queue: std::collections::VecDeque<usize>,
 }
 
 impl Closure {
@@ -72,6 +73,7 @@ impl Closure {
             relaxed: vec![0; n],
             queued: vec![false; n],
             touched: Vec::new(),
+            queue: std::collections::VecDeque::new(),
         }
     }
 
@@ -92,7 +94,8 @@ impl Closure {
         self.clear();
         self.best[start] = 0.0;
         self.touched.push(start);
-        let mut queue = std::collections::VecDeque::new();
+        let queue = &mut self.queue;
+        queue.clear();
         queue.push_back(start);
         self.queued[start] = true;
         while let Some(s) = queue.pop_front() {
@@ -140,98 +143,113 @@ impl Closure {
     }
 }
 
-/// One kept state's arcs, deriv row-splits and deriv values.
-type StateOut = (Vec<Arc>, Vec<i32>, Vec<i32>);
-
-/// Removes the epsilon arcs of one FSA (exact in the tropical semiring). States reachable
-/// from the start through non-epsilon arcs are kept, in their order; each gets one arc per
-/// (label, destination) of the non-epsilon arcs its epsilon closure reaches, with the best
-/// score, sorted as k2 sorts arcs; the arc's derivs are the epsilon chain then the arc. The
-/// result is then connected by the caller.
-pub(crate) fn remove_epsilon(view: FsaView<'_>, fsa_idx: usize) -> Result<BuiltDerivs, Error> {
+/// Removes the epsilon arcs of one FSA (exact in the tropical semiring), given which states
+/// are reachable from the start. The kept states are the start and the destinations of the
+/// non-epsilon arcs leaving reachable states, in their order (the final state stays
+/// last); each gets one arc per (label, destination) of the non-epsilon arcs its epsilon
+/// closure reaches, with the best score, sorted as k2 sorts arcs; the arc's derivs are the
+/// epsilon chain then the arc. States are visited in order, so memory is read forwards.
+pub(crate) fn remove_epsilon(
+    view: FsaView<'_>,
+    fsa_idx: usize,
+    accessible: &[bool],
+) -> Result<BuiltDerivs, Error> {
     let n = view.num_states();
     if n == 0 {
         return Ok(BuiltDerivs::empty());
     }
-    let mut closure = Closure::new(n);
-    // per kept state: its arcs (local src = old state for now) and derivs
-    let mut per_state: Vec<Option<StateOut>> = vec![None; n];
-    let mut stack = vec![0usize];
-    let mut seen = vec![false; n];
-    seen[0] = true;
-    let mut candidates: Vec<(u32, i32, f64, usize, i32)> = Vec::new();
-    while let Some(s) = stack.pop() {
-        closure.run(view, s, fsa_idx)?;
-        candidates.clear();
-        for &t in &closure.touched {
-            let base = closure.best[t];
-            for idx in view.arc_range(t) {
-                let arc = view.arcs[idx];
-                if arc.label == 0 {
-                    continue;
-                }
-                candidates.push((
-                    arc.label as u32,
-                    arc.dest_state,
-                    base + arc.score as f64,
-                    t,
-                    idx as i32,
-                ));
-            }
+    let mut kept = vec![false; n];
+    kept[0] = true;
+    for arc in view.arcs {
+        if arc.label != 0 && accessible[arc.src_state as usize] {
+            kept[arc.dest_state as usize] = true;
         }
-        // k2's arc order; the best score first within a (label, dest) group
-        candidates.sort_by(|x, y| {
-            (x.0, x.1)
-                .cmp(&(y.0, y.1))
-                .then(y.2.partial_cmp(&x.2).unwrap_or(std::cmp::Ordering::Equal))
-        });
-        let mut arcs = Vec::new();
-        let mut dsplits = vec![0i32];
-        let mut dvalues = Vec::new();
-        let mut last: Option<(u32, i32)> = None;
-        for &(label, dest, score, t, idx) in &candidates {
-            if last == Some((label, dest)) {
-                continue;
-            }
-            last = Some((label, dest));
-            arcs.push(Arc::new(s as i32, dest, label as i32, score as f32));
-            closure.chain(view, t, &mut dvalues);
-            dvalues.push(idx);
-            dsplits.push(dvalues.len() as i32);
-            let d = dest as usize;
-            if !seen[d] {
-                seen[d] = true;
-                stack.push(d);
-            }
-        }
-        per_state[s] = Some((arcs, dsplits, dvalues));
     }
-    if !seen[n - 1] {
+    if !kept[n - 1] {
         return Ok(BuiltDerivs::empty());
     }
-    // number the kept states in their old order; the final state stays last
     let mut new_of_old = vec![-1i32; n];
     let mut count = 0i32;
     for s in 0..n {
-        if seen[s] {
+        if kept[s] {
             new_of_old[s] = count;
             count += 1;
         }
     }
+    let mut closure = Closure::new(n);
     let mut out = BuiltDerivs::empty();
+    out.arcs.reserve(view.arcs.len());
+    out.deriv_splits.reserve(view.arcs.len());
+    out.deriv_values.reserve(view.arcs.len());
+    out.splits.reserve(count as usize);
+    let mut candidates: Vec<(u32, i32, f64, usize, i32)> = Vec::new();
     for s in 0..n {
-        let Some((arcs, dsplits, dvalues)) = per_state[s].take() else {
+        if !kept[s] {
             continue;
-        };
-        let base = out.deriv_values.len() as i32;
-        for mut arc in arcs {
-            arc.src_state = new_of_old[s];
-            arc.dest_state = new_of_old[arc.dest_state as usize];
-            out.arcs.push(arc);
         }
-        out.deriv_splits
-            .extend(dsplits[1..].iter().map(|x| x + base));
-        out.deriv_values.extend_from_slice(&dvalues);
+        let new_src = new_of_old[s];
+        let state_arcs = view.state_arcs(s);
+        let plain = state_arcs.iter().all(|a| a.label != 0)
+            && state_arcs
+                .windows(2)
+                .all(|w| w[0].sort_key() < w[1].sort_key());
+        if plain {
+            // no epsilon, sorted, no repeated (label, dest): the arcs as they are
+            let base = view.arc_range(s).start;
+            for (k, arc) in state_arcs.iter().enumerate() {
+                out.arcs.push(Arc::new(
+                    new_src,
+                    new_of_old[arc.dest_state as usize],
+                    arc.label,
+                    arc.score,
+                ));
+                out.deriv_values.push((base + k) as i32);
+                out.deriv_splits.push(out.deriv_values.len() as i32);
+            }
+        } else {
+            closure.run(view, s, fsa_idx)?;
+            candidates.clear();
+            for &t in &closure.touched {
+                let base = closure.best[t];
+                for idx in view.arc_range(t) {
+                    let arc = view.arcs[idx];
+                    if arc.label == 0 {
+                        continue;
+                    }
+                    candidates.push((
+                        arc.label as u32,
+                        arc.dest_state,
+                        base + arc.score as f64,
+                        t,
+                        idx as i32,
+                    ));
+                }
+            }
+            // k2's arc order; the best score first within a (label, dest) group (a stable
+            // sort, which merges the already sorted runs of each closure state quickly)
+            candidates.sort_by(|x, y| {
+                (x.0, x.1)
+                    .cmp(&(y.0, y.1))
+                    .then(y.2.partial_cmp(&x.2).unwrap_or(std::cmp::Ordering::Equal))
+                    .then(x.4.cmp(&y.4))
+            });
+            let mut last: Option<(u32, i32)> = None;
+            for &(label, dest, score, t, idx) in &candidates {
+                if last == Some((label, dest)) {
+                    continue;
+                }
+                last = Some((label, dest));
+                out.arcs.push(Arc::new(
+                    new_src,
+                    new_of_old[dest as usize],
+                    label as i32,
+                    score as f32,
+                ));
+                closure.chain(view, t, &mut out.deriv_values);
+                out.deriv_values.push(idx);
+                out.deriv_splits.push(out.deriv_values.len() as i32);
+            }
+        }
         out.splits.push(out.arcs.len() as i32);
     }
     Ok(out)
