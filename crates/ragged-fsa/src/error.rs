@@ -83,6 +83,13 @@ pub enum ParseProblem {
         /// Its id on this line.
         id: i64,
     },
+    /// A label name (or id) that the symbol table given does not hold.
+    UnknownSymbol {
+        /// The name, or the id written as a number.
+        symbol: String,
+        /// Which table: `"input"` or `"output"`.
+        table: &'static str,
+    },
 }
 
 impl fmt::Display for ParseProblem {
@@ -127,6 +134,9 @@ impl fmt::Display for ParseProblem {
                 f,
                 "symbol {symbol:?} with id {id}: the symbol or the id is already in the table"
             ),
+            ParseProblem::UnknownSymbol { symbol, table } => {
+                write!(f, "{symbol:?} is not in the {table} symbol table")
+            }
             ParseProblem::TooManyStates { state } => write!(
                 f,
                 "state {state} is too large (beyond i32, or far beyond what the text describes)"

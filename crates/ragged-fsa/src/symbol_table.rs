@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, ParseProblem};
+use crate::fsa::Fsa;
 
 /// A two-way map between symbols and integer ids (k2's `SymbolTable`, OpenFst's text symbol
 /// tables). Ids are `i32`, as labels are; each symbol and each id appears once.
@@ -77,6 +78,107 @@ impl SymbolTable {
     }
 }
 
+impl Fsa {
+    /// OpenFst text with label names, as `fstprint --isymbols=.. --osymbols=..` prints it:
+    /// input labels through `isymbols`, output labels (a transducer's plain `aux_labels`)
+    /// through `osymbols` (or `isymbols` when `None`). A label missing from its table is
+    /// [`ParseProblem::UnknownSymbol`], with the text line it would have been printed on.
+    pub fn to_openfst_with_symbols(
+        &self,
+        isymbols: &SymbolTable,
+        osymbols: Option<&SymbolTable>,
+    ) -> Result<String, Error> {
+        let numeric = self.to_openfst()?;
+        let osymbols = osymbols.unwrap_or(isymbols);
+        let columns = label_columns(self);
+        let mut out = String::with_capacity(numeric.len());
+        for (k, line) in numeric.lines().enumerate() {
+            let mut fields: Vec<&str> = line.split_whitespace().collect();
+            let mut names = Vec::with_capacity(columns.len());
+            if fields.len() > 2 {
+                for (column, table, which) in
+                    columns
+                        .iter()
+                        .zip([isymbols, osymbols])
+                        .map(|(&column, table)| {
+                            (column, table, if column == 2 { "input" } else { "output" })
+                        })
+                {
+                    let id: i32 = fields[column].parse().map_err(|_| Error::Parse {
+                        line: k + 1,
+                        problem: ParseProblem::BadNumber {
+                            token: fields[column].to_string(),
+                            field: "label",
+                        },
+                    })?;
+                    let name = table.symbol(id).ok_or_else(|| Error::Parse {
+                        line: k + 1,
+                        problem: ParseProblem::UnknownSymbol {
+                            symbol: id.to_string(),
+                            table: which,
+                        },
+                    })?;
+                    names.push((column, name));
+                }
+            }
+            for (column, name) in names {
+                fields[column] = name;
+            }
+            out.push_str(&fields.join(" "));
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// Reads OpenFst text whose labels are names (what [`Fsa::to_openfst_with_symbols`] and
+    /// `fstprint` with symbol tables write): input labels through `isymbols`, output labels of
+    /// a transducer (`acceptor == false`) through `osymbols` (or `isymbols` when `None`). A
+    /// name missing from its table is [`ParseProblem::UnknownSymbol`] at its line.
+    pub fn from_openfst_with_symbols(
+        s: &str,
+        acceptor: bool,
+        isymbols: &SymbolTable,
+        osymbols: Option<&SymbolTable>,
+    ) -> Result<Fsa, Error> {
+        let osymbols = osymbols.unwrap_or(isymbols);
+        let columns: &[usize] = if acceptor { &[2] } else { &[2, 3] };
+        let mut numeric = String::with_capacity(s.len());
+        for (k, line) in s.lines().enumerate() {
+            let mut fields: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+            if fields.len() > 2 {
+                for (&column, (table, which)) in columns
+                    .iter()
+                    .zip([(isymbols, "input"), (osymbols, "output")])
+                {
+                    let Some(name) = fields.get(column) else {
+                        continue; // too few fields: the numeric parser names the problem
+                    };
+                    let id = table.id(name).ok_or_else(|| Error::Parse {
+                        line: k + 1,
+                        problem: ParseProblem::UnknownSymbol {
+                            symbol: name.clone(),
+                            table: which,
+                        },
+                    })?;
+                    fields[column] = id.to_string();
+                }
+            }
+            numeric.push_str(&fields.join(" "));
+            numeric.push('\n');
+        }
+        Fsa::from_openfst(&numeric, acceptor)
+    }
+}
+
+/// The columns of an OpenFst arc line that hold labels: the input label, and the output
+/// label when the FSA is written as a transducer (it has plain `aux_labels`).
+fn label_columns(fsa: &Fsa) -> &'static [usize] {
+    match fsa.aux_labels() {
+        Some(crate::attr::Attr::I32(_)) => &[2, 3],
+        _ => &[2],
+    }
+}
+
 impl FromStr for SymbolTable {
     type Err = Error;
 
@@ -139,6 +241,78 @@ mod tests {
         assert_eq!(grown.add("c"), 4);
         assert_eq!(grown.add("a"), 1);
         assert_eq!(grown.to_map()[&4], "c");
+    }
+
+    fn table(text: &str) -> SymbolTable {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn openfst_text_with_names_both_ways() {
+        // a transducer from words to their first letters; the weights are costs
+        let phones = table("<eps> 0\nk 1\nae 2\nt 3\n");
+        let words = table("<eps> 0\ncat 1\ncar 2\n");
+        let named = "0 1 k cat 0.5\n1 2 ae <eps>\n2 3 t <eps>\n3\n";
+        let numeric = "0 1 1 1 0.5\n1 2 2 0\n2 3 3 0\n3\n";
+        let from_names = Fsa::from_openfst_with_symbols(named, false, &phones, Some(&words));
+        let from_ids = Fsa::from_openfst(numeric, false).unwrap();
+        assert_eq!(from_names.as_ref(), Ok(&from_ids));
+        // printing gives back the names in the same places as the numeric text's ids
+        let printed = from_ids
+            .to_openfst_with_symbols(&phones, Some(&words))
+            .unwrap();
+        let expected: String = from_ids
+            .to_openfst()
+            .unwrap()
+            .lines()
+            .map(|line| {
+                let mut f: Vec<String> = line.split_whitespace().map(String::from).collect();
+                if f.len() > 2 {
+                    f[2] = phones.symbol(f[2].parse().unwrap()).unwrap().to_string();
+                    f[3] = words.symbol(f[3].parse().unwrap()).unwrap().to_string();
+                }
+                f.join(" ") + "\n"
+            })
+            .collect();
+        assert_eq!(printed, expected);
+        assert!(printed.starts_with("0 1 k cat"), "{printed}");
+        // an acceptor uses one table
+        let acceptor = Fsa::from_openfst_with_symbols("0 1 ae\n1\n", true, &phones, None).unwrap();
+        assert_eq!(acceptor.labels(), vec![2, -1]);
+        assert_eq!(
+            acceptor.to_openfst_with_symbols(&phones, None).unwrap(),
+            "0 1 ae\n1\n"
+        );
+    }
+
+    #[test]
+    fn unknown_symbols_name_the_line_and_table() {
+        let phones = table("<eps> 0\nk 1\n");
+        let err =
+            Fsa::from_openfst_with_symbols("0 1 k\n1 2 zz\n2\n", true, &phones, None).unwrap_err();
+        assert_eq!(
+            err,
+            Error::Parse {
+                line: 2,
+                problem: ParseProblem::UnknownSymbol {
+                    symbol: "zz".into(),
+                    table: "input"
+                }
+            }
+        );
+        let words = table("<eps> 0\n");
+        let fst = Fsa::from_openfst("0 1 1 7\n1\n", false).unwrap();
+        assert_eq!(
+            fst.to_openfst_with_symbols(&phones, Some(&words))
+                .unwrap_err(),
+            Error::Parse {
+                line: 1,
+                problem: ParseProblem::UnknownSymbol {
+                    symbol: "7".into(),
+                    table: "output"
+                }
+            }
+        );
     }
 
     #[test]
