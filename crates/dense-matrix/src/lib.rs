@@ -13,6 +13,8 @@
 //!   window), all dereferencing to [`MatrixBase`], where the operations live.
 //! - [`Trans`]: Kaldi's `kNoTrans` / `kTrans` flag; [`ResizeType`], [`StrideType`].
 //! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
+//! - [`SparseVector`] / [`SparseMatrix`] / [`GeneralMatrix`]: Kaldi's sparse types and
+//!   their binary `SV` / `SM` forms.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
 //!   replaced before the first BLAS call, or reported once on stderr.
@@ -68,6 +70,7 @@ mod owned;
 mod packed;
 mod packed_ops;
 mod real;
+mod sparse;
 mod text;
 mod vector;
 
@@ -82,4 +85,5 @@ pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
 pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
+pub use sparse::{trace_mat_smat, vec_svec, GeneralMatrix, SparseMatrix, SparseVector};
 pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};
