@@ -209,6 +209,13 @@ pub enum Error {
         /// The column count of the matrix (its first row's dimension when read).
         expected: usize,
     },
+    /// An FFT planned for a length it does not support.
+    FftSize {
+        /// The length asked for.
+        n: usize,
+        /// What the length must be, e.g. "a power of two, at least 4".
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -339,6 +346,12 @@ impl fmt::Display for Error {
                 f,
                 "sparse matrix row {row} has dimension {dim}, expected {expected}"
             ),
+            Error::FftSize { n, what } => {
+                write!(
+                    f,
+                    "cannot plan an FFT of {n} points: the length must be {what}"
+                )
+            }
         }
     }
 }

@@ -15,6 +15,8 @@
 //! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
 //! - [`SparseVector`] / [`SparseMatrix`] / [`GeneralMatrix`]: Kaldi's sparse types and
 //!   their binary `SV` / `SM` forms.
+//! - [`SplitRadixRealFft`] / [`SplitRadixComplexFft`], [`real_fft`], [`complex_fft`],
+//!   [`compute_dct_matrix`]: Kaldi's FFTs, with its packing of the real spectrum.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
 //!   replaced before the first BLAS call, or reported once on stderr.
@@ -58,6 +60,7 @@ mod compressed;
 mod decomp;
 mod error;
 mod exp;
+mod fft;
 mod interop;
 mod io;
 mod kernel;
@@ -78,6 +81,10 @@ pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
 pub use compressed::{CompressedMatrix, CompressionMethod};
 pub use decomp::{Eig, Svd, SymEig};
 pub use error::{Error, Position};
+pub use fft::{
+    complex_fft, compute_dct_matrix, real_fft, real_fft_inefficient, SplitRadixComplexFft,
+    SplitRadixRealFft,
+};
 pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use kernels::PAR_MIN_LEN;
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
