@@ -24,8 +24,13 @@ pub struct SplitRadixComplexFft<R: Real> {
     n: usize,
     /// `rev[i]`: the bit reversal of `i` in `log2 N` bits.
     rev: Vec<u32>,
-    /// `e^{-2 pi i k / N}` for `k < N/2`, interleaved re, im.
-    twiddles: Vec<R>,
+    /// The twiddles of each butterfly stage, stored contiguously: the stage that combines
+    /// halves of length `h` reads `e^{-i pi j / h}`, `j < h`, at `h - 1 .. 2h - 1`.
+    tw_re: Vec<R>,
+    /// Imaginary parts of the forward twiddles (same layout as `tw_re`).
+    tw_im: Vec<R>,
+    /// Imaginary parts of the backward twiddles (`-tw_im`).
+    tw_im_inv: Vec<R>,
 }
 
 fn check_power_of_two(n: usize, min: usize, what: &'static str) -> Result<(), Error> {
@@ -53,13 +58,25 @@ impl<R: Real> SplitRadixComplexFft<R> {
                 }
             })
             .collect();
-        let mut twiddles = Vec::with_capacity(n);
-        for k in 0..n / 2 {
-            let a = -2.0 * std::f64::consts::PI * k as f64 / n as f64;
-            twiddles.push(R::from_f64(a.cos()));
-            twiddles.push(R::from_f64(a.sin()));
+        let mut tw_re = Vec::with_capacity(n);
+        let mut tw_im = Vec::with_capacity(n);
+        let mut h = 1;
+        while h < n {
+            for j in 0..h {
+                let a = -std::f64::consts::PI * j as f64 / h as f64;
+                tw_re.push(R::from_f64(a.cos()));
+                tw_im.push(R::from_f64(a.sin()));
+            }
+            h *= 2;
         }
-        Ok(SplitRadixComplexFft { n, rev, twiddles })
+        let tw_im_inv = tw_im.iter().map(|&v| -v).collect();
+        Ok(SplitRadixComplexFft {
+            n,
+            rev,
+            tw_re,
+            tw_im,
+            tw_im_inv,
+        })
     }
 
     /// The number of complex points `N`.
@@ -87,27 +104,44 @@ impl<R: Real> SplitRadixComplexFft<R> {
                 x.swap(2 * i + 1, 2 * j + 1);
             }
         }
-        let sign = if forward { R::ONE } else { -R::ONE };
-        let mut half = 1;
+        // first stage: halves of length 1, twiddle 1
+        if n >= 2 {
+            for c in x.chunks_exact_mut(4) {
+                let (ar, ai, br, bi) = (c[0], c[1], c[2], c[3]);
+                c[0] = ar + br;
+                c[1] = ai + bi;
+                c[2] = ar - br;
+                c[3] = ai - bi;
+            }
+        }
+        let tw_im_all = if forward {
+            &self.tw_im
+        } else {
+            &self.tw_im_inv
+        };
+        let mut half = 2;
         while half < n {
-            let len = 2 * half;
-            let step = n / len;
-            for block in x.chunks_exact_mut(2 * len) {
+            let tw_re = &self.tw_re[half - 1..2 * half - 1];
+            let tw_im = &tw_im_all[half - 1..2 * half - 1];
+            for block in x.chunks_exact_mut(4 * half) {
                 let (lo, hi) = block.split_at_mut(2 * half);
-                for j in 0..half {
-                    let wr = self.twiddles[2 * j * step];
-                    let wi = sign * self.twiddles[2 * j * step + 1];
-                    let (br, bi) = (hi[2 * j], hi[2 * j + 1]);
+                for (((a, b), &wr), &wi) in lo
+                    .chunks_exact_mut(2)
+                    .zip(hi.chunks_exact_mut(2))
+                    .zip(tw_re)
+                    .zip(tw_im)
+                {
+                    let (br, bi) = (b[0], b[1]);
                     let tr = br * wr - bi * wi;
                     let ti = br * wi + bi * wr;
-                    let (ar, ai) = (lo[2 * j], lo[2 * j + 1]);
-                    lo[2 * j] = ar + tr;
-                    lo[2 * j + 1] = ai + ti;
-                    hi[2 * j] = ar - tr;
-                    hi[2 * j + 1] = ai - ti;
+                    let (ar, ai) = (a[0], a[1]);
+                    a[0] = ar + tr;
+                    a[1] = ai + ti;
+                    b[0] = ar - tr;
+                    b[1] = ai - ti;
                 }
             }
-            half = len;
+            half *= 2;
         }
     }
 
