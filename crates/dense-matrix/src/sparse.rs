@@ -12,7 +12,9 @@
 //! pairs as `int32` (a size byte `4`, little endian), then per pair the index (`int32`) and
 //! the value as Kaldi's `WriteBasicType<Real>` (a size byte `4` and an `f32`, or `8` and an
 //! `f64`); `SM ` then the number of rows (`int32`) and each row as an `SV`. Reading accepts
-//! either value width, as Kaldi's `ReadBasicType` converts between precisions.
+//! either value width, as Kaldi's `ReadBasicType` converts between precisions. Text:
+//! `dim=5 [ 0 0.5 3 -2 ] ` and `rows=2 ` followed by the rows and a newline (values in
+//! shortest round-trip digits, like the crate's other text forms).
 
 use std::io::{BufRead, Read, Write};
 
@@ -176,8 +178,17 @@ impl<R: Real> SparseVector<R> {
         }
     }
 
-    /// Kaldi's binary `Write(os, true)`: the `SV` object.
-    pub fn write_kaldi(&self, w: &mut impl Write) -> Result<(), Error> {
+    /// Kaldi's `Write(os, binary)`: the binary `SV` object, or the text form
+    /// `dim=5 [ 0 0.5 3 -2 ] ` (values in shortest round-trip digits).
+    pub fn write_kaldi(&self, w: &mut impl Write, binary: bool) -> Result<(), Error> {
+        if !binary {
+            let mut t = format!("dim={} [ ", self.dim);
+            for &(i, v) in &self.pairs {
+                t.push_str(&format!("{i} {v} "));
+            }
+            t.push_str("] ");
+            return w.write_all(t.as_bytes()).map_err(io_err);
+        }
         let mut buf = Vec::with_capacity(13 + self.pairs.len() * (6 + std::mem::size_of::<R>()));
         buf.extend_from_slice(b"SV ");
         push_int32(&mut buf, self.dim, "the dimension of a sparse vector")?;
@@ -193,8 +204,50 @@ impl<R: Real> SparseVector<R> {
         w.write_all(&buf).map_err(io_err)
     }
 
-    /// Kaldi's binary `Read(is, true)`: an `SV` object, its values in either precision.
-    pub fn read_kaldi(r: &mut impl Read) -> Result<Self, Error> {
+    /// Kaldi's `Read(is, binary)`: a binary `SV` object (its values in either precision)
+    /// or the text form.
+    pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
+        if binary {
+            Self::read_binary(r)
+        } else {
+            Self::read_text(&mut Tokens { r, line: 1 })
+        }
+    }
+
+    fn read_text<B: BufRead>(t: &mut Tokens<'_, B>) -> Result<Self, Error> {
+        let dim = t.header("dim=", "expected `dim=<int>`")?;
+        let open = t.expect_next("expected `[`")?;
+        if open != "[" {
+            return Err(t.parse_err(open, "expected `[`"));
+        }
+        let mut pairs: Vec<(usize, R)> = Vec::new();
+        loop {
+            let tok = t.expect_next("expected an index or `]`")?;
+            if tok == "]" {
+                break;
+            }
+            let index: usize = tok
+                .parse()
+                .map_err(|_| t.parse_err(tok.clone(), "not an index"))?;
+            let previous = pairs.last().map(|p| p.0);
+            if index >= dim || previous.is_some_and(|p| index <= p) {
+                return Err(Error::SparseIndex {
+                    element: pairs.len(),
+                    index: index as i64,
+                    dim,
+                    previous,
+                });
+            }
+            let tok = t.expect_next("expected a value")?;
+            let value: f64 = tok
+                .parse()
+                .map_err(|_| t.parse_err(tok.clone(), "not a number"))?;
+            pairs.push((index, R::from_f64(value)));
+        }
+        Ok(SparseVector { dim, pairs })
+    }
+
+    fn read_binary(r: &mut impl Read) -> Result<Self, Error> {
         expect_token(r, b"SV ", "the sparse vector token `SV `")?;
         let dim = read_size(r, "the dimension of a sparse vector")?;
         let n = read_size(r, "the element count of a sparse vector")?;
@@ -374,8 +427,16 @@ impl<R: Real> SparseMatrix<R> {
         m
     }
 
-    /// Kaldi's binary `Write(os, true)`: the `SM` object.
-    pub fn write_kaldi(&self, w: &mut impl Write) -> Result<(), Error> {
+    /// Kaldi's `Write(os, binary)`: the binary `SM` object, or the text form
+    /// `rows=2 dim=5 [ 0 0.5 ] dim=5 [ ] ` and a newline.
+    pub fn write_kaldi(&self, w: &mut impl Write, binary: bool) -> Result<(), Error> {
+        if !binary {
+            write!(w, "rows={} ", self.rows.len()).map_err(io_err)?;
+            for r in &self.rows {
+                r.write_kaldi(w, false)?;
+            }
+            return w.write_all(b"\n").map_err(io_err);
+        }
         let mut head = b"SM ".to_vec();
         push_int32(
             &mut head,
@@ -384,21 +445,32 @@ impl<R: Real> SparseMatrix<R> {
         )?;
         w.write_all(&head).map_err(io_err)?;
         for r in &self.rows {
-            r.write_kaldi(w)?;
+            r.write_kaldi(w, true)?;
         }
         Ok(())
     }
 
-    /// Kaldi's binary `Read(is, true)`: an `SM` object. Every row must have the first
-    /// row's dimension ([`Error::SparseRowDim`]).
-    pub fn read_kaldi(r: &mut impl Read) -> Result<Self, Error> {
-        expect_token(r, b"SM ", "the sparse matrix token `SM `")?;
-        let n = read_size(r, "the row count of a sparse matrix")?;
-        // each row takes at least 13 bytes: the capacity follows the data
-        let mut rows: Vec<SparseVector<R>> = Vec::with_capacity(n.min(READ_CHUNK / 13));
+    /// Kaldi's `Read(is, binary)`: a binary `SM` object or the text form. Every row must
+    /// have the first row's dimension ([`Error::SparseRowDim`]).
+    pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
+        if binary {
+            return Self::read_binary(r);
+        }
+        let mut t = Tokens { r, line: 1 };
+        let n = t.header("rows=", "expected `rows=<int>`")?;
+        // each row's text takes at least 8 bytes: the capacity follows the data
+        let mut rows: Vec<SparseVector<R>> = Vec::with_capacity(n.min(READ_CHUNK / 8));
+        Self::collect_rows(&mut rows, n, || SparseVector::read_text(&mut t))
+    }
+
+    fn collect_rows(
+        rows: &mut Vec<SparseVector<R>>,
+        n: usize,
+        mut next: impl FnMut() -> Result<SparseVector<R>, Error>,
+    ) -> Result<Self, Error> {
         let mut cols = 0;
         for row in 0..n {
-            let v = SparseVector::read_kaldi(r)?;
+            let v = next()?;
             if row == 0 {
                 cols = v.dim;
             } else if v.dim != cols {
@@ -410,7 +482,18 @@ impl<R: Real> SparseMatrix<R> {
             }
             rows.push(v);
         }
-        Ok(SparseMatrix { cols, rows })
+        Ok(SparseMatrix {
+            cols,
+            rows: std::mem::take(rows),
+        })
+    }
+
+    fn read_binary(r: &mut impl Read) -> Result<Self, Error> {
+        expect_token(r, b"SM ", "the sparse matrix token `SM `")?;
+        let n = read_size(r, "the row count of a sparse matrix")?;
+        // each row takes at least 13 bytes: the capacity follows the data
+        let mut rows: Vec<SparseVector<R>> = Vec::with_capacity(n.min(READ_CHUNK / 13));
+        Self::collect_rows(&mut rows, n, || SparseVector::read_binary(r))
     }
 }
 
@@ -599,21 +682,90 @@ impl<R: Real> GeneralMatrix<R> {
         }
     }
 
-    /// Kaldi's binary `Write(os, true)`: the `SM` object or the `FM`/`DM` one.
-    pub fn write_kaldi(&self, w: &mut impl Write) -> Result<(), Error> {
+    /// Kaldi's `Write(os, binary)`: the sparse or the full matrix's form.
+    pub fn write_kaldi(&self, w: &mut impl Write, binary: bool) -> Result<(), Error> {
         match self {
-            GeneralMatrix::Full(m) => m.write_kaldi(w, true),
-            GeneralMatrix::Sparse(s) => s.write_kaldi(w),
+            GeneralMatrix::Full(m) => m.write_kaldi(w, binary),
+            GeneralMatrix::Sparse(s) => s.write_kaldi(w, binary),
         }
     }
 
-    /// Kaldi's binary `Read(is, true)`: an `S` starts a sparse matrix, anything else is
-    /// read as a full (or compressed, then decompressed) matrix.
-    pub fn read_kaldi(r: &mut impl BufRead) -> Result<Self, Error> {
-        if r.fill_buf().map_err(io_err)?.first() == Some(&b'S') {
-            Ok(GeneralMatrix::Sparse(SparseMatrix::read_kaldi(r)?))
+    /// Kaldi's `Read(is, binary)`: in binary an `S` starts a sparse matrix, anything else
+    /// is read as a full (or compressed, then decompressed) matrix; in text, after
+    /// white space, an `r` (`rows=`) starts a sparse matrix.
+    pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
+        if !binary {
+            skip_space(r)?;
+        }
+        let sparse_mark = if binary { b'S' } else { b'r' };
+        if r.fill_buf().map_err(io_err)?.first() == Some(&sparse_mark) {
+            Ok(GeneralMatrix::Sparse(SparseMatrix::read_kaldi(r, binary)?))
         } else {
-            Ok(GeneralMatrix::Full(Matrix::read_kaldi(r, true)?))
+            Ok(GeneralMatrix::Full(Matrix::read_kaldi(r, binary)?))
+        }
+    }
+}
+
+fn skip_space(r: &mut impl BufRead) -> Result<(), Error> {
+    loop {
+        let buf = r.fill_buf().map_err(io_err)?;
+        let n = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let all = n == buf.len() && n > 0;
+        r.consume(n);
+        if !all {
+            return Ok(());
+        }
+    }
+}
+
+/// Whitespace-separated tokens of Kaldi's text forms, with the line they are on.
+struct Tokens<'a, B: BufRead> {
+    r: &'a mut B,
+    line: usize,
+}
+
+impl<B: BufRead> Tokens<'_, B> {
+    fn next(&mut self) -> Result<Option<String>, Error> {
+        let mut tok = Vec::new();
+        loop {
+            let buf = self.r.fill_buf().map_err(io_err)?;
+            let Some(&b) = buf.first() else { break };
+            if b.is_ascii_whitespace() {
+                if !tok.is_empty() {
+                    break;
+                }
+                if b == b'\n' {
+                    self.line += 1;
+                }
+            } else {
+                tok.push(b);
+            }
+            self.r.consume(1);
+        }
+        Ok((!tok.is_empty()).then(|| String::from_utf8_lossy(&tok).into_owned()))
+    }
+
+    fn parse_err(&self, token: String, reason: &'static str) -> Error {
+        Error::Parse {
+            line: self.line,
+            token,
+            reason,
+        }
+    }
+
+    fn expect_next(&mut self, reason: &'static str) -> Result<String, Error> {
+        match self.next()? {
+            Some(t) => Ok(t),
+            None => Err(self.parse_err(String::new(), reason)),
+        }
+    }
+
+    /// A `prefix<int>` token such as `dim=5`.
+    fn header(&mut self, prefix: &str, reason: &'static str) -> Result<usize, Error> {
+        let tok = self.expect_next(reason)?;
+        match tok.strip_prefix(prefix).map(str::parse::<usize>) {
+            Some(Ok(v)) => Ok(v),
+            _ => Err(self.parse_err(tok, reason)),
         }
     }
 }

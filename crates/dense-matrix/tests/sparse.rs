@@ -334,10 +334,10 @@ fn sv() -> SparseVector<f32> {
 #[test]
 fn sparse_vector_binary_is_kaldis_bytes() {
     let mut out = Vec::new();
-    sv().write_kaldi(&mut out).unwrap();
+    sv().write_kaldi(&mut out, true).unwrap();
     assert_eq!(out, sv_f32_bytes());
     assert_eq!(
-        SparseVector::<f32>::read_kaldi(&mut &out[..]).unwrap(),
+        SparseVector::<f32>::read_kaldi(&mut &out[..], true).unwrap(),
         sv()
     );
 
@@ -351,15 +351,15 @@ fn sparse_vector_binary_is_kaldis_bytes() {
     double(&mut want, -2.0);
     let d = SparseVector::<f64>::from_pairs(5, vec![(0, 0.5), (3, -2.0)]).unwrap();
     let mut out = Vec::new();
-    d.write_kaldi(&mut out).unwrap();
+    d.write_kaldi(&mut out, true).unwrap();
     assert_eq!(out, want);
     // either precision reads either width, as Kaldi's ReadBasicType converts
     assert_eq!(
-        SparseVector::<f32>::read_kaldi(&mut &want[..]).unwrap(),
+        SparseVector::<f32>::read_kaldi(&mut &want[..], true).unwrap(),
         sv()
     );
     assert_eq!(
-        SparseVector::<f64>::read_kaldi(&mut &sv_f32_bytes()[..]).unwrap(),
+        SparseVector::<f64>::read_kaldi(&mut &sv_f32_bytes()[..], true).unwrap(),
         d
     );
 }
@@ -374,15 +374,18 @@ fn sparse_matrix_binary_is_kaldis_bytes() {
     int32(&mut want, 5);
     int32(&mut want, 0);
     let mut out = Vec::new();
-    m.write_kaldi(&mut out).unwrap();
+    m.write_kaldi(&mut out, true).unwrap();
     assert_eq!(out, want);
-    assert_eq!(SparseMatrix::<f32>::read_kaldi(&mut &want[..]).unwrap(), m);
+    assert_eq!(
+        SparseMatrix::<f32>::read_kaldi(&mut &want[..], true).unwrap(),
+        m
+    );
 
     // GeneralMatrix: an `S` is sparse, anything else full
-    let g = GeneralMatrix::<f32>::read_kaldi(&mut &want[..]).unwrap();
+    let g = GeneralMatrix::<f32>::read_kaldi(&mut &want[..], true).unwrap();
     assert_eq!(g, GeneralMatrix::Sparse(m.clone()));
     let mut out = Vec::new();
-    g.write_kaldi(&mut out).unwrap();
+    g.write_kaldi(&mut out, true).unwrap();
     assert_eq!(out, want);
 
     let mut fm = b"FM ".to_vec();
@@ -390,15 +393,15 @@ fn sparse_matrix_binary_is_kaldis_bytes() {
     int32(&mut fm, 2);
     fm.extend(1.5f32.to_le_bytes());
     fm.extend((-1.0f32).to_le_bytes());
-    let g = GeneralMatrix::<f32>::read_kaldi(&mut &fm[..]).unwrap();
+    let g = GeneralMatrix::<f32>::read_kaldi(&mut &fm[..], true).unwrap();
     assert_eq!(g, GeneralMatrix::Full(Matrix::from_rows(&[[1.5f32, -1.0]])));
     let mut out = Vec::new();
-    g.write_kaldi(&mut out).unwrap();
+    g.write_kaldi(&mut out, true).unwrap();
     assert_eq!(out, fm);
 }
 
 fn read_sv(bytes: &[u8]) -> Result<SparseVector<f32>, Error> {
-    SparseVector::read_kaldi(&mut &bytes[..])
+    SparseVector::read_kaldi(&mut &bytes[..], true)
 }
 
 #[test]
@@ -512,7 +515,7 @@ fn bad_sparse_matrix_bytes_are_named_errors() {
     int32(&mut b, i32::MAX);
     b.extend(sv_f32_bytes());
     assert_eq!(
-        SparseMatrix::<f32>::read_kaldi(&mut &b[..]),
+        SparseMatrix::<f32>::read_kaldi(&mut &b[..], true),
         Err(Error::UnexpectedEnd {
             reading: "the sparse vector token `SV `".into(),
             needed: 3,
@@ -527,7 +530,7 @@ fn bad_sparse_matrix_bytes_are_named_errors() {
     int32(&mut b, 4);
     int32(&mut b, 0);
     assert_eq!(
-        SparseMatrix::<f32>::read_kaldi(&mut &b[..]),
+        SparseMatrix::<f32>::read_kaldi(&mut &b[..], true),
         Err(Error::SparseRowDim {
             row: 1,
             dim: 4,
@@ -537,10 +540,96 @@ fn bad_sparse_matrix_bytes_are_named_errors() {
     let mut b = b"SM ".to_vec();
     int32(&mut b, -3);
     assert_eq!(
-        SparseMatrix::<f32>::read_kaldi(&mut &b[..]),
+        SparseMatrix::<f32>::read_kaldi(&mut &b[..], true),
         Err(Error::NegativeSize {
             what: "the row count of a sparse matrix",
             value: -3
         })
+    );
+}
+
+// ---- text forms (Kaldi writes `dim=5 [ 0 0.5 3 -2 ] ` and `rows=2 ` + rows + "\n") ----
+
+#[test]
+fn text_forms_are_kaldis() {
+    let mut out = Vec::new();
+    sv().write_kaldi(&mut out, false).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), "dim=5 [ 0 0.5 3 -2 ] ");
+    let m = SparseMatrix::from_rows(5, vec![sv(), SparseVector::new(5)]).unwrap();
+    let mut out = Vec::new();
+    m.write_kaldi(&mut out, false).unwrap();
+    let text = "rows=2 dim=5 [ 0 0.5 3 -2 ] dim=5 [ ] \n";
+    assert_eq!(String::from_utf8(out).unwrap(), text);
+    assert_eq!(
+        SparseMatrix::<f32>::read_kaldi(&mut text.as_bytes(), false).unwrap(),
+        m
+    );
+    // Kaldi's reader takes any white space, and a GeneralMatrix in text starts with `r`
+    let spaced = "\n  rows=2\ndim=5 [ 0 0.5\n 3 -2 ]\n dim=5 [ ]";
+    let g = GeneralMatrix::<f32>::read_kaldi(&mut spaced.as_bytes(), false).unwrap();
+    assert_eq!(g, GeneralMatrix::Sparse(m.clone()));
+    let mut out = Vec::new();
+    g.write_kaldi(&mut out, false).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), text);
+    let g = GeneralMatrix::<f64>::read_kaldi(&mut " [ 1 2 ]\n".as_bytes(), false).unwrap();
+    assert_eq!(g, GeneralMatrix::Full(Matrix::from_rows(&[[1.0, 2.0]])));
+    // the reader stops after the object
+    let mut r = "dim=3 [ 2 7 ] rest".as_bytes();
+    let v = SparseVector::<f64>::read_kaldi(&mut r, false).unwrap();
+    assert_eq!(v.data(), &[(2, 7.0)]);
+    assert_eq!(r, b" rest");
+}
+
+#[test]
+fn bad_text_is_a_parse_error_naming_line_and_token() {
+    let read = |s: &str| SparseVector::<f32>::read_kaldi(&mut s.as_bytes(), false);
+    let parse = |line, token: &str, reason| Error::Parse {
+        line,
+        token: token.into(),
+        reason,
+    };
+    assert_eq!(
+        read("dim=x [ ]"),
+        Err(parse(1, "dim=x", "expected `dim=<int>`"))
+    );
+    assert_eq!(
+        read("size=3 [ ]"),
+        Err(parse(1, "size=3", "expected `dim=<int>`"))
+    );
+    assert_eq!(read("dim=3 ( ]"), Err(parse(1, "(", "expected `[`")));
+    assert_eq!(read("dim=3 [\n 1 x ]"), Err(parse(2, "x", "not a number")));
+    assert_eq!(
+        read("dim=3 [\n\n -1 2 ]"),
+        Err(parse(3, "-1", "not an index"))
+    );
+    assert_eq!(
+        read("dim=3 [ 1 2"),
+        Err(parse(1, "", "expected an index or `]`"))
+    );
+    assert_eq!(
+        read("dim=3 [ 2 1 1 1 ]"),
+        Err(Error::SparseIndex {
+            element: 1,
+            index: 1,
+            dim: 3,
+            previous: Some(2)
+        })
+    );
+    assert_eq!(
+        SparseMatrix::<f32>::read_kaldi(&mut "rows=2 dim=3 [ ] dim=4 [ ]".as_bytes(), false),
+        Err(Error::SparseRowDim {
+            row: 1,
+            dim: 4,
+            expected: 3
+        })
+    );
+    assert_eq!(
+        SparseMatrix::<f32>::read_kaldi(&mut "rows=-1".as_bytes(), false),
+        Err(parse(1, "rows=-1", "expected `rows=<int>`"))
+    );
+    // a huge row count over a short text ends at the data, not in an allocation
+    assert_eq!(
+        SparseMatrix::<f32>::read_kaldi(&mut "rows=2000000000 dim=1 [ ]".as_bytes(), false),
+        Err(parse(1, "", "expected `dim=<int>`"))
     );
 }
