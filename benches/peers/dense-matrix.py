@@ -14,6 +14,8 @@ Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared Spli
   out = M diag(v) as np.multiply(M, v, out=out).
 - group_pnorm: S 4096 x 2048 f32 (seed 11, 2u - 1), groups of 4 columns, power 2, as
   np.sqrt(np.square(S).reshape(rows, 512, 4).sum(axis=2)).
+- split_radix_real_fft: X 100,000 x 512 f32 (seed 12, 2u - 1); np.fft.rfft(X, axis=1)
+  (the same spectrum that SplitRadixRealFft packs in place, one frame a row).
 Every version string states the BLAS thread count, as the Rust side prints it, and the
 OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinned to a kernel
 (`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
@@ -159,6 +161,13 @@ def main():
     s = uniform(np, 11, rows * cols, 2.0, -1.0).astype(np.float32).reshape(rows, cols)
     t = time_it(lambda: np.sqrt(np.square(s).reshape(rows, cols // group, group).sum(axis=2)))
     report(CRATE, "group_pnorm", "numpy", t, npv)
+    del s
+
+    # split-radix real FFT (issue 12): numpy's pocketfft on the same frames
+    frames, n = size(100_000, 100), 512
+    x = uniform(np, 12, frames * n, 2.0, -1.0).astype(np.float32).reshape(frames, n)
+    t = time_it(lambda: np.fft.rfft(x, axis=1))
+    report(CRATE, "split_radix_real_fft", "numpy", t, npv)
 
 
 if __name__ == "__main__":

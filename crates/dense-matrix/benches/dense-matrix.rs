@@ -17,6 +17,9 @@
 //! - `group_pnorm`: 4096 x 2048 f32 (seed 11, `2u - 1`), groups of 4 columns, power 2
 //!   (numpy: `np.sqrt(np.square(S).reshape(4096, 512, 4).sum(axis=2))`). Throughput =
 //!   bytes read.
+//! - `split_radix_real_fft`: 100,000 frames x 512 points f32 (seed 12, `2u - 1`), each
+//!   row transformed in place by one `SplitRadixRealFft` plan on one thread (numpy:
+//!   `np.fft.rfft(X, axis=1)`, which also returns a new array). Throughput = bytes of `X`.
 //!
 //! In-place workloads time only the operation (a fresh copy of the input is made outside
 //! the timed region). OpenBLAS and rayon use all cores (2 on the reference machine); the
@@ -27,7 +30,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use dense_matrix::{blas_num_threads, Matrix, Real, Trans, Vector};
+use dense_matrix::{blas_num_threads, Matrix, Real, SplitRadixRealFft, Trans, Vector};
 
 fn values(seed: u64, n: usize, scale: f64, offset: f64) -> Vec<f64> {
     let mut rng = benches::SplitMix64::new(seed);
@@ -168,6 +171,23 @@ fn bench(c: &mut Criterion) {
             out.group_pnorm(black_box(&src), 2.0);
             black_box(&out);
         })
+    });
+
+    // issue 12's split-radix real FFT: frames of 512 points, one plan, Kaldi's packing
+    let (frames, n) = (benches::size(100_000, 100), 512);
+    let x = matrix::<f32>(12, frames, n, 2.0, -1.0);
+    let plan = SplitRadixRealFft::<f32>::new(n).expect("512 is a power of two");
+    g.throughput(Throughput::Bytes((frames * n * 4) as u64));
+    g.bench_function("split_radix_real_fft", |b| {
+        b.iter_batched_ref(
+            || x.clone(),
+            |m| {
+                for r in 0..frames {
+                    plan.compute(m.row_data_mut(r), true);
+                }
+            },
+            BatchSize::LargeInput,
+        )
     });
     g.finish();
 }

@@ -182,6 +182,40 @@ pub enum Error {
         /// Why not.
         reason: &'static str,
     },
+    /// A sparse vector pair whose index is out of range or not above the index before it.
+    SparseIndex {
+        /// Which pair (from 0).
+        element: usize,
+        /// Its index.
+        index: i64,
+        /// The vector's dimension.
+        dim: usize,
+        /// The index of the pair before it, if any.
+        previous: Option<usize>,
+    },
+    /// A binary sparse vector announcing more pairs than its dimension.
+    SparseCount {
+        /// Pairs announced.
+        count: usize,
+        /// The dimension.
+        dim: usize,
+    },
+    /// A sparse matrix row whose dimension differs from the matrix's column count.
+    SparseRowDim {
+        /// The row.
+        row: usize,
+        /// Its dimension.
+        dim: usize,
+        /// The column count of the matrix (its first row's dimension when read).
+        expected: usize,
+    },
+    /// An FFT planned for a length it does not support.
+    FftSize {
+        /// The length asked for.
+        n: usize,
+        /// What the length must be, e.g. "a power of two, at least 4".
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -285,6 +319,37 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "cannot switch OpenBLAS to its {coretype} kernel: {reason}"
+                )
+            }
+            Error::SparseIndex {
+                element,
+                index,
+                dim,
+                previous,
+            } => match previous {
+                Some(p) if *index < *dim as i64 => write!(
+                    f,
+                    "sparse vector pair {element} has index {index}, not above the index {p} \
+                     before it"
+                ),
+                _ => write!(
+                    f,
+                    "sparse vector pair {element} has index {index}, out of range for dimension \
+                     {dim}"
+                ),
+            },
+            Error::SparseCount { count, dim } => write!(
+                f,
+                "a sparse vector of dimension {dim} cannot hold {count} pairs"
+            ),
+            Error::SparseRowDim { row, dim, expected } => write!(
+                f,
+                "sparse matrix row {row} has dimension {dim}, expected {expected}"
+            ),
+            Error::FftSize { n, what } => {
+                write!(
+                    f,
+                    "cannot plan an FFT of {n} points: the length must be {what}"
                 )
             }
         }

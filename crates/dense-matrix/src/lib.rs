@@ -13,6 +13,10 @@
 //!   window), all dereferencing to [`MatrixBase`], where the operations live.
 //! - [`Trans`]: Kaldi's `kNoTrans` / `kTrans` flag; [`ResizeType`], [`StrideType`].
 //! - [`SpMatrix`] / [`TpMatrix`]: packed symmetric and lower-triangular matrices.
+//! - [`SparseVector`] / [`SparseMatrix`] / [`GeneralMatrix`]: Kaldi's sparse types and
+//!   their binary `SV` / `SM` forms.
+//! - [`SplitRadixRealFft`] / [`SplitRadixComplexFft`], [`real_fft`], [`complex_fft`],
+//!   [`compute_dct_matrix`]: Kaldi's FFTs, with its packing of the real spectrum.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
 //!   replaced before the first BLAS call, or reported once on stderr.
@@ -56,6 +60,7 @@ mod compressed;
 mod decomp;
 mod error;
 mod exp;
+mod fft;
 mod interop;
 mod io;
 mod kernel;
@@ -68,6 +73,7 @@ mod owned;
 mod packed;
 mod packed_ops;
 mod real;
+mod sparse;
 mod text;
 mod vector;
 
@@ -75,6 +81,10 @@ pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
 pub use compressed::{CompressedMatrix, CompressionMethod};
 pub use decomp::{Eig, Svd, SymEig};
 pub use error::{Error, Position};
+pub use fft::{
+    complex_fft, compute_dct_matrix, real_fft, real_fft_inefficient, SplitRadixComplexFft,
+    SplitRadixRealFft,
+};
 pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use kernels::PAR_MIN_LEN;
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
@@ -82,4 +92,5 @@ pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
 pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
+pub use sparse::{trace_mat_smat, vec_svec, GeneralMatrix, SparseMatrix, SparseVector};
 pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};
