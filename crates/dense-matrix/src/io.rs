@@ -109,10 +109,12 @@ fn read_elements<R: Real>(
     reading: impl Fn() -> String,
 ) -> Result<Vec<R>, Error> {
     let width = if single { 4 } else { 8 };
-    let total = n.checked_mul(width).ok_or_else(|| Error::HeaderSizeOverflow {
-        what,
-        factors: vec![n as u64, width as u64],
-    })?;
+    let total = n
+        .checked_mul(width)
+        .ok_or_else(|| Error::HeaderSizeOverflow {
+            what,
+            factors: vec![n as u64, width as u64],
+        })?;
     #[cfg(target_endian = "little")]
     if width == std::mem::size_of::<R>() {
         return read_native(r, n, total, reading);
