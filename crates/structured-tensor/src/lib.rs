@@ -65,6 +65,7 @@ mod spec;
 mod structured;
 mod text;
 mod text_columns;
+mod tf_ops;
 mod values;
 
 pub use array::Array;
