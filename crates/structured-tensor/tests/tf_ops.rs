@@ -669,3 +669,150 @@ fn random_shuffle_permutes_rows_deterministically() {
     assert!(matches!(e, Error::ShuffleScalar));
     assert_eq!(e.to_string(), "Cannot shuffle a scalar StructuredTensor");
 }
+
+// ---- properties against naive models on the JSON values ---------------------------------
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+    use structured_tensor::StructuredTensor;
+
+    /// SplitMix64, driven by the proptest seed.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// At least one element per list, so that every input infers the same dtypes.
+    fn record(rng: &mut Rng) -> Value {
+        let b: Vec<f64> = (0..1 + rng.below(3))
+            .map(|_| rng.below(9) as f64 * 0.5)
+            .collect();
+        let d: Vec<String> = (0..1 + rng.below(3))
+            .map(|_| format!("s{}", rng.below(50)))
+            .collect();
+        json!({"a": rng.below(100), "b": b, "c": {"d": d}})
+    }
+
+    /// Rank 1: a list of records; rank 2: a list of lists of records (the first row
+    /// non-empty, so that the rank is read from the value).
+    fn records(rng: &mut Rng, rank: usize, nrows: usize) -> Value {
+        let rows = (0..nrows).map(|row| {
+            if rank == 1 {
+                record(rng)
+            } else {
+                let n = rng.below(4) as usize + usize::from(row == 0);
+                Value::Array((0..n).map(|_| record(rng)).collect())
+            }
+        });
+        Value::Array(rows.collect())
+    }
+
+    fn list(v: &Value) -> &Vec<Value> {
+        v.as_array().expect("a list")
+    }
+
+    /// Wraps every element at list depth `depth` in a one-element list.
+    fn wrap_at(v: &Value, depth: usize) -> Value {
+        if depth == 0 {
+            return json!([v]);
+        }
+        Value::Array(list(v).iter().map(|x| wrap_at(x, depth - 1)).collect())
+    }
+
+    const SEED: u64 = 0x5EED_2026_0011;
+
+    fn config() -> ProptestConfig {
+        eprintln!("proptest seed {SEED}");
+        ProptestConfig {
+            cases: 64,
+            rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(SEED),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn ops_match_naive_json_models(seed in any::<u64>()) {
+            let mut rng = Rng(seed);
+            let rank = 1 + rng.below(2) as usize;
+            let n = rng.below(6) as usize + usize::from(rank == 2);
+            let v = records(&mut rng, rank, n);
+            let w = records(&mut rng, rank, n);
+            let (sv, sw) = (
+                StructuredTensor::from_json(&v).unwrap(),
+                StructuredTensor::from_json(&w).unwrap(),
+            );
+            let (lv, lw) = (list(&v), list(&w));
+
+            // gather on axis 0
+            let idx: Vec<i64> = if n == 0 {
+                Vec::new()
+            } else {
+                (0..rng.below(7)).map(|_| rng.below(n as u64) as i64).collect()
+            };
+            let expected: Vec<Value> = idx.iter().map(|&i| lv[i as usize].clone()).collect();
+            prop_assert_eq!(sv.gather(&idx, 0).unwrap().to_json(), Value::Array(expected));
+
+            // gather on axis 1 with indices valid in every row
+            if rank == 2 {
+                let min_len = lv.iter().map(|r| list(r).len()).min().unwrap_or(0);
+                let idx1: Vec<i64> = if min_len == 0 {
+                    Vec::new()
+                } else {
+                    (0..rng.below(4)).map(|_| rng.below(min_len as u64) as i64).collect()
+                };
+                let expected: Vec<Value> = lv
+                    .iter()
+                    .map(|r| Value::Array(idx1.iter().map(|&i| list(r)[i as usize].clone()).collect()))
+                    .collect();
+                prop_assert_eq!(sv.gather(&idx1, 1).unwrap().to_json(), Value::Array(expected));
+            }
+
+            // concat on axis 0, and on axis 1 row by row
+            let mut joined = lv.clone();
+            joined.extend(lw.iter().cloned());
+            let out = StructuredTensor::concat(&[&sv, &sw], 0).unwrap();
+            prop_assert_eq!(out.to_json(), Value::Array(joined));
+            if rank == 2 {
+                let expected: Vec<Value> = lv
+                    .iter()
+                    .zip(lw)
+                    .map(|(a, b)| {
+                        let mut row = list(a).clone();
+                        row.extend(list(b).iter().cloned());
+                        Value::Array(row)
+                    })
+                    .collect();
+                let out = StructuredTensor::concat(&[&sv, &sw], 1).unwrap();
+                prop_assert_eq!(out.to_json(), Value::Array(expected));
+            }
+
+            // boolean_mask
+            let mask: Vec<bool> = (0..n).map(|_| rng.below(2) == 1).collect();
+            let kept: Vec<Value> =
+                lv.iter().zip(&mask).filter(|(_, &m)| m).map(|(r, _)| r.clone()).collect();
+            prop_assert_eq!(sv.boolean_mask(&mask).unwrap().to_json(), Value::Array(kept));
+
+            // expand_dims at every axis
+            for axis in 0..=rank {
+                prop_assert_eq!(sv.expand_dims(axis as isize).unwrap().to_json(), wrap_at(&v, axis));
+            }
+        }
+    }
+}
