@@ -60,6 +60,9 @@ def bench_tensorflow(recs, lengths):
     try:
         import tensorflow as tf
         from tensorflow.python.ops.ragged.row_partition import RowPartition
+        # Registers tf.gather / tf.concat dispatch for StructuredTensor (not imported by
+        # `import tensorflow`).
+        from tensorflow.python.ops.structured import structured_array_ops  # noqa: F401
     except Exception as e:  # noqa: BLE001 - any import failure means the peer is absent
         skip(CRATE, "tensorflow", str(e))
         return
