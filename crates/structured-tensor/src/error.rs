@@ -475,6 +475,18 @@ pub enum Error {
         /// The dtype asked for.
         dtype: DType,
     },
+    /// A batched `gather` (`batch_dims = 1`) on axis 0: the axis must come after the batch.
+    GatherBatchAxis {
+        /// The axis given (after normalisation).
+        axis: usize,
+    },
+    /// A batched `gather` whose indices do not have one entry per batch row.
+    GatherBatchLength {
+        /// The params' row count.
+        expected: usize,
+        /// The number of index entries.
+        got: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -519,6 +531,14 @@ impl fmt::Display for Error {
                 "mask has {got} elements but the struct has {expected} rows"
             ),
             Error::UnsupportedDType { op, dtype } => write!(f, "{op} is not defined for {dtype}"),
+            Error::GatherBatchAxis { axis } => write!(
+                f,
+                "batch_dims=1 out of bounds: expected batch_dims <= axis, got axis={axis}"
+            ),
+            Error::GatherBatchLength { expected, got } => write!(
+                f,
+                "indices have {got} batch rows but params have {expected} rows"
+            ),
             Error::Arrow { path, problem } => {
                 write!(f, "Arrow conversion at path {path}: {problem}")
             }

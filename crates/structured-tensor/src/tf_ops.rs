@@ -414,6 +414,102 @@ impl StructuredTensor {
         gathered.partition_outer_dimension(&rows)
     }
 
+    /// For each position of dimensions `0..axis` (flattened), the batch row (outer row)
+    /// it lies in.
+    fn batch_of_positions(&self, axis: usize) -> Vec<usize> {
+        let mut batch_of: Vec<usize> = (0..self.nrows().unwrap_or(0)).collect();
+        for p in &self.row_partitions()[..axis - 1] {
+            let mut next = Vec::with_capacity(p.nvals());
+            for (row, len) in partition::lengths(p).enumerate() {
+                next.extend(std::iter::repeat_n(batch_of[row], len));
+            }
+            batch_of = next;
+        }
+        batch_of
+    }
+
+    /// `tf.gather(params, indices, axis, batch_dims=1)` with one list of indices per outer
+    /// (batch) row: along `axis >= 1`, batch row `b` takes the elements `indices[b]`.
+    pub fn gather_batched(
+        &self,
+        indices: &[Vec<i64>],
+        axis: isize,
+    ) -> Result<StructuredTensor, Error> {
+        let (axis, batch_of) = self.check_batched(indices.len(), axis)?;
+        let p = &self.row_partitions()[axis - 1];
+        let splits = p.row_splits();
+        let mut ids = Vec::new();
+        let mut lengths = Vec::with_capacity(batch_of.len());
+        let mut position = 0usize;
+        for (pos, &b) in batch_of.iter().enumerate() {
+            let start = splits[pos] as usize;
+            let len = splits[pos + 1] as usize - start;
+            for &index in &indices[b] {
+                match usize::try_from(index) {
+                    Ok(i) if i < len => ids.push(start + i),
+                    _ => {
+                        return Err(Error::GatherIndexOutOfRange {
+                            position,
+                            index,
+                            size: len,
+                        })
+                    }
+                }
+                position += 1;
+            }
+            lengths.push(indices[b].len());
+        }
+        let flat = self.merge_dims_unchecked(0, axis)?;
+        let taken = flat.take_rows(&ranges_of(ids))?;
+        let grouped = taken.partition_outer_dimension(&partition::from_lengths(lengths)?)?;
+        self.resplit_outer(grouped, axis - 1)
+    }
+
+    /// `tf.gather(params, indices, axis, batch_dims=1)` with one index per outer (batch)
+    /// row: along `axis >= 1`, batch row `b` takes element `indices[b]` (rank - 1).
+    pub fn gather_one_batched(
+        &self,
+        indices: &[i64],
+        axis: isize,
+    ) -> Result<StructuredTensor, Error> {
+        let (axis, batch_of) = self.check_batched(indices.len(), axis)?;
+        let splits = self.row_partitions()[axis - 1].row_splits();
+        let mut ids = Vec::with_capacity(batch_of.len());
+        for (pos, &b) in batch_of.iter().enumerate() {
+            let start = splits[pos] as usize;
+            let len = splits[pos + 1] as usize - start;
+            match usize::try_from(indices[b]) {
+                Ok(i) if i < len => ids.push(start + i),
+                _ => {
+                    return Err(Error::GatherIndexOutOfRange {
+                        position: b,
+                        index: indices[b],
+                        size: len,
+                    })
+                }
+            }
+        }
+        let flat = self.merge_dims_unchecked(0, axis)?;
+        let taken = flat.take_rows(&ranges_of(ids))?;
+        self.resplit_outer(taken, axis - 1)
+    }
+
+    /// Checks a batched gather's axis and batch length; the axis and each position's batch.
+    fn check_batched(&self, n_batch: usize, axis: isize) -> Result<(usize, Vec<usize>), Error> {
+        let axis = positive_axis(axis, self.rank(), "axis")?;
+        if axis == 0 {
+            return Err(Error::GatherBatchAxis { axis });
+        }
+        let nrows = self.nrows().unwrap_or(0);
+        if n_batch != nrows {
+            return Err(Error::GatherBatchLength {
+                expected: nrows,
+                got: n_batch,
+            });
+        }
+        Ok((axis, self.batch_of_positions(axis)))
+    }
+
     /// TensorFlow's `tf.expand_dims`: inserts a length-1 dimension at `axis`
     /// (`-(rank + 1) <= axis <= rank`); fields gain the same dimension.
     pub fn expand_dims(&self, axis: isize) -> Result<StructuredTensor, Error> {

@@ -619,6 +619,64 @@ fn gather_errors() {
     ));
 }
 
+#[test]
+fn gather_batch_dims_1() {
+    let f = five();
+    let r = f.as_array().unwrap();
+    let params = st(json!([[r[0], r[1]], [r[2], r[3], r[4]]]));
+    // params_2D_vector_index_axis_1_batch_dims_1
+    let out = params.gather_one_batched(&[1, 0], 1).unwrap();
+    assert_eq!(out.to_json(), json!([r[1], r[2]]));
+    // params_2D_index_2D_axis_1_batch_dims_1
+    let out = params.gather_batched(&[vec![1, 0], vec![0, 2]], 1).unwrap();
+    assert_eq!(out.to_json(), json!([[r[1], r[0]], [r[2], r[4]]]));
+    // Ragged index rows, and axis 2 under the batch.
+    let out = params.gather_batched(&[vec![], vec![2, 2, 1]], -1).unwrap();
+    assert_eq!(out.to_json(), json!([[], [r[4], r[4], r[3]]]));
+    let deep = st(json!([[[{"v": 1}, {"v": 2}], [{"v": 3}]], [[{"v": 4}, {"v": 5}]]]));
+    let out = deep.gather_one_batched(&[0, 1], 2).unwrap();
+    assert_eq!(out.to_json(), json!([[{"v": 1}, {"v": 3}], [{"v": 5}]]));
+    let out = deep.gather_batched(&[vec![0], vec![1, 0]], 2).unwrap();
+    assert_eq!(
+        out.to_json(),
+        json!([[[{"v": 1}], [{"v": 3}]], [[{"v": 5}, {"v": 4}]]])
+    );
+}
+
+#[test]
+fn gather_batch_dims_1_errors() {
+    let params = st(json!([[{"a": [3]}]]));
+    let e = params.gather_one_batched(&[0], 0).unwrap_err();
+    assert!(matches!(e, Error::GatherBatchAxis { axis: 0 }));
+    assert!(
+        e.to_string().starts_with("batch_dims=1 out of bounds"),
+        "{e}"
+    );
+    let e = params.gather_one_batched(&[0, 0], 1).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::GatherBatchLength {
+            expected: 1,
+            got: 2
+        }
+    ));
+    assert_eq!(
+        e.to_string(),
+        "indices have 2 batch rows but params have 1 rows"
+    );
+    let e = params.gather_batched(&[vec![0, 1]], 1).unwrap_err();
+    assert_eq!(e.to_string(), "indices[1] = 1 is not in [0, 1)");
+    let e = params.gather_one_batched(&[-1], 1).unwrap_err();
+    assert!(matches!(
+        e,
+        Error::GatherIndexOutOfRange {
+            position: 0,
+            index: -1,
+            size: 1
+        }
+    ));
+}
+
 // ---- boolean_mask -----------------------------------------------------------------------
 
 #[test]
