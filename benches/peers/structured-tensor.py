@@ -11,6 +11,9 @@ used up, the last one clipped.
 - to_json_text: JSON text out -> ak.to_json.
 - merge_dims: households (rank 2) -> merge_dims(0, 1) / ak.flatten(axis=1).
 - promote: promote(("shoes", "sizes"), "shoe_sizes") / ak.with_field(arr.shoes.sizes).
+- gather: tf.gather(st, indices, axis=0) / arr[indices], as many indices as records, each
+  below(n) from seed 9.
+- concat: tf.concat([st, st], axis=0) / ak.concatenate([arr, arr]).
 Only the operation is timed (no start-up, no file I/O).
 """
 
@@ -48,10 +51,18 @@ def household_lengths(n):
     return lengths
 
 
+def gather_indices(n):
+    rng = SplitMix64(9)
+    return [rng.below(n) for _ in range(n)]
+
+
 def bench_tensorflow(recs, lengths):
     try:
         import tensorflow as tf
         from tensorflow.python.ops.ragged.row_partition import RowPartition
+        # Registers tf.gather / tf.concat dispatch for StructuredTensor (not imported by
+        # `import tensorflow`).
+        from tensorflow.python.ops.structured import structured_array_ops  # noqa: F401
     except Exception as e:  # noqa: BLE001 - any import failure means the peer is absent
         skip(CRATE, "tensorflow", str(e))
         return
@@ -66,6 +77,9 @@ def bench_tensorflow(recs, lengths):
     report(CRATE, "merge_dims", "tensorflow", time_it(lambda: grouped.merge_dims(0, 1)), version)
     report(CRATE, "promote", "tensorflow",
            time_it(lambda: st.promote(("shoes", "sizes"), "shoe_sizes")), version)
+    indices = tf.constant(gather_indices(len(recs)), dtype=tf.int64)
+    report(CRATE, "gather", "tensorflow", time_it(lambda: tf.gather(st, indices, axis=0)), version)
+    report(CRATE, "concat", "tensorflow", time_it(lambda: tf.concat([st, st], axis=0)), version)
 
 
 def bench_awkward(recs, text, lengths):
@@ -84,6 +98,9 @@ def bench_awkward(recs, text, lengths):
     report(CRATE, "merge_dims", "awkward", time_it(lambda: ak.flatten(grouped, axis=1)), version)
     report(CRATE, "promote", "awkward",
            time_it(lambda: ak.with_field(arr, arr.shoes.sizes, "shoe_sizes")), version)
+    indices = gather_indices(len(recs))
+    report(CRATE, "gather", "awkward", time_it(lambda: arr[indices]), version)
+    report(CRATE, "concat", "awkward", time_it(lambda: ak.concatenate([arr, arr])), version)
 
 
 def main():

@@ -17,6 +17,9 @@
 //! - `to_json_text`: StructuredTensor -> JSON text, written from the columns.
 //! - `merge_dims`: the households (rank 2) merged back to rank 1, `merge_dims(0, 1)`.
 //! - `promote`: `promote(("shoes", "sizes"), "shoe_sizes")` on the rank-1 records.
+//! - `gather`: `gather(indices, 0)` on the rank-1 records, `indices` as many as the records,
+//!   each `below(n)` from seed 9 (TensorFlow's `tf.gather`).
+//! - `concat`: `concat([records, records], 0)` (TensorFlow's `tf.concat`).
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
@@ -48,6 +51,11 @@ fn households(n: usize) -> RowPartition {
         used += len;
     }
     RowPartition::from_row_lengths(&lengths).unwrap()
+}
+
+fn gather_indices(n: usize) -> Vec<i64> {
+    let mut rng = benches::SplitMix64::new(9);
+    (0..n).map(|_| rng.below(n as u64) as i64).collect()
 }
 
 fn bench(c: &mut Criterion) {
@@ -88,6 +96,13 @@ fn bench(c: &mut Criterion) {
                 .promote(["shoes", "sizes"], "shoe_sizes")
                 .unwrap()
         })
+    });
+    let indices = gather_indices(n);
+    g.bench_function("gather", |b| {
+        b.iter(|| black_box(&st).gather(black_box(&indices), 0).unwrap())
+    });
+    g.bench_function("concat", |b| {
+        b.iter(|| StructuredTensor::concat(&[black_box(&st), black_box(&st)], 0).unwrap())
     });
     g.finish();
 }

@@ -420,11 +420,125 @@ pub enum Error {
         /// What was wrong.
         problem: String,
     },
+    /// `concat` or `stack` of an empty list.
+    ConcatEmpty,
+    /// `concat` of structs whose field paths differ (the paths in some but not all).
+    ConcatPathsDiffer {
+        /// The paths present in some, but not all, inputs (sorted).
+        paths: Vec<FieldPath>,
+    },
+    /// `concat` of structs whose nested structs (or roots) differ in rank.
+    ConcatSubmessageRanks {
+        /// The path of the first struct whose rank differs (the root is `()`).
+        path: FieldPath,
+    },
+    /// `concat` of leaf fields of different rank.
+    ConcatRankMismatch {
+        /// The field.
+        path: FieldPath,
+        /// The input whose field differs.
+        index: usize,
+        /// The rank of the field in input 0.
+        expected: usize,
+        /// The rank found.
+        got: usize,
+    },
+    /// `concat` on an inner axis of inputs whose outer dimensions differ.
+    ConcatShapeMismatch {
+        /// The input whose shape differs from input 0's.
+        index: usize,
+        /// The concat axis.
+        axis: usize,
+    },
+    /// A `gather` index outside `0..size`.
+    GatherIndexOutOfRange {
+        /// Position of the index in the flattened indices.
+        position: usize,
+        /// The index given.
+        index: i64,
+        /// The size of the gathered dimension (of that row, when ragged).
+        size: usize,
+    },
+    /// `random_shuffle` of a rank-0 struct.
+    ShuffleScalar,
+    /// `boolean_mask` with a mask whose length is not the struct's row count.
+    BooleanMaskLength {
+        /// The struct's row count.
+        expected: usize,
+        /// The mask's length.
+        got: usize,
+    },
+    /// An op that is not defined for a dtype (`ones_like` of strings).
+    UnsupportedDType {
+        /// The op.
+        op: &'static str,
+        /// The dtype asked for.
+        dtype: DType,
+    },
+    /// A batched `gather` (`batch_dims = 1`) on axis 0: the axis must come after the batch.
+    GatherBatchAxis {
+        /// The axis given (after normalisation).
+        axis: usize,
+    },
+    /// A batched `gather` whose indices do not have one entry per batch row.
+    GatherBatchLength {
+        /// The params' row count.
+        expected: usize,
+        /// The number of index entries.
+        got: usize,
+    },
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::ConcatEmpty => f.write_str("values must not be an empty list"),
+            Error::ConcatPathsDiffer { paths } => {
+                f.write_str("Some paths are present in some, but not all, structured tensors: {")?;
+                for (i, p) in paths.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                f.write_str("}")
+            }
+            Error::ConcatSubmessageRanks { path } => {
+                write!(f, "Ranks of sub-message do not match (at path {path})")
+            }
+            Error::ConcatRankMismatch {
+                path,
+                index,
+                expected,
+                got,
+            } => write!(
+                f,
+                "field {path} of value {index} must have rank {expected} like value 0's, \
+                 but has rank {got}"
+            ),
+            Error::ConcatShapeMismatch { index, axis } => write!(
+                f,
+                "value {index} has outer dimensions (before axis {axis}) incompatible with value 0's"
+            ),
+            Error::GatherIndexOutOfRange {
+                position,
+                index,
+                size,
+            } => write!(f, "indices[{position}] = {index} is not in [0, {size})"),
+            Error::ShuffleScalar => f.write_str("Cannot shuffle a scalar StructuredTensor"),
+            Error::BooleanMaskLength { expected, got } => write!(
+                f,
+                "mask has {got} elements but the struct has {expected} rows"
+            ),
+            Error::UnsupportedDType { op, dtype } => write!(f, "{op} is not defined for {dtype}"),
+            Error::GatherBatchAxis { axis } => write!(
+                f,
+                "batch_dims=1 out of bounds: expected batch_dims <= axis, got axis={axis}"
+            ),
+            Error::GatherBatchLength { expected, got } => write!(
+                f,
+                "indices have {got} batch rows but params have {expected} rows"
+            ),
             Error::Arrow { path, problem } => {
                 write!(f, "Arrow conversion at path {path}: {problem}")
             }

@@ -10,7 +10,9 @@
 //! Core types:
 //! - [`StructuredTensor`]: rank, shape, `nrows`, `row_partitions`, fields; `from_fields`,
 //!   `from_json`, `to_json`, `field_value`, `merge_dims`, `partition_outer_dimension`,
-//!   `promote`, `with_updates`, `get` (multi-dimensional indexing).
+//!   `promote`, `with_updates`, `get` (multi-dimensional indexing); TensorFlow's dispatched
+//!   ops `concat`, `stack`, `gather` (`gather_one`, `gather_ragged`, `gather_batched`, `gather_one_batched`), `expand_dims`, `size`,
+//!   `boolean_mask`, `random_shuffle`, `zeros_like`, `ones_like`.
 //! - [`FieldValue`]: a field's value, an [`Array`] or a nested [`StructuredTensor`].
 //! - [`Array`]: a dense or ragged array of [`Values`] (`i64`, `f64`, `bool`, `String`).
 //! - [`Spec`] / [`FieldSpec`]: the type of a struct array, comparable and printable.
@@ -65,6 +67,7 @@ mod spec;
 mod structured;
 mod text;
 mod text_columns;
+mod tf_ops;
 mod values;
 
 pub use array::Array;
