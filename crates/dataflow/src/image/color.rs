@@ -317,20 +317,7 @@ mod tests {
         assert_eq!(grey(a).index(Dim2(3, 7)), want[3 * cols + 7]);
     }
 
-    /// Widths around the vector widths (32 and 64 pixels), and odd ones.
-    const WIDTHS: [usize; 12] = [1, 3, 31, 32, 33, 63, 64, 65, 100, 127, 129, 301];
-
-    fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                (s >> 56) as u8
-            })
-            .collect()
-    }
+    use crate::image::simd_test_support::{random_bytes, WIDTHS};
 
     #[test]
     fn every_simd_level_equals_the_pixel_formula() {

@@ -29,3 +29,24 @@ pub use simd::{detected_simd, set_simd_cap, simd, Simd};
 pub use sobel::{
     direction, magnitude_l1, magnitude_l2, sobel_dx, sobel_dy, sobel_xy, SOBEL_DX, SOBEL_DY,
 };
+
+/// What the tests of every SIMD level share: image widths around the vector widths, and
+/// seeded random pixels.
+#[cfg(test)]
+mod simd_test_support {
+    /// Widths around the vector widths (32 and 64 pixels), and odd ones.
+    pub(super) const WIDTHS: [usize; 12] = [1, 3, 31, 32, 33, 63, 64, 65, 100, 127, 129, 301];
+
+    /// `n` bytes from a seeded linear congruential generator (the high byte of each step).
+    pub(super) fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (s >> 56) as u8
+            })
+            .collect()
+    }
+}
