@@ -174,6 +174,34 @@ def main():
     write("dataflow_new", "dim2-wrap", bytes([1, 0xfd, 4, 1, 2, 3, 4]))
     write("dataflow_new", "border", bytes([3, 8, 0, 3, 0, 0, 2]))
 
+    kaldi_holder_seeds()
+
+
+# kaldi-io's golden archives (written by kaldi-native-io) and the selector byte of the
+# `kaldi_holders` target that reads their objects.
+HOLDER_ARCHIVES = [
+    ("float_matrix", 0), ("double_matrix", 1), ("float_vector", 2), ("double_vector", 3),
+    ("compressed", 4), ("int32", 5), ("float", 6), ("bool", 7), ("int32_vector", 8),
+    ("int32_vector_vector", 9), ("int32_pair_vector", 10), ("token_vector", 11),
+    ("posterior", 12),
+]
+
+
+def kaldi_holder_seeds():
+    """The first object of each golden archive, binary (selector with the top bit set, the
+    archive's `\\0B` marker removed, as the table reader consumes it) and text."""
+    golden = ROOT / "crates" / "kaldi-io" / "tests" / "golden"
+    for name, selector in HOLDER_ARCHIVES:
+        for suffix, binary in (("", True), ("_t", False)):
+            path = golden / f"{name}{suffix}.ark"
+            if not path.exists():
+                continue
+            data = path.read_bytes()
+            body = data[data.index(b" ") + 1:][:4096]
+            if binary and body.startswith(b"\0B"):
+                body = body[2:]
+            write("kaldi_holders", f"{name}{suffix}", bytes([selector | (0x80 if binary else 0)]) + body)
+
 
 if __name__ == "__main__":
     main()

@@ -3,7 +3,7 @@
 //! read back through `Source` and compared with the buffer; and `border_interpolate`
 //! against a closed-form model of OpenCV's border modes.
 
-use dataflow::{border_interpolate, Array, Border, Dim1, Dim2, Dim3, Shape, Source, View};
+use dataflow::{border_interpolate, Array, Border, Dim1, Dim2, Dim3, Error, Shape, Source, View};
 
 use crate::Bytes;
 
@@ -56,10 +56,24 @@ fn size(bytes: &mut Bytes<'_>) -> usize {
 
 /// `product` is the extent's true element count (`None` when it overflows `usize`).
 fn constructors<S: Shape>(extent: S, product: Option<usize>, bytes: &mut Bytes<'_>) {
-    // Issue 17, item 3: `size()` wraps, so `View::new`/`Array::from_vec` accept impossible
-    // extents and `Array::filled` allocates the wrapped size. Extents whose size overflows
-    // are skipped until that fix is merged.
+    // an extent whose size overflows is refused by every fallible constructor (issue 17,
+    // item 3: `size()` used to wrap, so impossible extents were accepted)
     let Some(product) = product else {
+        let overflow =
+            |result: Result<(), Error>| matches!(result, Err(Error::SizeOverflow { .. }));
+        let buffer = bytes.rest();
+        assert!(
+            overflow(View::new(extent, buffer).map(|_| ())),
+            "View::new of {extent:?}"
+        );
+        assert!(
+            overflow(Array::from_vec(extent, buffer.to_vec()).map(|_| ())),
+            "Array::from_vec of {extent:?}"
+        );
+        assert!(
+            overflow(Array::try_filled(extent, 0u8).map(|_| ())),
+            "Array::try_filled of {extent:?}"
+        );
         return;
     };
     assert_eq!(extent.size(), product, "size of {extent:?}");
@@ -122,10 +136,10 @@ fn border(bytes: &mut Bytes<'_>) {
         3 => Border::Reflect101,
         _ => Border::Wrap,
     };
-    // Issue 17, item 9: length 0 loops forever (Reflect) or divides by zero (Wrap), and a
-    // far position with a short length takes time proportional to the distance. Length 0 is
-    // skipped, and far positions only with lengths above 3.
-    if len == 0 || (len <= 3 && p.unsigned_abs() > 1 << 12) {
+    // length 0 has no position to map to (issue 17, item 9: it used to loop forever or
+    // divide by zero); far positions take constant time, whatever the length
+    if len == 0 {
+        assert_eq!(border_interpolate(p, len, &mode), None, "length 0");
         return;
     }
     assert_eq!(

@@ -48,12 +48,10 @@ fn view(elements: &[f32], rows: usize, cols: usize, stride: usize) {
             .checked_mul(stride)
             .and_then(|n| n.checked_add(cols))
     };
-    // Issue 17, item 1: `(rows - 1) * stride + cols` wraps, so impossible views are
-    // accepted. Sizes whose product overflows are skipped until that fix is merged.
-    let Some(needed) = needed else {
-        return;
-    };
-    let valid = (rows == 0) == (cols == 0) && stride >= cols && needed <= elements.len();
+    // a size whose product overflows must be refused (issue 17, item 1: it used to wrap)
+    let valid = needed.is_some_and(|needed| {
+        (rows == 0) == (cols == 0) && stride >= cols && needed <= elements.len()
+    });
     match MatrixView::from_slice(elements, rows, cols, stride) {
         Ok(view) => {
             assert!(
@@ -77,12 +75,11 @@ fn view(elements: &[f32], rows: usize, cols: usize, stride: usize) {
 }
 
 fn from_vec(elements: Vec<f32>, rows: usize, cols: usize) {
-    // Issue 17, item 1: `rows * cols` wraps in `from_vec` (`1 << 63` x 2 over no data is
-    // accepted); overflowing products are skipped until that fix is merged.
-    let Some(product) = rows.checked_mul(cols) else {
-        return;
-    };
-    let valid = (rows == 0) == (cols == 0) && elements.len() == product;
+    // an overflowing product must be refused (issue 17, item 1: `1 << 63` x 2 over no data
+    // used to be accepted)
+    let valid = rows
+        .checked_mul(cols)
+        .is_some_and(|product| (rows == 0) == (cols == 0) && elements.len() == product);
     match Matrix::from_vec(rows, cols, elements.clone()) {
         Ok(m) => {
             assert!(
@@ -105,8 +102,18 @@ fn from_vec(elements: Vec<f32>, rows: usize, cols: usize) {
 }
 
 fn try_new(rows: usize, cols: usize) {
-    // Issue 17, item 1: the same wrapping product in `try_new`; and sizes above the cap are
-    // legitimate allocations, so only small ones are built.
+    // an overflowing product is refused with `SizeOverflow` (issue 17, item 1: it used to
+    // wrap); sizes above the cap are legitimate allocations, so only small ones are built
+    if rows.checked_mul(cols).is_none() {
+        assert!(
+            matches!(
+                Matrix::<f64>::try_new(rows, cols, StrideType::Default),
+                Err(dense_matrix::Error::SizeOverflow { .. })
+            ),
+            "try_new({rows}, {cols}) must overflow"
+        );
+        return;
+    }
     if rows.checked_mul(cols).is_none_or(|n| n > MAX_NEW) || cols > MAX_NEW {
         return;
     }

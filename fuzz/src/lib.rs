@@ -32,6 +32,7 @@ pub mod dense_new;
 pub mod fsa;
 pub mod json;
 pub mod kaldi;
+pub mod kaldi_holders;
 pub mod png;
 pub mod ragged_text;
 
@@ -48,6 +49,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("fsa_from_arcs", fsa::fsa_from_arcs),
     ("kaldi_binary", kaldi::kaldi_binary),
     ("kaldi_text", kaldi::kaldi_text),
+    ("kaldi_holders", kaldi_holders::kaldi_holders),
     ("dense_new", dense_new::dense_new),
     ("json", json::json),
     ("png_pipeline", png::png_pipeline),

@@ -9,10 +9,9 @@ use ragged_core::{Ragged, RaggedShape};
 
 use crate::same_f32;
 
-/// Inputs longer than this are ignored. It also bounds the nesting depth (one `[` per level),
-/// far below the depth at which printing, which recurses once per level, would exhaust a
-/// thread's stack (issue 17, item 8: about a million levels; that defect is out of reach of
-/// this target and has its own regression test in ragged-core once fixed).
+/// Inputs longer than this are ignored, which bounds each input's work. (Printing no longer
+/// recurses once per level, issue 17 item 8; ragged-core's own test prints a million
+/// levels.)
 pub const MAX_LEN: usize = 4096;
 
 /// At most this many elements go through the offset <-> coordinate check.

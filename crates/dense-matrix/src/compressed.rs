@@ -91,6 +91,11 @@ pub struct CompressedMatrix {
     data: Vec<u8>,
 }
 
+/// The widest range of values a matrix may span to be compressed: Kaldi's `CharToFloat`
+/// multiplies a gap between percentiles by up to 128 (in `f32`) before scaling it, so a
+/// wider range would decompress to infinities. Real features span a few thousand at most.
+pub const MAX_RANGE: f32 = f32::MAX / 256.0;
+
 /// Kaldi's `FloatToUint16`: `f32` arithmetic, then `+ 0.499` in `f64` and truncation.
 #[inline]
 fn float_to_uint16(min_value: f32, range: f32, value: f32) -> u16 {
@@ -293,13 +298,34 @@ impl CompressedMatrix {
                 factors: vec![num_rows as u64, num_cols as u64],
             });
         }
+        // Kaldi's header holds the minimum and the range as f32: every value must be a
+        // finite f32 (an f64 matrix may hold more)
+        let (mut lowest, mut highest) = ((f32::INFINITY, (0, 0)), (f32::NEG_INFINITY, (0, 0)));
         for (r, row) in matrix.rows().enumerate() {
-            if let Some(c) = row.iter().position(|x| !x.to_f64().is_finite()) {
-                return Err(Error::CannotCompress {
-                    position: Position::Matrix(r, c),
-                    value: row[c].to_f64(),
-                });
+            for (c, x) in row.iter().enumerate() {
+                let value = x.to_f64() as f32;
+                if !value.is_finite() {
+                    return Err(Error::CannotCompress {
+                        position: Position::Matrix(r, c),
+                        value: x.to_f64(),
+                    });
+                }
+                if value < lowest.0 {
+                    lowest = (value, (r, c));
+                }
+                if value > highest.0 {
+                    highest = (value, (r, c));
+                }
             }
+        }
+        // ...and small enough that Kaldi's decompression, which multiplies a gap between
+        // percentiles by up to 128 before scaling it down, stays finite
+        if !(highest.0 - lowest.0 <= MAX_RANGE) {
+            let (r, c) = highest.1;
+            return Err(Error::CannotCompress {
+                position: Position::Matrix(r, c),
+                value: f64::from(highest.0),
+            });
         }
         let method = match method {
             CompressionMethod::Auto if num_rows > 8 => CompressionMethod::SpeechFeature,
@@ -554,6 +580,15 @@ impl CompressedMatrix {
             }
             return Ok(Self::empty());
         }
+        // every decompressed value lies between `min_value` and `min_value + range`; Kaldi
+        // does not check, and a header whose bounds are not finite decompresses to inf or
+        // NaN, which no compression writes and no compression can store again
+        if !(min_value.is_finite() && range.is_finite() && (min_value + range).is_finite()) {
+            return Err(Error::Format {
+                expected: "a compressed-matrix header with a finite minimum and range",
+                found: format!("minimum {min_value}, range {range}"),
+            });
+        }
         if num_rows == 0 {
             return Err(Error::EmptyDimension {
                 rows: num_rows,
@@ -735,8 +770,70 @@ mod tests {
         let err = CompressedMatrix::compress(&m, CompressionMethod::Auto).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "cannot compress the non-finite value NaN at element (1, 0)"
+            "cannot compress NaN at element (1, 0): a compressed matrix holds finite f32 values spanning at most 1.3292279e36"
         );
+        // values beyond f32 (in an f64 matrix), and a range that overflows f32 (found by
+        // the fuzzer: such a matrix compressed to a header that decompresses to inf)
+        let wide = Matrix::from_rows(&[[1.0f64, 1e50]]);
+        assert_eq!(
+            CompressedMatrix::compress(&wide, CompressionMethod::Auto).unwrap_err(),
+            Error::CannotCompress {
+                position: Position::Matrix(0, 1),
+                value: 1e50
+            }
+        );
+        let spread = Matrix::from_rows(&[[-3e38f32, 0.0], [3e38, 1.0]]);
+        assert_eq!(
+            CompressedMatrix::compress(&spread, CompressionMethod::Auto).unwrap_err(),
+            Error::CannotCompress {
+                position: Position::Matrix(1, 0),
+                value: f64::from(3e38f32)
+            }
+        );
+        // found by the fuzzer: 9.67e36 among small values is a finite range, but Kaldi's
+        // decompression of it overflows to inf
+        let wide_gap = Matrix::from_rows(&[
+            [0.38f32],
+            [9.67e36],
+            [1.0],
+            [2.0],
+            [3.0],
+            [4.0],
+            [5.0],
+            [6.0],
+            [7.0],
+        ]);
+        assert_eq!(
+            CompressedMatrix::compress(&wide_gap, CompressionMethod::Auto).unwrap_err(),
+            Error::CannotCompress {
+                position: Position::Matrix(1, 0),
+                value: f64::from(9.67e36f32)
+            }
+        );
+        // the widest range allowed is compressed, and decompresses to finite values
+        let edge = Matrix::from_rows(&[
+            [0.0f32],
+            [MAX_RANGE],
+            [1.0],
+            [2.0],
+            [3.0],
+            [4.0],
+            [5.0],
+            [6.0],
+            [7.0],
+        ]);
+        for method in [
+            CompressionMethod::SpeechFeature,
+            CompressionMethod::TwoByteAuto,
+            CompressionMethod::OneByteAuto,
+        ] {
+            let c = CompressedMatrix::compress(&edge, method).unwrap();
+            let back: Matrix<f32> = c.to_matrix();
+            assert!(
+                back.rows().all(|r| r.iter().all(|x| x.is_finite())),
+                "{method:?}"
+            );
+        }
     }
 
     #[track_caller]
@@ -745,6 +842,36 @@ mod tests {
             CompressedMatrix::read_kaldi(&mut &bytes[..]).unwrap_err(),
             want
         );
+    }
+
+    #[test]
+    fn headers_whose_bounds_are_not_finite() {
+        // found by the fuzzer: such a header decompressed to inf
+        let header = |min: f32, range: f32| {
+            let mut b = b"CM2 ".to_vec();
+            b.extend(min.to_le_bytes());
+            b.extend(range.to_le_bytes());
+            b.extend(1i32.to_le_bytes());
+            b.extend(1i32.to_le_bytes());
+            b.extend([0u8; 2]);
+            b
+        };
+        for (min, range, found) in [
+            (f32::MAX, f32::MAX, "minimum 340282350000000000000000000000000000000, range 340282350000000000000000000000000000000"),
+            (0.0, f32::INFINITY, "minimum 0, range inf"),
+            (f32::NAN, 1.0, "minimum NaN, range 1"),
+        ] {
+            check_read_err(
+                &header(min, range),
+                Error::Format {
+                    expected: "a compressed-matrix header with a finite minimum and range",
+                    found: found.into(),
+                },
+            );
+        }
+        // the largest finite bounds still read
+        let fine = CompressedMatrix::read_kaldi(&mut &header(-1.0, f32::MAX)[..]).unwrap();
+        assert_eq!((fine.num_rows(), fine.num_cols()), (1, 1));
     }
 
     #[test]

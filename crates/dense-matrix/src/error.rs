@@ -168,7 +168,8 @@ pub enum Error {
         /// The factors whose product overflows.
         factors: Vec<u64>,
     },
-    /// A NaN or infinite element, which Kaldi's `CompressedMatrix` cannot store.
+    /// An element Kaldi's `CompressedMatrix` cannot store: NaN, infinite or beyond `f32`,
+    /// or one that makes the matrix span more than `CompressedMatrix`'s `MAX_RANGE`.
     CannotCompress {
         /// Where the element is.
         position: Position,
@@ -312,7 +313,9 @@ impl fmt::Display for Error {
             Error::CannotCompress { position, value } => {
                 write!(
                     f,
-                    "cannot compress the non-finite value {value} at {position}"
+                    "cannot compress {value} at {position}: a compressed matrix holds finite \
+                     f32 values spanning at most {:e}",
+                    crate::compressed::MAX_RANGE
                 )
             }
             Error::BlasKernel { coretype, reason } => {

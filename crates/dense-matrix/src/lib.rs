@@ -78,7 +78,7 @@ mod text;
 mod vector;
 
 pub use blas::{trace_mat_mat, vec_mat_vec, vec_vec};
-pub use compressed::{CompressedMatrix, CompressionMethod};
+pub use compressed::{CompressedMatrix, CompressionMethod, MAX_RANGE as MAX_COMPRESSED_RANGE};
 pub use decomp::{Eig, Svd, SymEig};
 pub use error::{Error, Position};
 pub use fft::{

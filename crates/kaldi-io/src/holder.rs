@@ -542,7 +542,13 @@ impl Holder for String {
     const BINARY_MARKER: bool = false;
 
     fn read<R: BufRead>(r: &mut R, _binary: bool) -> Result<Self, ObjError> {
-        read_single_token(r, "a token")
+        let token = read_single_token(r, "a token")?;
+        // what the writer (and Kaldi's `IsToken`) would refuse is refused here already, so
+        // a token that was read can always be written back
+        if !is_token(&token) {
+            return Err(format_err("a token without control characters", token));
+        }
+        Ok(token)
     }
 
     fn write<W: Write>(&self, w: &mut W, _binary: bool) -> Result<(), ObjError> {
@@ -557,10 +563,16 @@ impl Holder for Vec<String> {
     const BINARY_MARKER: bool = false;
 
     fn read<R: BufRead>(r: &mut R, _binary: bool) -> Result<Self, ObjError> {
-        Ok(read_line(r, "a token vector")?
+        let tokens: Vec<String> = read_line(r, "a token vector")?
             .split_whitespace()
             .map(str::to_string)
-            .collect())
+            .collect();
+        // Kaldi reads any bytes between the separators and fails only when writing such a
+        // token back; this reader refuses it at once, naming it
+        if let Some(bad) = tokens.iter().find(|t| !is_token(t)) {
+            return Err(format_err("a token without control characters", bad.clone()));
+        }
+        Ok(tokens)
     }
 
     fn write<W: Write>(&self, w: &mut W, _binary: bool) -> Result<(), ObjError> {
@@ -656,6 +668,31 @@ impl Holder for Vec<Vec<(i32, f32)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_with_control_characters_are_refused_on_read() {
+        // found by the fuzzer: a token vector read with a NUL inside a token, which the
+        // writer then refused
+        let err = Vec::<String>::read(&mut &b"the c\x00t sat\n"[..], false).unwrap_err();
+        assert_eq!(
+            err,
+            ObjError::Format {
+                expected: "a token without control characters",
+                found: "c\u{0}t".to_string()
+            }
+        );
+        let err = String::read(&mut &b"a\x01b\n"[..], true).unwrap_err();
+        assert_eq!(
+            err,
+            ObjError::Format {
+                expected: "a token without control characters",
+                found: "a\u{1}b".to_string()
+            }
+        );
+        // ordinary tokens, and non-ASCII ones, still read
+        let read = Vec::<String>::read(&mut "the cat\tsät\n".as_bytes(), false).unwrap();
+        assert_eq!(read, ["the", "cat", "sät"]);
+    }
 
     #[track_caller]
     fn g7(x: f64, want: &str) {

@@ -242,3 +242,20 @@ proptest! {
         prop_assert_eq!(back.to_openfst().unwrap(), text);
     }
 }
+
+#[test]
+fn openfst_text_names_a_start_state_without_arcs_first() {
+    // state 0 (the start) has no arcs but is entered by one; OpenFst takes the first line's
+    // state as the start, so state 0 must have a line of its own, first
+    let fsa = Fsa::from_openfst("0 Infinity\n1 0 5\n", true).unwrap();
+    assert_eq!(fsa.to_string(), "1 0 5 0\n2\n");
+    let printed = fsa.to_openfst().unwrap();
+    assert_eq!(printed, "0 Infinity\n1 0 5\n");
+    assert_eq!(Fsa::from_openfst(&printed, true).unwrap(), fsa);
+    // the same FSA built from arcs
+    let built = Fsa::from_arcs(vec![Arc::new(1, 0, 5, 0.)], 3).unwrap();
+    assert_eq!(built.to_openfst().unwrap(), "0 Infinity\n1 0 5\n");
+    // a start state with arcs keeps its arcs first, and no extra line
+    let plain = Fsa::from_openfst("0 1 5\n1\n", true).unwrap();
+    assert_eq!(plain.to_openfst().unwrap(), "0 1 5\n1\n");
+}

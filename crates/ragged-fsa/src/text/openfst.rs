@@ -148,7 +148,9 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
     Ok(out)
 }
 
-/// Writes OpenFst text: per state its arcs, then its final line if it has a `-1` arc.
+/// Writes OpenFst text: per state its arcs, then its final line if it has a `-1` arc; a
+/// state with neither is written `s Infinity` (not final) when no arc line names it, and
+/// always for state 0, since the first line's state is OpenFst's start state.
 pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<String, Error> {
     let mut out = String::new();
     let Some(final_state) = view.final_state() else {
@@ -211,7 +213,9 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
             Some(_) => {
                 let _ = writeln!(out, "{state}");
             }
-            None if !is_mentioned => {
+            // the first line names the start state: state 0 needs one even when an arc
+            // mentions it, if it has no line of its own
+            None if !is_mentioned || (state == 0 && out.is_empty()) => {
                 let _ = writeln!(out, "{state} Infinity");
             }
             None => {}
