@@ -570,7 +570,10 @@ impl Holder for Vec<String> {
         // Kaldi reads any bytes between the separators and fails only when writing such a
         // token back; this reader refuses it at once, naming it
         if let Some(bad) = tokens.iter().find(|t| !is_token(t)) {
-            return Err(format_err("a token without control characters", bad.clone()));
+            return Err(format_err(
+                "a token without control characters",
+                bad.clone(),
+            ));
         }
         Ok(tokens)
     }
