@@ -320,7 +320,7 @@ impl CompressedMatrix {
         }
         // ...and small enough that Kaldi's decompression, which multiplies a gap between
         // percentiles by up to 128 before scaling it down, stays finite
-        if !(highest.0 - lowest.0 <= MAX_RANGE) {
+        if highest.0 - lowest.0 > MAX_RANGE {
             let (r, c) = highest.1;
             return Err(Error::CannotCompress {
                 position: Position::Matrix(r, c),
