@@ -226,7 +226,7 @@ impl<R: Real> MatrixBase<R> {
     pub fn heaviside(&mut self, src: &MatrixBase<R>) {
         self.zip_rows_mut("heaviside", src, |o, x| {
             for (o, &x) in o.iter_mut().zip(x) {
-                *o = if x > R::ZERO { R::ONE } else { R::ZERO };
+                *o = step(x);
             }
         });
     }
@@ -235,7 +235,7 @@ impl<R: Real> MatrixBase<R> {
     pub fn apply_heaviside(&mut self) {
         self.for_each_row_mut(|_, row| {
             for v in row.iter_mut() {
-                *v = if *v > R::ZERO { R::ONE } else { R::ZERO };
+                *v = step(*v);
             }
         });
     }
@@ -249,7 +249,7 @@ impl<R: Real> MatrixBase<R> {
     pub fn exp_special(&mut self, src: &MatrixBase<R>) {
         self.zip_rows_mut("exp_special", src, |o, x| {
             for (o, &x) in o.iter_mut().zip(x) {
-                *o = if x < R::ZERO { x.exp() } else { x + R::ONE };
+                *o = exp_special(x);
             }
         });
     }
@@ -258,7 +258,7 @@ impl<R: Real> MatrixBase<R> {
     pub fn apply_exp_special(&mut self) {
         self.for_each_row_mut(|_, row| {
             for v in row.iter_mut() {
-                *v = if *v < R::ZERO { v.exp() } else { *v + R::ONE };
+                *v = exp_special(*v);
             }
         });
     }
@@ -690,6 +690,27 @@ fn check_limits<R: Real>(op: &str, lower: R, upper: R) {
     }
 }
 
+/// Kaldi's Heaviside step: 1 for `x > 0`, else 0 (NaN gives 0).
+#[inline]
+fn step<R: Real>(x: R) -> R {
+    if x > R::ZERO {
+        R::ONE
+    } else {
+        R::ZERO
+    }
+}
+
+/// Kaldi's `ExpSpecial` of one element: `e^x` for `x < 0`, `x + 1` otherwise.
+#[inline]
+fn exp_special<R: Real>(x: R) -> R {
+    if x < R::ZERO {
+        x.exp()
+    } else {
+        x + R::ONE
+    }
+}
+
+/// Kaldi's `ExpLimited` of one element: `e^x` with `x` clamped to `[lower, upper]`.
 #[inline]
 fn limited_exp<R: Real>(x: R, lower: R, upper: R) -> R {
     let clamped = if x < lower {

@@ -226,23 +226,7 @@ impl FsaVec {
                 });
             }
         }
-        if hyp_to_ref_map.len() != hyps.num_fsas() {
-            return Err(Error::FsaCountMismatch {
-                a: hyp_to_ref_map.len(),
-                b: hyps.num_fsas(),
-            });
-        }
-        let mut pairs = Vec::with_capacity(hyp_to_ref_map.len());
-        for (position, &index) in hyp_to_ref_map.iter().enumerate() {
-            if index < 0 || index as usize >= self.num_fsas() {
-                return Err(Error::FsaIndexOutOfRange {
-                    position,
-                    index,
-                    num_fsas: self.num_fsas(),
-                });
-            }
-            pairs.push((index as usize, position));
-        }
+        let pairs = super::map_pairs(hyp_to_ref_map, hyps.num_fsas(), self.num_fsas())?;
         let mut hyps = hyps.clone();
         let hyp_labels = hyps.attrs().get(crate::AUX_LABELS).cloned();
         let mut renamed = hyps.attrs().clone();

@@ -605,23 +605,7 @@ impl FsaVec {
         b_to_a_map: &[i32],
         treat_epsilons_specially: bool,
     ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
-        if b_to_a_map.len() != b.num_fsas() {
-            return Err(Error::FsaCountMismatch {
-                a: b_to_a_map.len(),
-                b: b.num_fsas(),
-            });
-        }
-        let mut pairs = Vec::with_capacity(b_to_a_map.len());
-        for (position, &index) in b_to_a_map.iter().enumerate() {
-            if index < 0 || index as usize >= self.num_fsas() {
-                return Err(Error::FsaIndexOutOfRange {
-                    position,
-                    index,
-                    num_fsas: self.num_fsas(),
-                });
-            }
-            pairs.push((index as usize, position));
-        }
+        let pairs = map_pairs(b_to_a_map, b.num_fsas(), self.num_fsas())?;
         self.intersect_pairs(b, &pairs, treat_epsilons_specially)
     }
 
@@ -735,4 +719,30 @@ impl FsaVec {
         }
         Ok((create_fsa_vec(&fsas), arc_map))
     }
+}
+
+/// The (FSA of `a`, FSA of `b`) pairs a map from each FSA of `b` (there are `num_b`) to an
+/// FSA of `a` (there are `num_a`) names, checked: one entry per FSA of `b`, each in range.
+pub(crate) fn map_pairs(
+    map: &[i32],
+    num_b: usize,
+    num_a: usize,
+) -> Result<Vec<(usize, usize)>, Error> {
+    if map.len() != num_b {
+        return Err(Error::FsaCountMismatch {
+            a: map.len(),
+            b: num_b,
+        });
+    }
+    map.iter()
+        .enumerate()
+        .map(|(position, &index)| match usize::try_from(index) {
+            Ok(a) if a < num_a => Ok((a, position)),
+            _ => Err(Error::FsaIndexOutOfRange {
+                position,
+                index,
+                num_fsas: num_a,
+            }),
+        })
+        .collect()
 }
