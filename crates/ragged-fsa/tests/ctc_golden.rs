@@ -2,66 +2,36 @@
 //! 1.12 (`ctc_loss`, gradient through `log_softmax`) and k2 1.23.2 (`intersect_dense` total
 //! scores at two output beams, `ctc_loss` and its gradient).
 
-use std::collections::HashMap;
+mod common;
 
+use common::{cases, Case};
 use ndarray::Array3;
 use ragged_fsa::{
     ctc_loss, ctc_loss_with, intersect_dense, CtcLossConfig, DenseFsaVec, FsaVec, Semiring,
 };
 
-struct Case {
-    name: String,
-    fields: HashMap<String, String>,
-}
-
 impl Case {
-    fn floats(&self, key: &str) -> Vec<f64> {
-        self.fields[key]
-            .split_whitespace()
-            .map(|x| x.parse::<f64>().unwrap())
-            .collect()
-    }
-    fn ints(&self, key: &str) -> Vec<i32> {
-        self.fields[key]
-            .split_whitespace()
-            .map(|x| x.parse::<i32>().unwrap())
-            .collect()
-    }
     fn log_probs(&self) -> Array3<f32> {
-        let d = self.ints("dims");
-        let values: Vec<f32> = self.floats("log_probs").iter().map(|&x| x as f32).collect();
+        let d = self.get::<i32>("dims");
+        let values: Vec<f32> = self
+            .get::<f64>("log_probs")
+            .iter()
+            .map(|&x| x as f32)
+            .collect();
         Array3::from_shape_vec((d[0] as usize, d[1] as usize, d[2] as usize), values).unwrap()
     }
     fn segments(&self) -> Vec<[i32; 3]> {
-        self.ints("segments")
+        self.get::<i32>("segments")
             .chunks(3)
             .map(|c| [c[0], c[1], c[2]])
             .collect()
     }
     fn graphs(&self) -> FsaVec {
         let targets: Vec<Vec<i32>> = (0..self.segments().len())
-            .map(|i| self.ints(&format!("target {i}")))
+            .map(|i| self.get::<i32>(&format!("target {i}")))
             .collect();
         FsaVec::ctc_graph(&targets, false).unwrap()
     }
-}
-
-fn cases(text: &str) -> Vec<Case> {
-    text.split("=== ")
-        .filter(|c| !c.trim().is_empty())
-        .map(|case| {
-            let (name, body) = case.split_once('\n').unwrap();
-            let fields = body
-                .lines()
-                .filter_map(|l| l.split_once(':'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            Case {
-                name: name.to_string(),
-                fields,
-            }
-        })
-        .collect()
 }
 
 #[track_caller]
@@ -85,14 +55,14 @@ fn ctc_loss_agrees_with_torch() {
         let lp = case.log_probs();
         let dense = DenseFsaVec::new(lp.view(), &case.segments()).unwrap();
         let out = ctc_loss(&case.graphs(), &dense, f32::INFINITY).unwrap();
-        let want = case.floats("loss");
+        let want = case.get::<f64>("loss");
         assert_eq!(out.loss.len(), want.len());
         for (i, (&g, &w)) in out.loss.iter().zip(&want).enumerate() {
             saw_inf |= w.is_infinite();
             check_close(g, w, 1e-4, &format!("{} loss {i}", case.name));
         }
         // gradient w.r.t. the logits, through log_softmax
-        let grad_logits = case.floats("grad_logits");
+        let grad_logits = case.get::<f64>("grad_logits");
         let (n, t, c) = lp.dim();
         for s in 0..n {
             for f in 0..t {
@@ -138,7 +108,11 @@ fn intersect_dense_and_ctc_loss_agree_with_k2() {
             let (lattice, _, _) = intersect_dense(&graphs, &dense, beam, None).unwrap();
             let log: Vec<f64> = lattice.get_tot_scores(Semiring::Log).unwrap();
             let trop: Vec<f64> = lattice.get_tot_scores(Semiring::Tropical).unwrap();
-            for (i, w) in case.floats(&format!("tot_log_{beam}")).iter().enumerate() {
+            for (i, w) in case
+                .get::<f64>(&format!("tot_log_{beam}"))
+                .iter()
+                .enumerate()
+            {
                 check_close(
                     log[i],
                     *w,
@@ -147,7 +121,7 @@ fn intersect_dense_and_ctc_loss_agree_with_k2() {
                 );
             }
             for (i, w) in case
-                .floats(&format!("tot_tropical_{beam}"))
+                .get::<f64>(&format!("tot_tropical_{beam}"))
                 .iter()
                 .enumerate()
             {
@@ -160,10 +134,10 @@ fn intersect_dense_and_ctc_loss_agree_with_k2() {
             }
         }
         let out = ctc_loss(&graphs, &dense, 10.0).unwrap();
-        for (i, w) in case.floats("k2_loss").iter().enumerate() {
+        for (i, w) in case.get::<f64>("k2_loss").iter().enumerate() {
             check_close(out.loss[i], *w, 1e-5, &format!("{} k2 loss {i}", case.name));
         }
-        let grad = case.floats("k2_grad");
+        let grad = case.get::<f64>("k2_grad");
         for (g, w) in out.grad.iter().zip(&grad) {
             assert!(
                 (*g as f64 - w).abs() < 1e-5,

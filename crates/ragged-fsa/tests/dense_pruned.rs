@@ -2,48 +2,14 @@
 //! `tests/golden/ctc_generate.py`), and with wide beams the same best path as the exact
 //! `intersect_dense`.
 
-use std::collections::HashMap;
+mod common;
 
+use common::{cases, Case};
 use ndarray::Array3;
 use ragged_fsa::{
     create_fsa_vec, intersect_dense, intersect_dense_pruned, one_best, DenseFsaVec, Error, Fsa,
     FsaVec, Semiring,
 };
-
-struct Case {
-    name: String,
-    fields: HashMap<String, String>,
-}
-
-impl Case {
-    fn get<T: std::str::FromStr>(&self, key: &str) -> Vec<T>
-    where
-        T::Err: std::fmt::Debug,
-    {
-        self.fields[key]
-            .split_whitespace()
-            .map(|x| x.parse::<T>().unwrap())
-            .collect()
-    }
-}
-
-fn cases(text: &str) -> Vec<Case> {
-    text.split("=== ")
-        .filter(|c| !c.trim().is_empty())
-        .map(|case| {
-            let (name, body) = case.split_once('\n').unwrap();
-            let fields = body
-                .lines()
-                .filter_map(|l| l.split_once(':'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            Case {
-                name: name.to_string(),
-                fields,
-            }
-        })
-        .collect()
-}
 
 fn inputs(case: &Case) -> (Array3<f32>, DenseFsaVec, FsaVec) {
     let d: Vec<usize> = case.get("dims");

@@ -1,6 +1,9 @@
 //! Shared test helpers: a tiny seeded generator, random FSAs and brute-force path enumeration.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
+use std::str::FromStr;
+
 use ragged_fsa::{Arc, Fsa};
 
 /// SplitMix64, enough randomness for test inputs.
@@ -123,4 +126,45 @@ pub fn log_sum(xs: impl Iterator<Item = f64>) -> f64 {
         return m;
     }
     m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
+/// One case of a golden file of `tests/golden/ctc_generate.py`: a line `=== name`, then
+/// `key: values` lines.
+pub struct Case {
+    /// The case's name.
+    pub name: String,
+    /// Its fields, by key.
+    pub fields: HashMap<String, String>,
+}
+
+impl Case {
+    /// The whitespace-separated values of field `key`.
+    pub fn get<T: FromStr>(&self, key: &str) -> Vec<T>
+    where
+        T::Err: std::fmt::Debug,
+    {
+        self.fields[key]
+            .split_whitespace()
+            .map(|x| x.parse::<T>().unwrap())
+            .collect()
+    }
+}
+
+/// The cases of a golden file's text.
+pub fn cases(text: &str) -> Vec<Case> {
+    text.split("=== ")
+        .filter(|c| !c.trim().is_empty())
+        .map(|case| {
+            let (name, body) = case.split_once('\n').unwrap();
+            let fields = body
+                .lines()
+                .filter_map(|l| l.split_once(':'))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Case {
+                name: name.to_string(),
+                fields,
+            }
+        })
+        .collect()
 }
