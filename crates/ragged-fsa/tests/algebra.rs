@@ -6,9 +6,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{log_sum, paths, random_acyclic, Rng};
+use common::{log_sum, paths, random_acyclic, tuples, Rng};
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use ragged_fsa::{
     create_fsa_vec, Arc, Attr, DeterminizeConfig, Error, Fsa, FsaVec, WeightPushing,
     PARALLEL_MIN_ARCS,
@@ -16,23 +15,6 @@ use ragged_fsa::{
 
 /// Fixed and printed, so a failure reproduces: proptest draws the seeds of our generator.
 const PROPTEST_SEED: u64 = 13;
-
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 96,
-        failure_persistence: None,
-        rng_seed: RngSeed::Fixed(PROPTEST_SEED),
-        ..ProptestConfig::default()
-    }
-}
-
-fn tuples(fsa: &Fsa) -> Vec<(i32, i32, i32, f32)> {
-    fsa.arcs()
-        .values()
-        .iter()
-        .map(|a| (a.src_state, a.dest_state, a.label, a.score))
-        .collect()
-}
 
 type Key = (Vec<i32>, Vec<i32>);
 
@@ -568,7 +550,7 @@ fn offsets(v: &FsaVec) -> Vec<i32> {
 // ---- brute force ----
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(96, PROPTEST_SEED))]
 
     #[test]
     fn intersect_with_ordinary_zero_is_exact_in_log(seed in any::<u64>()) {

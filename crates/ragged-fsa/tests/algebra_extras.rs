@@ -2,15 +2,10 @@
 //! `expand_ragged_attributes`, `prune_on_arc_post`, `linear_fsa_with_self_loops`,
 //! `index_fsa`, `cat`, and the FsaVec `remove_epsilon_and_add_self_loops`.
 
-use ragged_fsa::{create_fsa_vec, Attr, Error, Fsa, FsaVec};
+mod common;
 
-fn tuples(fsa: &Fsa) -> Vec<(i32, i32, i32, f32)> {
-    fsa.arcs()
-        .values()
-        .iter()
-        .map(|a| (a.src_state, a.dest_state, a.label, a.score))
-        .collect()
-}
+use common::tuples;
+use ragged_fsa::{create_fsa_vec, Attr, Error, Fsa, FsaVec};
 
 /// A ragged attribute from its lists.
 fn ragged(lists: Vec<Vec<i32>>) -> Attr {

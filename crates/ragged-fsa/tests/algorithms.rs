@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{log_sum, path_labels, paths, random_acyclic, random_cyclic, Rng};
+use common::{log_sum, path_labels, paths, random_acyclic, random_cyclic, tuples, Rng};
 use proptest::prelude::*;
 use ragged_fsa::{
     create_fsa_vec, Arc, Attr, Error, Fsa, FsaVec, Properties, Semiring, PARALLEL_MIN_ARCS,
@@ -13,33 +13,6 @@ use ragged_fsa::{
 
 /// The fixed seed of the property tests; `PROPTEST_RNG_SEED` runs another.
 const PROPTEST_SEED: u64 = 0x5EED_2026_0017;
-
-/// A fixed, printed seed (ChaCha) and failures persisted next to the test file, so that a
-/// failing case can be reproduced and is re-run first.
-fn config() -> ProptestConfig {
-    let seed = std::env::var("PROPTEST_RNG_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(PROPTEST_SEED);
-    eprintln!("proptest seed {seed} (set PROPTEST_RNG_SEED to run another)");
-    ProptestConfig {
-        cases: 64,
-        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
-
-fn tuples(fsa: &Fsa) -> Vec<(i32, i32, i32, f32)> {
-    fsa.arcs()
-        .values()
-        .iter()
-        .map(|a| (a.src_state, a.dest_state, a.label, a.score))
-        .collect()
-}
 
 /// Tags every arc with its index, to see where attributes travel.
 fn tagged(fsa: Fsa) -> Fsa {
@@ -591,7 +564,7 @@ fn states_on_cycles(fsa: &Fsa) -> Vec<usize> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(64, PROPTEST_SEED))]
 
     #[test]
     fn tot_scores_match_brute_force(seed in any::<u64>()) {

@@ -168,27 +168,8 @@ fn formats() -> Vec<TextFormat> {
 /// The fixed seed of the property tests; `PROPTEST_RNG_SEED` runs another.
 const PROPTEST_SEED: u64 = 0x5EED_2026_0017;
 
-/// A fixed, printed seed (ChaCha) and failures persisted next to the test file, so that a
-/// failing case can be reproduced and is re-run first.
-fn config() -> ProptestConfig {
-    let seed = std::env::var("PROPTEST_RNG_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(PROPTEST_SEED);
-    eprintln!("proptest seed {seed} (set PROPTEST_RNG_SEED to run another)");
-    ProptestConfig {
-        cases: 256,
-        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(256, PROPTEST_SEED))]
 
     #[test]
     fn parsers_never_panic_on_arbitrary_strings(s in "\\PC{0,80}") {

@@ -4,6 +4,9 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
+use proptest::test_runner::{
+    Config as ProptestConfig, FileFailurePersistence, RngAlgorithm, RngSeed,
+};
 use ragged_fsa::{Arc, Fsa};
 
 /// SplitMix64, enough randomness for test inputs.
@@ -166,5 +169,34 @@ pub fn cases(text: &str) -> Vec<Case> {
                 fields,
             }
         })
+        .collect()
+}
+
+/// The property tests' configuration: `cases` cases from a fixed, printed ChaCha seed
+/// (`seed`, or `PROPTEST_RNG_SEED` to run another), failures persisted next to the test
+/// file, so that a failing case reproduces and is re-run first.
+pub fn proptest_config(cases: u32, seed: u64) -> ProptestConfig {
+    let seed = std::env::var("PROPTEST_RNG_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(seed);
+    eprintln!("proptest seed {seed} (set PROPTEST_RNG_SEED to run another)");
+    ProptestConfig {
+        cases,
+        rng_algorithm: RngAlgorithm::ChaCha,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+/// An FSA's arcs as `(src, dest, label, score)` tuples, for comparing with expected lists.
+pub fn tuples(fsa: &Fsa) -> Vec<(i32, i32, i32, f32)> {
+    fsa.arcs()
+        .values()
+        .iter()
+        .map(|a| (a.src_state, a.dest_state, a.label, a.score))
         .collect()
 }
