@@ -413,6 +413,15 @@ impl CompressedMatrix {
         self.num_rows
     }
 
+    /// Kaldi's `Scale(alpha)`: every element times `alpha`, by scaling the global header's
+    /// offset and range (the codes stay; the column quantiles are relative to them).
+    pub fn scale(&mut self, alpha: f32) {
+        if self.num_rows != 0 {
+            self.min_value *= alpha;
+            self.range *= alpha;
+        }
+    }
+
     /// Number of columns.
     pub fn num_cols(&self) -> usize {
         self.num_cols

@@ -217,6 +217,44 @@ pub enum Error {
         /// What the length must be, e.g. "a power of two, at least 4".
         what: &'static str,
     },
+    /// `append_sparse_matrix_rows`: an input whose column count differs from the first
+    /// non-empty input's.
+    AppendDim {
+        /// Which input (from 0).
+        input: usize,
+        /// Its column count.
+        cols: usize,
+        /// The column count of the inputs before it.
+        expected: usize,
+    },
+    /// `linear_cgd` met a search direction `p` with `p^T A p <= 0` (or not finite): `A` is
+    /// not positive definite. `x` is left as it was on entry.
+    CgdNotPositiveDefinite {
+        /// The iteration (from 0).
+        iteration: usize,
+        /// The value of `p^T A p`.
+        curvature: f64,
+    },
+    /// `linear_cgd` ended with a squared residual larger than at the start (Kaldi's test
+    /// for an indefinite or ill-conditioned `A`). `x` is left as it was on entry.
+    CgdResidualGrew {
+        /// Iterations done.
+        iterations: usize,
+        /// The final squared residual `||A x - b||^2`.
+        residual_sq: f64,
+        /// The squared residual at the start.
+        initial_sq: f64,
+    },
+    /// `OptimizeLbfgs::do_step_with_hessian`: a diagonal second derivative of the wrong sign
+    /// (it must be positive when minimising, negative when maximising).
+    HessianSign {
+        /// Where the element is.
+        index: usize,
+        /// Its value.
+        value: f64,
+        /// Whether the optimiser minimises.
+        minimize: bool,
+    },
 }
 
 impl fmt::Display for Error {
@@ -354,6 +392,46 @@ impl fmt::Display for Error {
                     f,
                     "cannot plan an FFT of {n} points: the length must be {what}"
                 )
+            }
+            Error::AppendDim {
+                input,
+                cols,
+                expected,
+            } => write!(
+                f,
+                "append_sparse_matrix_rows: input {input} has {cols} columns, the inputs \
+                 before it have {expected}"
+            ),
+            Error::CgdNotPositiveDefinite {
+                iteration,
+                curvature,
+            } => write!(
+                f,
+                "linear_cgd: p^T A p = {curvature} at iteration {iteration}; A is not \
+                 positive definite"
+            ),
+            Error::CgdResidualGrew {
+                iterations,
+                residual_sq,
+                initial_sq,
+            } => write!(
+                f,
+                "linear_cgd: after {iterations} iterations the squared residual {residual_sq} \
+                 is above the initial {initial_sq}; A is not positive definite or too badly \
+                 conditioned"
+            ),
+            Error::HessianSign {
+                index,
+                value,
+                minimize,
+            } => {
+                write!(
+                f,
+                "L-BFGS: the diagonal second derivative at element {index} is {value}; it must \
+                 be {} when {}",
+                if *minimize { "positive" } else { "negative" },
+                if *minimize { "minimising" } else { "maximising" }
+            )
             }
         }
     }

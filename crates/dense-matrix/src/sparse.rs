@@ -20,7 +20,11 @@ use std::io::{BufRead, Read, Write};
 
 use crate::error::{dim_mismatch, out_of_bounds, shape_mismatch};
 use crate::io::{io_err, read_exact_named, read_size, READ_CHUNK};
-use crate::{Error, Matrix, MatrixBase, Real, Trans, VectorBase};
+use crate::{
+    CompressedMatrix, CompressionMethod, Error, Matrix, MatrixBase, Real, Trans, VectorBase,
+};
+
+mod build;
 
 /// Kaldi's `SparseVector<Real>`: a dimension and `(index, value)` pairs sorted by index.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -613,14 +617,17 @@ impl<R: Real> MatrixBase<R> {
     }
 }
 
-/// Kaldi's `GeneralMatrix`, without its compressed form: a full or a sparse matrix.
-/// Reading a compressed (`CM`) object decompresses it into [`GeneralMatrix::Full`].
+/// Kaldi's `GeneralMatrix`: a full, a compressed or a sparse matrix (Kaldi's `Type()` is
+/// the variant). Reading a binary `CM`, `CM2` or `CM3` object gives
+/// [`GeneralMatrix::Compressed`], as Kaldi's `Read` does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GeneralMatrix<R: Real> {
     /// Kaldi's `kFullMatrix`.
     Full(Matrix<R>),
     /// Kaldi's `kSparseMatrix`.
     Sparse(SparseMatrix<R>),
+    /// Kaldi's `kCompressedMatrix` (its values are `f32` inside, whatever `R` is).
+    Compressed(CompressedMatrix),
 }
 
 impl<R: Real> GeneralMatrix<R> {
@@ -629,6 +636,7 @@ impl<R: Real> GeneralMatrix<R> {
         match self {
             GeneralMatrix::Full(m) => m.num_rows(),
             GeneralMatrix::Sparse(s) => s.num_rows(),
+            GeneralMatrix::Compressed(c) => c.num_rows(),
         }
     }
 
@@ -637,24 +645,27 @@ impl<R: Real> GeneralMatrix<R> {
         match self {
             GeneralMatrix::Full(m) => m.num_cols(),
             GeneralMatrix::Sparse(s) => s.num_cols(),
+            GeneralMatrix::Compressed(c) => c.num_cols(),
         }
     }
 
     /// Kaldi's `CopyToMat(mat, trans)`.
     pub fn copy_to_mat(&self, mat: &mut MatrixBase<R>, trans: Trans) {
-        match self {
-            GeneralMatrix::Full(m) => {
-                let want = match trans {
-                    Trans::NoTrans => m.shape(),
-                    Trans::Trans => (m.num_cols(), m.num_rows()),
-                };
-                if mat.shape() != want {
-                    shape_mismatch("copy_to_mat", mat.shape(), want);
-                }
-                mat.set_zero();
-                mat.add_mat(R::ONE, m, trans);
+        let dense = |m: &MatrixBase<R>, mat: &mut MatrixBase<R>| {
+            let want = match trans {
+                Trans::NoTrans => m.shape(),
+                Trans::Trans => (m.num_cols(), m.num_rows()),
+            };
+            if mat.shape() != want {
+                shape_mismatch("copy_to_mat", mat.shape(), want);
             }
+            mat.set_zero();
+            mat.add_mat(R::ONE, m, trans);
+        };
+        match self {
+            GeneralMatrix::Full(m) => dense(m, mat),
             GeneralMatrix::Sparse(s) => s.copy_to_mat(mat, trans),
+            GeneralMatrix::Compressed(c) => dense(&c.to_matrix::<R>(), mat),
         }
     }
 
@@ -663,45 +674,76 @@ impl<R: Real> GeneralMatrix<R> {
         match self {
             GeneralMatrix::Full(m) => mat.add_mat(alpha, m, trans),
             GeneralMatrix::Sparse(s) => s.add_to_mat(alpha, mat, trans),
+            GeneralMatrix::Compressed(c) => mat.add_mat(alpha, &c.to_matrix::<R>(), trans),
         }
     }
 
-    /// Kaldi's `Scale(alpha)`.
+    /// Kaldi's `Scale(alpha)`; a compressed matrix scales its header's offset and range,
+    /// as Kaldi's `CompressedMatrix::Scale` (the value converted to `f32`).
     pub fn scale(&mut self, alpha: R) {
         match self {
             GeneralMatrix::Full(m) => m.scale(alpha),
             GeneralMatrix::Sparse(s) => s.scale(alpha),
+            GeneralMatrix::Compressed(c) => c.scale(alpha.to_f64() as f32),
         }
     }
 
-    /// Kaldi's `GetMatrix(&mat)`: the dense copy.
+    /// Kaldi's `GetMatrix(&mat)`: the dense copy (decompressed for a compressed matrix).
     pub fn get_matrix(&self) -> Matrix<R> {
         match self {
             GeneralMatrix::Full(m) => m.clone(),
             GeneralMatrix::Sparse(s) => s.to_matrix(),
+            GeneralMatrix::Compressed(c) => c.to_matrix(),
         }
     }
 
-    /// Kaldi's `Write(os, binary)`: the sparse or the full matrix's form.
+    /// Kaldi's `Compress()`: a full matrix with rows becomes [`GeneralMatrix::Compressed`]
+    /// by `method` (Kaldi's `Compress()` uses [`CompressionMethod::Auto`]); any other
+    /// matrix is left as it is. A NaN or infinity is [`Error::CannotCompress`], and the
+    /// matrix stays full.
+    pub fn compress(&mut self, method: CompressionMethod) -> Result<(), Error> {
+        if let GeneralMatrix::Full(m) = self {
+            if m.num_rows() != 0 {
+                *self = GeneralMatrix::Compressed(CompressedMatrix::compress(m, method)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Kaldi's `Uncompress()`: a compressed matrix becomes [`GeneralMatrix::Full`]; any
+    /// other matrix is left as it is.
+    pub fn uncompress(&mut self) {
+        if let GeneralMatrix::Compressed(c) = self {
+            *self = GeneralMatrix::Full(c.to_matrix());
+        }
+    }
+
+    /// Kaldi's `Write(os, binary)`: the underlying matrix's own form (`SM`, `CM`/`CM2`/
+    /// `CM3`, or `FM`/`DM`); in text a compressed matrix is written decompressed, as a
+    /// full matrix, as Kaldi does.
     pub fn write_kaldi(&self, w: &mut impl Write, binary: bool) -> Result<(), Error> {
         match self {
             GeneralMatrix::Full(m) => m.write_kaldi(w, binary),
             GeneralMatrix::Sparse(s) => s.write_kaldi(w, binary),
+            GeneralMatrix::Compressed(c) if binary => c.write_kaldi(w),
+            GeneralMatrix::Compressed(c) => c.to_matrix::<f32>().write_kaldi(w, false),
         }
     }
 
-    /// Kaldi's `Read(is, binary)`: in binary an `S` starts a sparse matrix, anything else
-    /// is read as a full (or compressed, then decompressed) matrix; in text, after
-    /// white space, an `r` (`rows=`) starts a sparse matrix.
+    /// Kaldi's `Read(is, binary)`: in binary an `S` starts a sparse matrix, a `C` a
+    /// compressed one, anything else is read as a full matrix; in text, after white space,
+    /// an `r` (`rows=`) starts a sparse matrix, anything else a full one.
     pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
         if !binary {
             skip_space(r)?;
         }
-        let sparse_mark = if binary { b'S' } else { b'r' };
-        if r.fill_buf().map_err(io_err)?.first() == Some(&sparse_mark) {
-            Ok(GeneralMatrix::Sparse(SparseMatrix::read_kaldi(r, binary)?))
-        } else {
-            Ok(GeneralMatrix::Full(Matrix::read_kaldi(r, binary)?))
+        let first = r.fill_buf().map_err(io_err)?.first().copied();
+        match (binary, first) {
+            (true, Some(b'S')) | (false, Some(b'r')) => {
+                Ok(GeneralMatrix::Sparse(SparseMatrix::read_kaldi(r, binary)?))
+            }
+            (true, Some(b'C')) => Ok(GeneralMatrix::Compressed(CompressedMatrix::read_kaldi(r)?)),
+            _ => Ok(GeneralMatrix::Full(Matrix::read_kaldi(r, binary)?)),
         }
     }
 }
