@@ -16,6 +16,9 @@ Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared Spli
   np.sqrt(np.square(S).reshape(rows, 512, 4).sum(axis=2)).
 - split_radix_real_fft: X 100,000 x 512 f32 (seed 12, 2u - 1); np.fft.rfft(X, axis=1)
   (the same spectrum that SplitRadixRealFft packs in place, one frame a row).
+- compute_pca: X 100,000 x 80 f32 (seed 13, 2u - 1); the top 40 principal directions and
+  the projections: numpy's SVD route (np.linalg.svd(X, full_matrices=False), X @ Vt[:40].T)
+  and, as the peer numpy_eigh, the eigh route (np.linalg.eigh(X.T @ X), the same product).
 Every version string states the BLAS thread count, as the Rust side prints it, and the
 OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinned to a kernel
 (`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
@@ -168,6 +171,26 @@ def main():
     x = uniform(np, 12, frames * n, 2.0, -1.0).astype(np.float32).reshape(frames, n)
     t = time_it(lambda: np.fft.rfft(x, axis=1))
     report(CRATE, "split_radix_real_fft", "numpy", t, npv)
+    del x
+
+    # ComputePca (issue 12): the SVD route and the eigh route of the scatter matrix
+    points, dim, keep = size(100_000, 100), 80, 40
+    x = uniform(np, 13, points * dim, 2.0, -1.0).astype(np.float32).reshape(points, dim)
+
+    def pca_svd():
+        _, _, vt = np.linalg.svd(x, full_matrices=False)
+        u = vt[:keep]
+        return u, x @ u.T
+
+    def pca_eigh():
+        _, p = np.linalg.eigh(x.T @ x)
+        u = p[:, ::-1][:, :keep].T
+        return u, x @ u.T
+
+    t = time_it(pca_svd)
+    report(CRATE, "compute_pca", "numpy", t, npv)
+    t = time_it(pca_eigh)
+    report(CRATE, "compute_pca", "numpy_eigh", t, npv)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,10 @@
 //! - `split_radix_real_fft`: 100,000 frames x 512 points f32 (seed 12, `2u - 1`), each
 //!   row transformed in place by one `SplitRadixRealFft` plan on one thread (numpy:
 //!   `np.fft.rfft(X, axis=1)`, which also returns a new array). Throughput = bytes of `X`.
+//! - `compute_pca`: `X` 100,000 x 80 f32 (seed 13, `2u - 1`), the top 40 directions `U`
+//!   and the projections `A = X U^T` (numpy: `np.linalg.svd(X, full_matrices=False)`, then
+//!   `X @ Vt[:40].T`; and, as `numpy_eigh`, `np.linalg.eigh(X.T @ X)`, then the same
+//!   product). Throughput = bytes of `X`.
 //!
 //! In-place workloads time only the operation (a fresh copy of the input is made outside
 //! the timed region). OpenBLAS and rayon use all cores (2 on the reference machine); the
@@ -30,7 +34,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use dense_matrix::{blas_num_threads, Matrix, Real, SplitRadixRealFft, Trans, Vector};
+use dense_matrix::{blas_num_threads, compute_pca, Matrix, Real, SplitRadixRealFft, Trans, Vector};
 
 fn values(seed: u64, n: usize, scale: f64, offset: f64) -> Vec<f64> {
     let mut rng = benches::SplitMix64::new(seed);
@@ -188,6 +192,19 @@ fn bench(c: &mut Criterion) {
             },
             BatchSize::LargeInput,
         )
+    });
+
+    // issue 12's ComputePca: 100,000 points of dimension 80, the top 40 directions and the
+    // projections (numpy: the SVD route, and the eigh route of the scatter matrix)
+    let (points, dim, keep) = (benches::size(100_000, 100), 80, 40);
+    let x = matrix::<f32>(13, points, dim, 2.0, -1.0);
+    let mut u = Matrix::<f32>::new(keep, dim);
+    let mut a = Matrix::<f32>::new(points, keep);
+    g.throughput(Throughput::Bytes((points * dim * 4) as u64));
+    g.bench_function("compute_pca", |b| {
+        b.iter(|| {
+            black_box(compute_pca(black_box(&x), &mut u, Some(&mut a), false, true).expect("pca"));
+        })
     });
     g.finish();
 }

@@ -17,6 +17,8 @@
 //!   their binary `SV` / `SM` forms.
 //! - [`SplitRadixRealFft`] / [`SplitRadixComplexFft`], [`real_fft`], [`complex_fft`],
 //!   [`compute_dct_matrix`]: Kaldi's FFTs, with its packing of the real spectrum.
+//! - [`compute_pca`], [`linear_cgd`], [`OptimizeLbfgs`]: Kaldi's PCA, conjugate gradients
+//!   and L-BFGS.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
 //!   replaced before the first BLAS call, or reported once on stderr.
@@ -69,9 +71,11 @@ mod matrix;
 mod matrix_funcs;
 mod matrix_ops;
 mod nnet;
+mod optimization;
 mod owned;
 mod packed;
 mod packed_ops;
+mod pca;
 mod real;
 mod sparse;
 mod text;
@@ -89,8 +93,10 @@ pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use kernels::PAR_MIN_LEN;
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
 pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
+pub use optimization::{linear_cgd, LbfgsOptions, LinearCgdOptions, OptimizeLbfgs};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
 pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
+pub use pca::compute_pca;
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
 pub use sparse::{trace_mat_smat, vec_svec, GeneralMatrix, SparseMatrix, SparseVector};
 pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};
