@@ -12,7 +12,10 @@
 //! The power-of-two transform is an iterative radix-2 FFT with twiddles computed in `f64`
 //! (Kaldi's is split-radix; the results agree to rounding). The real transform is the
 //! half-length complex one plus Kaldi's split step (`RealFft`'s "long comment" math).
-//! Other lengths of `complex_fft` use a direct `O(N^2)` sum (Kaldi factorises `N`).
+//! Other lengths of `complex_fft` use Bluestein's algorithm: the DFT as a circular
+//! convolution with a chirp, done by three power-of-two transforms in `f64`, so every
+//! length costs `O(N log N)` (Kaldi factorises `N` and recurses on its prime factors,
+//! which is `O(N^2)` for a prime).
 
 use crate::error::dim_mismatch;
 use crate::{Error, MatrixBase, Real, VectorBase};
@@ -275,7 +278,8 @@ fn split_step<R: Real>(data: &mut [R], forward: bool, tw: &[R]) {
 }
 
 /// Kaldi's `ComplexFft(v, forward)`: the transform of `dim / 2` interleaved complex points
-/// in place, for any length (powers of two by the FFT, others by a direct sum in `f64`).
+/// in place, for any length in `O(N log N)`: powers of two by the radix-2 FFT, other
+/// lengths by Bluestein's chirp-z algorithm on power-of-two FFTs in `f64`.
 /// Panics on an odd dimension.
 pub fn complex_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
     let dim = v.dim();
@@ -299,8 +303,71 @@ pub fn complex_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
         }
         return;
     }
-    let x: Vec<(f64, f64)> = v
-        .data()
+    if !bluestein(v.data_mut(), forward) {
+        direct_dft(v.data_mut(), forward);
+    }
+}
+
+/// Bluestein's chirp-z transform: the DFT of any length `n` as a circular convolution of
+/// length `m`, a power of two at least `2n - 1`, done by three power-of-two FFTs in `f64`.
+/// With `c_k = e^{-i pi k^2 / n}` (conjugated for the backward transform) and
+/// `km = (k^2 + m^2 - (m - k)^2) / 2`, `X_m = c_m sum_k (x_k c_k) conj(c_{m-k})`.
+/// Returns `false` (doing nothing) if `m` is beyond what a plan supports.
+fn bluestein<R: Real>(data: &mut [R], forward: bool) -> bool {
+    let n = data.len() / 2;
+    let Some(m) = (2 * n - 1).checked_next_power_of_two() else {
+        return false;
+    };
+    let Ok(plan) = SplitRadixComplexFft::<f64>::new(m) else {
+        return false;
+    };
+    // the chirp, with k^2 reduced mod 2n so the angle stays exact for large k
+    let two_n = 2 * n as u64;
+    let sign = if forward { -1.0 } else { 1.0 };
+    let chirp: Vec<(f64, f64)> = (0..n as u64)
+        .map(|k| {
+            let a = sign * std::f64::consts::PI * ((k * k) % two_n) as f64 / n as f64;
+            (a.cos(), a.sin())
+        })
+        .collect();
+    // a = x .* c, zero-padded to m
+    let mut a = vec![0.0f64; 2 * m];
+    for (k, (&(cr, ci), x)) in chirp.iter().zip(data.chunks_exact(2)).enumerate() {
+        let (xr, xi) = (x[0].to_f64(), x[1].to_f64());
+        a[2 * k] = xr * cr - xi * ci;
+        a[2 * k + 1] = xr * ci + xi * cr;
+    }
+    // b_j = conj(c_|j|) for -(n-1) <= j <= n-1, negative j wrapped to m + j
+    let mut b = vec![0.0f64; 2 * m];
+    for (j, &(cr, ci)) in chirp.iter().enumerate() {
+        b[2 * j] = cr;
+        b[2 * j + 1] = -ci;
+        if j > 0 {
+            b[2 * (m - j)] = cr;
+            b[2 * (m - j) + 1] = -ci;
+        }
+    }
+    plan.compute(&mut a, true);
+    plan.compute(&mut b, true);
+    for (p, q) in a.chunks_exact_mut(2).zip(b.chunks_exact(2)) {
+        let (pr, pi) = (p[0], p[1]);
+        p[0] = pr * q[0] - pi * q[1];
+        p[1] = pr * q[1] + pi * q[0];
+    }
+    plan.compute(&mut a, false);
+    let scale = 1.0 / m as f64;
+    for (k, (&(cr, ci), out)) in chirp.iter().zip(data.chunks_exact_mut(2)).enumerate() {
+        let (yr, yi) = (a[2 * k] * scale, a[2 * k + 1] * scale);
+        out[0] = R::from_f64(yr * cr - yi * ci);
+        out[1] = R::from_f64(yr * ci + yi * cr);
+    }
+    true
+}
+
+/// The direct `O(N^2)` DFT in `f64`, for lengths Bluestein's plan cannot reach.
+fn direct_dft<R: Real>(data: &mut [R], forward: bool) {
+    let n = data.len() / 2;
+    let x: Vec<(f64, f64)> = data
         .chunks_exact(2)
         .map(|c| (c[0].to_f64(), c[1].to_f64()))
         .collect();
@@ -311,16 +378,15 @@ pub fn complex_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
             (a.cos(), a.sin())
         })
         .collect();
-    let out = v.data_mut();
     for m in 0..n {
         let (mut sr, mut si) = (0.0, 0.0);
         for (j, &(xr, xi)) in x.iter().enumerate() {
-            let (wr, wi) = roots[(m * j) % n];
+            let (wr, wi) = roots[((m as u128 * j as u128) % n as u128) as usize];
             sr += xr * wr - xi * wi;
             si += xr * wi + xi * wr;
         }
-        out[2 * m] = R::from_f64(sr);
-        out[2 * m + 1] = R::from_f64(si);
+        data[2 * m] = R::from_f64(sr);
+        data[2 * m + 1] = R::from_f64(si);
     }
 }
 

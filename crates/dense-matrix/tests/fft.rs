@@ -196,3 +196,72 @@ fn compute_names_a_wrong_length() {
 fn real_fft_rejects_odd_lengths() {
     real_fft(&mut Vector::<f64>::new(5), true);
 }
+
+/// The DFT by its definition, `X_k = sum_j x_j e^{-+2 pi i j k / n}`, in `f64`, with the
+/// root's angle reduced mod `n` (the independent model of Bluestein's route).
+fn naive_dft(x: &[f64], forward: bool) -> Vec<f64> {
+    let n = x.len() / 2;
+    let sign = if forward { -1.0 } else { 1.0 };
+    let mut out = vec![0.0; 2 * n];
+    for k in 0..n {
+        let (mut sr, mut si) = (0.0, 0.0);
+        for j in 0..n {
+            let a = sign * 2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
+            let (c, s) = (a.cos(), a.sin());
+            sr += x[2 * j] * c - x[2 * j + 1] * s;
+            si += x[2 * j] * s + x[2 * j + 1] * c;
+        }
+        out[2 * k] = sr;
+        out[2 * k + 1] = si;
+    }
+    out
+}
+
+#[test]
+fn any_length_matches_the_naive_dft() {
+    let seed = 0xb1_0e57;
+    eprintln!("complex_fft any length: seed {seed:#x}");
+    let mut g = common::rng(seed);
+    let mut lengths = vec![3, 5, 7, 9, 12, 100, 1000, 997, 1009];
+    lengths.extend((0..20).map(|_| rand::Rng::random_range(&mut g, 2..300)));
+    for n in lengths {
+        let x = common::random_vector::<f64>(&mut g, 2 * n);
+        for forward in [true, false] {
+            let want = naive_dft(x.data(), forward);
+            let mut v = x.clone();
+            complex_fft(&mut v, forward);
+            assert_near(
+                v.data(),
+                &want,
+                &format!("complex_fft {n} forward={forward}"),
+            );
+        }
+        // f32 data goes through the same f64 route
+        let x32: Vec<f32> = x.data().iter().map(|&v| v as f32).collect();
+        let want = naive_dft(&x32.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), true);
+        let mut v = Vector::from_vec(x32);
+        complex_fft(&mut v, true);
+        assert_near(v.data(), &want, &format!("complex_fft f32 {n}"));
+    }
+}
+
+#[test]
+fn prime_lengths_round_trip_to_n_times_the_input() {
+    let mut g = common::rng(0x997);
+    for n in [2_u32, 3, 11, 97, 997, 4095, 7919] {
+        let n = n as usize;
+        let x = common::random_vector::<f64>(&mut g, 2 * n);
+        let mut v = x.clone();
+        complex_fft(&mut v, true);
+        complex_fft(&mut v, false);
+        let want: Vec<f64> = x.data().iter().map(|a| a * n as f64).collect();
+        assert_near(v.data(), &want, &format!("round trip {n}"));
+    }
+    // a real transform of an even length whose half is prime
+    let x = common::random_vector::<f64>(&mut g, 2 * 499);
+    let mut v = x.clone();
+    real_fft(&mut v, true);
+    real_fft(&mut v, false);
+    let want: Vec<f64> = x.data().iter().map(|a| a * 998.0).collect();
+    assert_near(v.data(), &want, "real round trip 998");
+}

@@ -4,7 +4,8 @@ scipy and written in Kaldi's layouts. Run from this folder:
     python -m venv venv && venv/bin/pip install numpy scipy
     venv/bin/python gen_fft_goldens.py
 
-It writes fft_goldens.txt, one case a line: `KIND N : inputs : outputs`, numbers in
+It writes fft_goldens.txt (the last lines: lengths 7, 100, 1000, 997 and real 200, 1994,
+which are not powers of two), one case a line: `KIND N : inputs : outputs`, numbers in
 `repr` form (exact doubles). Kinds:
 - `complex`: N complex points interleaved [re0, im0, re1, im1, ...]; outputs are
   numpy.fft.fft (forward, e^{-i...}, no scaling), interleaved the same way;
@@ -57,6 +58,25 @@ def main():
     for k, n in [(1, 1), (4, 4), (13, 23), (23, 23)]:
         d = scipy.fft.dct(np.eye(n), norm="ortho", axis=0)[:k]
         lines.append(f"dct {n} : {k} : {fmt(d.reshape(-1))}")
+    # lengths that are not powers of two (Bluestein's route), from a second generator so
+    # the cases above stay as they were; backward only for the shorter ones
+    rng2 = np.random.default_rng(20261202)
+    for n in [7, 100, 1000, 997]:
+        z = rng2.uniform(-1, 1, n) + 1j * rng2.uniform(-1, 1, n)
+        lines.append(f"complex {n} : {fmt(interleave(z))} : {fmt(interleave(np.fft.fft(z)))}")
+        if n <= 100:
+            lines.append(
+                f"complex_inv {n} : {fmt(interleave(z))} : {fmt(interleave(n * np.fft.ifft(z)))}"
+            )
+    for n in [200, 1994]:
+        x = rng2.uniform(-1, 1, n)
+        f = np.fft.rfft(x)
+        packed = np.empty(n)
+        packed[0] = f[0].real
+        packed[1] = f[n // 2].real
+        packed[2::2] = f[1 : n // 2].real
+        packed[3::2] = f[1 : n // 2].imag
+        lines.append(f"real {n} : {fmt(x)} : {fmt(packed)}")
     with open(os.path.join(HERE, "fft_goldens.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
