@@ -189,6 +189,28 @@ fn cgd_on_an_indefinite_matrix_is_an_error_and_keeps_x() {
 }
 
 #[test]
+fn cgd_stopping_with_a_grown_residual_is_an_error_and_keeps_x() {
+    // diag(2, -1), b = (1, 1), x = 0: r_0 = (-1, -1) (|r|^2 = 2), p = (1, 1), p^T A p = 1,
+    // alpha = 2, x = (2, 2), r = (3, -3) (|r|^2 = 18); one iteration allowed, so it ends there
+    let a = SpMatrix::from_packed(2, vec![2.0f64, 0.0, -1.0]).unwrap();
+    let b = Vector::from_vec(vec![1.0, 1.0]);
+    let mut x = Vector::new(2);
+    let opts = LinearCgdOptions {
+        max_iters: Some(1),
+        ..LinearCgdOptions::default()
+    };
+    assert_eq!(
+        linear_cgd(&opts, &a, &b, &mut x),
+        Err(Error::CgdResidualGrew {
+            iterations: 1,
+            residual_sq: 18.0,
+            initial_sq: 2.0
+        })
+    );
+    assert_eq!(x.data(), &[0.0, 0.0]);
+}
+
+#[test]
 fn cgd_error_messages_name_the_numbers() {
     assert_eq!(
         Error::CgdResidualGrew {
