@@ -59,7 +59,7 @@ fn packed_len_checked<R>(what: &'static str, n: usize) -> Result<usize, Error> {
 
 /// The first NaN or infinite element of packed data, as [`Error::NotFinite`] with its
 /// `(row, column)` in the lower triangle.
-fn check_finite_packed<R: Real>(data: &[R], op: &'static str) -> Result<(), Error> {
+pub(crate) fn check_finite_packed<R: Real>(data: &[R], op: &'static str) -> Result<(), Error> {
     let Some(k) = data.iter().position(|x| !x.is_finite()) else {
         return Ok(());
     };
