@@ -8,6 +8,8 @@
 use std::ops::{Index, IndexMut};
 use std::os::raw::{c_char, c_int};
 
+use rand_distr::Distribution;
+
 use crate::blas::int;
 use crate::decomp::{check_info, routine};
 use crate::error::{out_of_bounds, precondition, shape_mismatch};
@@ -139,6 +141,15 @@ macro_rules! packed_common {
             /// The packed elements as a vector view (Kaldi's `SubVector(PackedMatrix)`).
             pub fn as_vector(&self) -> &VectorBase<R> {
                 VectorBase::from_slice(&self.data)
+            }
+
+            /// Fills the packed elements with standard normal samples from `rng` (Kaldi's
+            /// `SetRandn`; `Matrix::set_randn`'s convention).
+            pub fn set_randn(&mut self, rng: &mut impl rand::Rng) {
+                for v in self.data.iter_mut() {
+                    let x: f64 = rand_distr::StandardNormal.sample(rng);
+                    *v = R::from_f64(x);
+                }
             }
 
             /// Multiplies every element by `alpha`.

@@ -12,7 +12,9 @@ use rand::SeedableRng;
 
 use crate::error::{dim_mismatch, shape_mismatch};
 use crate::packed::check_finite_packed;
-use crate::{Error, Matrix, MatrixBase, Position, Real, SpMatrix, Trans, Vector, VectorBase};
+use crate::{
+    Error, Matrix, MatrixBase, Position, Real, SpMatrix, SymEig, Trans, Vector, VectorBase,
+};
 
 /// The seed of the generator that starts `top_eigs`'s Lanczos iteration (and restarts it
 /// when the Krylov space is exhausted): the results are the same on every run.
@@ -509,4 +511,158 @@ fn sp_mul_vec<R: Real>(packed: &[R], k: usize, alpha: R, v: &[R], out: &mut [R])
         out[i] += acc + row[i] * v[i];
     }
     out.iter_mut().for_each(|o| *o *= alpha);
+}
+
+/// Kaldi's default tolerance of `SpMatrix::SymPosSemiDefEig`: the most negative
+/// eigenvalue may be `0.001` of the largest.
+const PSD_TOLERANCE: f64 = 0.001;
+
+impl<R: Real> SpMatrix<R> {
+    /// Kaldi's `SpMatrix::SymPosSemiDefEig`: the eigendecomposition (LAPACK `syevd`,
+    /// ascending) of a matrix whose most negative eigenvalue is at most `tolerance` times
+    /// the largest ([`Error::NegativeEigenvalue`] otherwise), negative eigenvalues set to 0.
+    fn psd_eig(&self, op: &'static str, tolerance: f64) -> Result<SymEig<R>, Error> {
+        let mut eig = self.eig()?;
+        let n = eig.s.dim();
+        if n == 0 {
+            return Ok(eig);
+        }
+        let (min, max) = (eig.s[0].to_f64(), eig.s[n - 1].to_f64());
+        if -min > tolerance * max {
+            return Err(Error::NegativeEigenvalue {
+                op,
+                min,
+                max,
+                tolerance,
+            });
+        }
+        eig.s
+            .data_mut()
+            .iter_mut()
+            .for_each(|x| *x = x.max(R::ZERO));
+        Ok(eig)
+    }
+
+    /// Limits the condition number of a positive semi-definite matrix to `max_cond` by
+    /// flooring its eigenvalues at `max eigenvalue / max_cond` (at least `1e-40`), and
+    /// returns how many were at or below that floor (Kaldi's `LimitCond`). With `invert`
+    /// the result is the inverse of the floored matrix.
+    ///
+    /// Errors: [`Error::BadParameter`] unless `max_cond > 1`; [`Error::NegativeEigenvalue`]
+    /// if an eigenvalue is below `-0.001` times the largest (Kaldi asserts); the matrix is
+    /// then unchanged.
+    pub fn limit_cond(&mut self, max_cond: R, invert: bool) -> Result<usize, Error> {
+        if max_cond.partial_cmp(&R::ONE) != Some(std::cmp::Ordering::Greater) {
+            return Err(Error::BadParameter {
+                op: "SpMatrix::limit_cond",
+                name: "max_cond",
+                value: max_cond.to_f64(),
+                requirement: "greater than 1",
+            });
+        }
+        let n = self.num_rows();
+        if n == 0 {
+            return Ok(0);
+        }
+        let SymEig { mut s, mut p } = self.psd_eig("SpMatrix::limit_cond", PSD_TOLERANCE)?;
+        let mut floor = (s[n - 1] / max_cond).max(R::ZERO);
+        let min_floor = R::from_f64(1.0e-40);
+        if floor < min_floor {
+            floor = min_floor;
+        }
+        let mut floored = 0;
+        for x in s.data_mut() {
+            if *x <= floor {
+                floored += 1;
+            }
+            let root = x.max(floor).sqrt();
+            *x = if invert { R::ONE / root } else { root };
+        }
+        p.mul_cols_vec(&s);
+        self.add_mat2(R::ONE, &p, Trans::NoTrans, R::ZERO);
+        Ok(floored)
+    }
+
+    /// [`SpMatrix::limit_cond`] computed in `f64` whatever `R` is (Kaldi's
+    /// `LimitCondDouble`).
+    pub fn limit_cond_double(&mut self, max_cond: R, invert: bool) -> Result<usize, Error> {
+        let mut wide = SpMatrix::<f64>::from_packed(
+            self.num_rows(),
+            self.data().iter().map(|x| x.to_f64()).collect(),
+        )
+        .expect("the f64 copy has the same packed length");
+        let floored = wide.limit_cond(max_cond.to_f64(), invert)?;
+        for (o, &x) in self.data_mut().iter_mut().zip(wide.data()) {
+            *o = R::from_f64(x);
+        }
+        Ok(floored)
+    }
+
+    /// Floors `self` to `alpha * floor` in the positive semi-definite sense (Kaldi's
+    /// `ApplyFloor(Floor, alpha)`): afterwards `x^T self x >= alpha x^T floor x` for every
+    /// `x`, by flooring at 1 the eigenvalues of `L^-1 self L^-T`, where `alpha floor = L
+    /// L^T`. Returns how many eigenvalues were floored.
+    ///
+    /// Errors: [`Error::BadParameter`] unless `alpha > 0`; the Cholesky error
+    /// ([`Error::Lapack`]) if `floor` is not positive definite; [`Error::NotFinite`]. The
+    /// matrix is unchanged on error.
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn apply_floor(&mut self, floor: &SpMatrix<R>, alpha: R) -> Result<usize, Error> {
+        let n = self.num_rows();
+        if floor.num_rows() != n {
+            shape_mismatch(
+                "apply_floor (self, floor)",
+                (n, n),
+                (floor.num_rows(), floor.num_rows()),
+            );
+        }
+        if alpha.partial_cmp(&R::ZERO) != Some(std::cmp::Ordering::Greater) {
+            return Err(Error::BadParameter {
+                op: "SpMatrix::apply_floor",
+                name: "alpha",
+                value: alpha.to_f64(),
+                requirement: "positive",
+            });
+        }
+        check_finite_packed(self.data(), "SpMatrix::apply_floor")?;
+        let mut l = crate::TpMatrix::cholesky(floor)?;
+        l.scale(alpha.sqrt());
+        let mut l_inv = l.clone();
+        l_inv.invert()?;
+        let mut d = SpMatrix::new(n);
+        d.add_mat2_sp(R::ONE, &l_inv.to_matrix(), Trans::NoTrans, self, R::ZERO);
+        let SymEig { mut s, mut p } = d.eig()?;
+        let mut floored = 0;
+        for x in s.data_mut() {
+            if *x < R::ONE {
+                floored += 1;
+                *x = R::ONE;
+            }
+            *x = x.sqrt();
+        }
+        p.mul_cols_vec(&s);
+        d.add_mat2(R::ONE, &p, Trans::NoTrans, R::ZERO);
+        self.add_mat2_sp(R::ONE, &l.to_matrix(), Trans::NoTrans, &d, R::ZERO);
+        Ok(floored)
+    }
+
+    /// Floors the eigenvalues at `floor` (Kaldi's `ApplyFloor(Real)`), returning how
+    /// many were below it; [`Error::NotFinite`] leaves the matrix unchanged.
+    pub fn apply_floor_scalar(&mut self, floor: R) -> Result<usize, Error> {
+        let SymEig { mut s, p } = self.eig()?;
+        let mut floored = 0;
+        for x in s.data_mut() {
+            if *x < floor {
+                floored += 1;
+                *x = floor;
+            }
+        }
+        if self.num_rows() > 0 {
+            self.add_mat2_vec(R::ONE, &p, Trans::NoTrans, &s, R::ZERO);
+        }
+        Ok(floored)
+    }
 }

@@ -441,3 +441,245 @@ fn top_eigs_checks_the_shape_of_p() {
     let mut p = Matrix::new(10, 2);
     let _ = s.top_eigs(&mut vals, &mut p, None);
 }
+
+/// `U^T diag(e) U` in the `f64` model, and the same as a packed matrix.
+fn with_spectrum<R: Real>(u: &Model, e: &[f64]) -> (Model, SpMatrix<R>) {
+    let n = e.len();
+    let mut m = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i][j] = (0..n).map(|k| u[k][i] * e[k] * u[k][j]).sum();
+        }
+    }
+    let mut s = SpMatrix::<R>::new(n);
+    for i in 0..n {
+        for j in 0..=i {
+            s[(i, j)] = R::from_f64(m[i][j]);
+        }
+    }
+    (m, s)
+}
+
+fn random_orthogonal(r: &mut rand::rngs::StdRng, n: usize) -> Model {
+    let mut u = random_matrix::<f64>(r, n, n);
+    u.orthogonalize_rows(r);
+    model_of(&u)
+}
+
+#[track_caller]
+fn assert_sp_close<R: Real>(got: &SpMatrix<R>, want: &Model, what: &str) {
+    let e = rel(&sp_model(got), want);
+    let tol = if R::NAME == "f32" { 1e-5 } else { 1e-12 };
+    assert!(e <= tol, "{what} ({}): relative error {e:e}", R::NAME);
+}
+
+fn limit_cond_cases<R: Real>() {
+    let mut r = rng(1210);
+    let u = random_orthogonal(&mut r, 5);
+    // max 100, cond 1000: floor 0.1 catches 1e-3 and 0 (and the tiny negative -0.05,
+    // allowed by Kaldi's 0.001 tolerance).
+    let (_, mut s) = with_spectrum::<R>(&u, &[100.0, 1.0, 1e-3, 0.0, -0.05]);
+    let before = s.clone();
+    assert_eq!(s.limit_cond(R::from_f64(1000.0), false), Ok(3));
+    let (want, _) = with_spectrum::<R>(&u, &[100.0, 1.0, 0.1, 0.1, 0.1]);
+    assert_sp_close(&s, &want, "limit_cond");
+    let mut inv = before.clone();
+    assert_eq!(inv.limit_cond(R::from_f64(1000.0), true), Ok(3));
+    let (want, _) = with_spectrum::<R>(&u, &[0.01, 1.0, 10.0, 10.0, 10.0]);
+    assert_sp_close(&inv, &want, "limit_cond inverted");
+    let mut wide = before.clone();
+    assert_eq!(wide.limit_cond_double(R::from_f64(1000.0), false), Ok(3));
+    let (want, _) = with_spectrum::<R>(&u, &[100.0, 1.0, 0.1, 0.1, 0.1]);
+    assert_sp_close(&wide, &want, "limit_cond_double");
+    // already well conditioned: nothing floored, nothing changed beyond rounding
+    let (want, mut good) = with_spectrum::<R>(&u, &[3.0, 2.0, 1.0, 1.0, 0.5]);
+    assert_eq!(good.limit_cond(R::from_f64(1e5), false), Ok(0));
+    assert_sp_close(&good, &want, "limit_cond of a well-conditioned matrix");
+}
+
+#[test]
+fn limit_cond_floors_the_spectrum() {
+    limit_cond_cases::<f64>();
+    limit_cond_cases::<f32>();
+}
+
+#[test]
+fn limit_cond_errors() {
+    let mut r = rng(1211);
+    let u = random_orthogonal(&mut r, 3);
+    let (_, mut s) = with_spectrum::<f64>(&u, &[100.0, 1.0, -1.0]);
+    let before = s.clone();
+    let err = s.limit_cond(1e5, false).unwrap_err();
+    match err {
+        Error::NegativeEigenvalue {
+            op: "SpMatrix::limit_cond",
+            min,
+            max,
+            tolerance,
+        } => {
+            assert!((min + 1.0).abs() < 1e-12 && (max - 100.0).abs() < 1e-12);
+            assert_eq!(tolerance, 0.001);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(s == before, "unchanged on error");
+    assert_eq!(
+        s.limit_cond(1.0, false).unwrap_err().to_string(),
+        "SpMatrix::limit_cond: max_cond = 1 must be greater than 1"
+    );
+    assert_eq!(
+        Error::NegativeEigenvalue {
+            op: "SpMatrix::limit_cond",
+            min: -1.0,
+            max: 100.0,
+            tolerance: 0.001
+        }
+        .to_string(),
+        "SpMatrix::limit_cond needs a positive semi-definite matrix: its eigenvalue -1 is \
+         below -0.001 x the largest eigenvalue 100"
+    );
+    // the zero matrix is floored to 1e-40 everywhere, as Kaldi
+    let mut zero = SpMatrix::<f64>::new(2);
+    assert_eq!(zero.limit_cond(10.0, false), Ok(2));
+    assert!((zero[(0, 0)] - 1e-40).abs() < 1e-52 && zero[(1, 0)].abs() < 1e-52);
+}
+
+#[test]
+fn apply_floor_scalar_floors_eigenvalues() {
+    let mut r = rng(1212);
+    let u = random_orthogonal(&mut r, 4);
+    let (_, mut s) = with_spectrum::<f64>(&u, &[-1.0, 0.5, 2.0, 1.0]);
+    assert_eq!(s.apply_floor_scalar(1.0), Ok(2));
+    let (want, _) = with_spectrum::<f64>(&u, &[1.0, 1.0, 2.0, 1.0]);
+    assert_sp_close(&s, &want, "apply_floor_scalar");
+    let mut e = SpMatrix::<f32>::new(0);
+    assert_eq!(e.apply_floor_scalar(1.0), Ok(0));
+}
+
+/// Eigenvalues (ascending) of a model matrix, through LAPACK.
+fn eigs_of(m: &Model) -> Vec<f64> {
+    let n = m.len();
+    let mut full = Matrix::<f64>::new(n, n);
+    for i in 0..n {
+        for j in 0..n {
+            full[(i, j)] = m[i][j];
+        }
+    }
+    vec_model(&full.sym_eig().unwrap().s)
+}
+
+fn apply_floor_cases<R: Real>() {
+    let mut r = rng(1213);
+    let tol = if R::NAME == "f32" { 1e-4 } else { 1e-10 };
+    // Hand-worked: diag(0.5, 2, 3) floored to 2 I: diag(2, 2, 3), two floored.
+    let mut a = SpMatrix::<R>::new(3);
+    for (i, v) in [0.5, 2.0, 3.0].into_iter().enumerate() {
+        a[(i, i)] = R::from_f64(v);
+    }
+    let mut unit = SpMatrix::<R>::new(3);
+    unit.set_unit();
+    assert_eq!(a.apply_floor(&unit, R::from_f64(2.0)), Ok(2));
+    assert_sp_close(
+        &a,
+        &vec![
+            vec![2.0, 0.0, 0.0],
+            vec![0.0, 2.0, 0.0],
+            vec![0.0, 0.0, 3.0],
+        ],
+        "diag floored",
+    );
+    // Random: the result dominates both alpha C and A, and differs from A by a
+    // positive semi-definite matrix of rank = the count.
+    for n in [1, 4, 9] {
+        let a = random_sp::<R>(&mut r, n);
+        let c = random_spd::<R>(&mut r, n);
+        let alpha = 0.3;
+        let mut f = a.clone();
+        let count = f.apply_floor(&c, R::from_f64(alpha)).unwrap();
+        let (am, cm, fm) = (sp_model(&a), sp_model(&c), sp_model(&f));
+        let scale = frob(&cm) + frob(&am);
+        let minus_floor: Model = (0..n)
+            .map(|i| (0..n).map(|j| fm[i][j] - alpha * cm[i][j]).collect())
+            .collect();
+        assert!(eigs_of(&minus_floor)[0] >= -tol * scale, "F >= alpha C");
+        let added: Model = (0..n)
+            .map(|i| (0..n).map(|j| fm[i][j] - am[i][j]).collect())
+            .collect();
+        let e = eigs_of(&added);
+        assert!(e[0] >= -tol * scale, "F >= A");
+        let rank = e.iter().filter(|&&x| x > tol * scale).count();
+        assert_eq!(rank, count, "n = {n}: rank of F - A is the count");
+        // flooring again changes nothing
+        let mut again = f.clone();
+        assert_eq!(again.apply_floor(&c, R::from_f64(alpha * 0.999)), Ok(0));
+        assert_sp_close(&again, &fm, "second floor");
+    }
+}
+
+#[test]
+fn apply_floor_keeps_the_matrix_above_the_floor() {
+    apply_floor_cases::<f64>();
+    apply_floor_cases::<f32>();
+}
+
+#[test]
+fn apply_floor_errors() {
+    let mut a = SpMatrix::<f64>::new(2);
+    a.set_unit();
+    let mut indefinite = SpMatrix::<f64>::new(2);
+    indefinite[(0, 0)] = 1.0;
+    indefinite[(1, 1)] = -1.0;
+    let before = a.clone();
+    assert!(matches!(
+        a.apply_floor(&indefinite, 1.0).unwrap_err(),
+        Error::Lapack {
+            routine: "dpptrf",
+            info: 2,
+            ..
+        }
+    ));
+    assert_eq!(
+        a.apply_floor(&before, 0.0).unwrap_err().to_string(),
+        "SpMatrix::apply_floor: alpha = 0 must be positive"
+    );
+    assert!(a == before);
+}
+
+#[test]
+#[should_panic(expected = "apply_floor (self, floor): shape 2 x 2 does not match shape 3 x 3")]
+fn apply_floor_checks_the_orders() {
+    let mut a = SpMatrix::<f64>::new(2);
+    let _ = a.apply_floor(&SpMatrix::new(3), 1.0);
+}
+
+/// Kaldi's UnitTestSetRandn: the first four moments of the samples are those of the
+/// standard normal (0, 1, 0, 3) within 10 sigma-ish; and a fixed seed repeats.
+#[test]
+fn set_randn_draws_standard_normal_samples() {
+    let mut r = rng(1214);
+    let mut sp = SpMatrix::<f64>::new(140);
+    sp.set_randn(&mut r);
+    let mut tp = dense_matrix::TpMatrix::<f32>::new(120);
+    tp.set_randn(&mut r);
+    let samples: Vec<Vec<f64>> = vec![
+        sp.data().to_vec(),
+        tp.data().iter().map(|&x| x as f64).collect(),
+    ];
+    for xs in samples {
+        let count = xs.len() as f64;
+        for pow in 1..5 {
+            let moment = xs.iter().map(|x| x.powi(pow)).sum::<f64>() / count;
+            let want = [0.0, 1.0, 0.0, 3.0][pow as usize - 1];
+            let allowed = 10.0 * pow as f64 / count.sqrt();
+            assert!(
+                (moment - want).abs() <= allowed,
+                "moment {pow}: {moment} vs {want}"
+            );
+        }
+    }
+    let mut a = SpMatrix::<f64>::new(5);
+    let mut b = SpMatrix::<f64>::new(5);
+    a.set_randn(&mut rng(7));
+    b.set_randn(&mut rng(7));
+    assert!(a == b && a.data().iter().all(|&x| x != 0.0));
+}
