@@ -73,6 +73,7 @@ mod owned;
 mod packed;
 mod packed_eig;
 mod packed_ops;
+mod packed_solve;
 mod real;
 mod sparse;
 mod text;
@@ -93,6 +94,10 @@ pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
 pub use packed_eig::TOP_EIGS_SEED;
 pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
+pub use packed_solve::{
+    solve_double_quadratic_matrix_problem, solve_quadratic_matrix_problem, solve_quadratic_problem,
+    SolverOptions,
+};
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
 pub use sparse::{trace_mat_smat, vec_svec, GeneralMatrix, SparseMatrix, SparseVector};
 pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};

@@ -515,13 +515,13 @@ fn sp_mul_vec<R: Real>(packed: &[R], k: usize, alpha: R, v: &[R], out: &mut [R])
 
 /// Kaldi's default tolerance of `SpMatrix::SymPosSemiDefEig`: the most negative
 /// eigenvalue may be `0.001` of the largest.
-const PSD_TOLERANCE: f64 = 0.001;
+pub(crate) const PSD_TOLERANCE: f64 = 0.001;
 
 impl<R: Real> SpMatrix<R> {
     /// Kaldi's `SpMatrix::SymPosSemiDefEig`: the eigendecomposition (LAPACK `syevd`,
     /// ascending) of a matrix whose most negative eigenvalue is at most `tolerance` times
     /// the largest ([`Error::NegativeEigenvalue`] otherwise), negative eigenvalues set to 0.
-    fn psd_eig(&self, op: &'static str, tolerance: f64) -> Result<SymEig<R>, Error> {
+    pub(crate) fn psd_eig(&self, op: &'static str, tolerance: f64) -> Result<SymEig<R>, Error> {
         let mut eig = self.eig()?;
         let n = eig.s.dim();
         if n == 0 {
