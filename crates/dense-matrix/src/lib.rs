@@ -93,7 +93,9 @@ pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, 
 pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
 pub use packed_eig::TOP_EIGS_SEED;
-pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
+pub use packed_ops::{
+    trace_mat_sp_mat, trace_mat_sp_mat_sp, trace_sp_mat, trace_sp_sp, trace_sp_sp_lower, vec_sp_vec,
+};
 pub use packed_solve::{
     solve_double_quadratic_matrix_problem, solve_quadratic_matrix_problem, solve_quadratic_problem,
     SolverOptions,
