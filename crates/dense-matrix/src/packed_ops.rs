@@ -793,3 +793,69 @@ pub fn trace_mat_sp_mat_sp<R: Real>(
     cd.add_mat_sp(R::ONE, c, trans_c, d, R::ZERO);
     crate::trace_mat_mat(&ab, &cd, Trans::NoTrans)
 }
+
+impl<R: Real> TpMatrix<R> {
+    /// The product of the diagonal, accumulated in `f64` (Kaldi's `Determinant`); 1 when
+    /// empty.
+    pub fn determinant(&self) -> R {
+        let det: f64 = (0..self.num_rows())
+            .map(|i| self.data()[row_start(i) + i].to_f64())
+            .product();
+        R::from_f64(det)
+    }
+
+    /// Inverts in place through `f64` arithmetic whatever `R` is (Kaldi's
+    /// `InvertDouble`); the errors of [`TpMatrix::invert`], leaving the matrix unchanged.
+    pub fn invert_double(&mut self) -> Result<(), Error> {
+        let mut wide = TpMatrix::<f64>::from_packed(
+            self.num_rows(),
+            self.data().iter().map(|x| x.to_f64()).collect(),
+        )
+        .expect("the f64 copy has the same packed length");
+        wide.invert()?;
+        for (o, &x) in self.data_mut().iter_mut().zip(wide.data()) {
+            *o = R::from_f64(x);
+        }
+        Ok(())
+    }
+
+    /// The lower triangle of `op(M)` (Kaldi's `CopyFromMat(M, trans)`: `Trans` takes the
+    /// upper triangle of `M`, transposed).
+    ///
+    /// # Panics
+    /// If `M` is not `n x n`.
+    #[track_caller]
+    pub fn copy_from_mat(&mut self, m: &MatrixBase<R>, trans: Trans) {
+        let n = self.num_rows();
+        if m.shape() != (n, n) {
+            shape_mismatch("TpMatrix::copy_from_mat", (n, n), m.shape());
+        }
+        for i in 0..n {
+            let start = row_start(i);
+            for j in 0..=i {
+                self.data_mut()[start + j] = match trans {
+                    Trans::NoTrans => m[(i, j)],
+                    Trans::Trans => m[(j, i)],
+                };
+            }
+        }
+    }
+
+    /// `self += alpha * M` over the packed storage (Kaldi's `AddTp`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_tp(&mut self, alpha: R, m: &TpMatrix<R>) {
+        if m.num_rows() != self.num_rows() {
+            shape_mismatch(
+                "add_tp",
+                (self.num_rows(), self.num_rows()),
+                (m.num_rows(), m.num_rows()),
+            );
+        }
+        for (o, &x) in self.data_mut().iter_mut().zip(m.data()) {
+            *o += alpha * x;
+        }
+    }
+}

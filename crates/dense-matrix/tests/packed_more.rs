@@ -211,3 +211,78 @@ fn trace_mat_sp_mat_checks_shapes() {
     let c = Matrix::<f64>::new(2, 3);
     trace_mat_sp_mat(&a, Trans::NoTrans, &SpMatrix::new(3), &c, Trans::NoTrans);
 }
+
+#[test]
+fn tp_matrix_methods() {
+    use dense_matrix::TpMatrix;
+    let mut t = TpMatrix::<f32>::from_packed(3, vec![2.0, 1.0, -3.0, 4.0, 5.0, 0.5]).unwrap();
+    assert_eq!(t.determinant(), -3.0);
+    assert_eq!(TpMatrix::<f64>::new(0).determinant(), 1.0);
+    // invert_double: T T^-1 = I by loops
+    let before = t.clone();
+    t.invert_double().unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let p: f64 = (0..3)
+                .map(|k| before.get(i, k) as f64 * t.get(k, j) as f64)
+                .sum();
+            assert!(
+                (p - if i == j { 1.0 } else { 0.0 }).abs() < 1e-6,
+                "({i}, {j})"
+            );
+        }
+    }
+    let mut singular = TpMatrix::<f32>::from_packed(2, vec![1.0, 2.0, 0.0]).unwrap();
+    let copy = singular.clone();
+    assert!(matches!(
+        singular.invert_double().unwrap_err(),
+        Error::Lapack {
+            routine: "dtptri",
+            info: 2,
+            ..
+        }
+    ));
+    assert!(singular == copy, "unchanged on error");
+    // copy_from_mat: lower triangle of M, or of M^T (the upper triangle of M)
+    let m = Matrix::from_rows(&[[1.0f64, 2.0], [3.0, 4.0]]);
+    let mut t = TpMatrix::<f64>::new(2);
+    t.copy_from_mat(&m, Trans::NoTrans);
+    assert_eq!(t.data(), &[1.0, 3.0, 4.0]);
+    t.copy_from_mat(&m, Trans::Trans);
+    assert_eq!(t.data(), &[1.0, 2.0, 4.0]);
+    // add_tp
+    let mut a = TpMatrix::<f64>::from_packed(2, vec![1.0, 2.0, 3.0]).unwrap();
+    a.add_tp(2.0, &t);
+    assert_eq!(a.data(), &[3.0, 6.0, 11.0]);
+}
+
+#[test]
+#[should_panic(expected = "TpMatrix::copy_from_mat: shape 2 x 2 does not match shape 2 x 3")]
+fn tp_copy_from_mat_checks_the_shape() {
+    dense_matrix::TpMatrix::<f64>::new(2).copy_from_mat(&Matrix::new(2, 3), Trans::NoTrans);
+}
+
+/// The messages of the errors the packed eigen-solvers add.
+#[test]
+fn new_error_messages_name_the_values() {
+    use dense_matrix::Position;
+    assert_eq!(
+        Error::NotTridiagonal {
+            op: "SpMatrix::qr",
+            position: Position::Matrix(2, 0),
+            value: 0.25,
+            band_max: 3.0,
+        }
+        .to_string(),
+        "SpMatrix::qr needs a tridiagonal matrix: element (2, 0) = 0.25 lies outside the \
+         band, whose largest absolute value is 3"
+    );
+    assert_eq!(
+        Error::NoConvergence {
+            op: "SpMatrix::qr",
+            iterations: 520,
+        }
+        .to_string(),
+        "SpMatrix::qr did not converge in 520 iterations"
+    );
+}
