@@ -461,3 +461,140 @@ impl AllEqual for Matrix<f64> {
         (0..self.num_rows()).all(|r| self.row(r).data().iter().all(|&x| x == v))
     }
 }
+
+/// Kaldi's `UnitTestSolve`, block by block: rank-deficient `H = M M^T` with `g` in its
+/// range (two option sets agree within 1%, each improvement equals the observed change),
+/// the matrix problem against `Y Q^-1` when `Q` is well conditioned, and the double
+/// problem never lowering the objective (with Kaldi's `P2 = 0`: its test initialises `P1`
+/// twice).
+#[test]
+fn kaldis_unit_test_solve() {
+    use dense_matrix::{trace_mat_mat, trace_mat_sp_mat, trace_mat_sp_mat_sp, vec_sp_vec, vec_vec};
+    let mut r = rng(1307);
+    let objective = |h: &SpMatrix<f64>, g: &Vector<f64>, x: &Vector<f64>| {
+        vec_vec(x, g) - 0.5 * vec_sp_vec(x, h, x)
+    };
+    for i in 0..5 {
+        let dim_m = 10 + (i * 3) % 10;
+        let dim_n = dim_m - i % 3;
+        let mut m = Matrix::<f64>::new(dim_m, dim_n);
+        m.set_randn(&mut r);
+        let mut h = SpMatrix::new(dim_m);
+        h.add_mat2(1.0, &m, Trans::NoTrans, 0.0);
+        let mut x = Vector::new(dim_m);
+        x.set_randn(&mut r);
+        let mut tmp = Vector::new(dim_m);
+        tmp.set_randn(&mut r);
+        let mut g = Vector::new(dim_m);
+        g.add_sp_vec(1.0, &h, &tmp, 0.0);
+        let opts2 = SolverOptions {
+            diagonal_precondition: i % 2 == 0,
+            optimize_delta: i % 3 != 0,
+            ..quiet()
+        };
+        let opts3 = SolverOptions {
+            diagonal_precondition: i % 2 == 1,
+            optimize_delta: i % 3 == 0,
+            ..quiet()
+        };
+        let (mut x2, mut x3) = (x.clone(), x.clone());
+        let ans2 = solve_quadratic_problem(&h, &g, &opts2, &mut x2).unwrap();
+        let ans3 = solve_quadratic_problem(&h, &g, &opts3, &mut x3).unwrap();
+        let before = objective(&h, &g, &x);
+        for (ans, xn) in [(ans2, &x2), (ans3, &x3)] {
+            let observed = objective(&h, &g, xn) - before;
+            assert!(
+                (observed - ans).abs() <= 0.01 * ans.abs().max(1e-12),
+                "{observed} vs {ans}"
+            );
+            assert!(ans >= 0.0);
+        }
+        assert!(
+            (ans2 - ans3).abs() / ans2.max(ans3) < 0.01,
+            "{ans2} vs {ans3}"
+        );
+    }
+    for i in 0..5 {
+        let dim_m = 10 + (i * 7) % 10;
+        let dim_n = dim_m - i % 3;
+        let dim_o = 10 + (i * 3) % 10;
+        let mut mtmp = Matrix::<f64>::new(dim_m, dim_n);
+        mtmp.set_randn(&mut r);
+        let mut q = SpMatrix::new(dim_m);
+        q.add_mat2(1.0, &mtmp, Trans::NoTrans, 0.0);
+        let mut ntmp = Matrix::<f64>::new(dim_o, dim_n);
+        ntmp.set_randn(&mut r);
+        let mut sigma_inv = SpMatrix::new(dim_o);
+        sigma_inv.add_mat2(1.0, &ntmp, Trans::NoTrans, 0.0);
+        let mut m = Matrix::<f64>::new(dim_o, dim_m);
+        m.set_randn(&mut r);
+        let mut y = Matrix::<f64>::new(dim_o, dim_m);
+        y.set_randn(&mut r);
+        let opts = SolverOptions {
+            optimize_delta: i % 2 == 0,
+            diagonal_precondition: i % 3 == 0,
+            ..quiet()
+        };
+        let mut m2 = m.clone();
+        let ans = solve_quadratic_matrix_problem(&q, &y, &sigma_inv, &opts, &mut m2).unwrap();
+        if q.to_matrix().cond().unwrap() < 1000.0 {
+            let mut q_inv = q.clone();
+            q_inv.invert().unwrap();
+            let mut m3 = Matrix::new(dim_o, dim_m);
+            m3.add_mat_sp(1.0, &y, Trans::NoTrans, &q_inv, 0.0);
+            assert!(m2.approx_equal(&m3, 0.01));
+        }
+        let objf = |mm: &Matrix<f64>| {
+            trace_mat_sp_mat(mm, Trans::Trans, &sigma_inv, &y, Trans::NoTrans)
+                - 0.5 * trace_mat_sp_mat_sp(mm, Trans::NoTrans, &q, mm, Trans::Trans, &sigma_inv)
+        };
+        let (a3, b3) = (objf(&m2), objf(&m));
+        assert!(a3 >= b3);
+        assert!(
+            (a3 - b3 - ans).abs() <= 0.01 * ans.abs().max(1e-12),
+            "{} vs {ans}",
+            a3 - b3
+        );
+    }
+    for i in 0..5 {
+        let dim_m = 10 + (i * 7) % 10;
+        let dim_o = 10 + (i * 3) % 10;
+        let posdef = |r: &mut rand::rngs::StdRng, n: usize| {
+            let mut a = Matrix::<f64>::new(n, n);
+            a.set_randn(r);
+            let mut s = SpMatrix::new(n);
+            s.add_mat2(1.0, &a, Trans::NoTrans, 0.0);
+            s.add_to_diag(0.1);
+            s
+        };
+        let (q1, q2, p1) = (
+            posdef(&mut r, dim_m),
+            posdef(&mut r, dim_m),
+            posdef(&mut r, dim_o),
+        );
+        let p2 = SpMatrix::<f64>::new(dim_o);
+        let mut m = Matrix::<f64>::new(dim_o, dim_m);
+        m.set_randn(&mut r);
+        let mut g = Matrix::<f64>::new(dim_o, dim_m);
+        g.set_randn(&mut r);
+        let opts = SolverOptions {
+            optimize_delta: i % 2 == 0,
+            ..quiet()
+        };
+        let mut m2 = m.clone();
+        let ans =
+            solve_double_quadratic_matrix_problem(&g, &p1, &p2, &q1, &q2, &opts, &mut m2).unwrap();
+        let objf = |mm: &Matrix<f64>| {
+            trace_mat_mat(mm, &g, Trans::Trans)
+                - 0.5 * trace_mat_sp_mat_sp(mm, Trans::NoTrans, &q1, mm, Trans::Trans, &p1)
+                - 0.5 * trace_mat_sp_mat_sp(mm, Trans::NoTrans, &q2, mm, Trans::Trans, &p2)
+        };
+        let (a4, b4) = (objf(&m2), objf(&m));
+        assert!(a4 >= b4, "{a4} < {b4}");
+        assert!(
+            (a4 - b4 - ans).abs() <= 1e-6 * ans.abs().max(1.0),
+            "{} vs {ans}",
+            a4 - b4
+        );
+    }
+}
