@@ -19,6 +19,10 @@ Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared Spli
 - compute_pca: X 100,000 x 80 f32 (seed 13, 2u - 1); the top 40 principal directions and
   the projections: numpy's SVD route (np.linalg.svd(X, full_matrices=False), X @ Vt[:40].T)
   and, as the peer numpy_eigh, the eigh route (np.linalg.eigh(X.T @ X), the same product).
+- top_eigs: S symmetric 500 x 500 f64 (seed 13, 2u - 1, filling the lower triangle row by
+  row); its 10 eigenpairs of largest magnitude by scipy.sparse.linalg.eigsh(S, k=10)
+  (ARPACK, which='LM', on the dense array); reported for top_eigs (Kaldi's default Krylov
+  dimension on our side) and top_eigs_converged (Krylov dimension 200, eigsh's precision).
 Every version string states the BLAS thread count, as the Rust side prints it, and the
 OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinned to a kernel
 (`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
@@ -150,6 +154,21 @@ def main():
     t = time_it(lambda: np.exp(v, out=out))
     report(CRATE, "apply_exp", "numpy", t, npv)
     del v, out
+
+    # Lanczos top eigenpairs (issue 12): ARPACK through scipy
+    if scipy is not None:
+        import scipy.sparse.linalg
+
+        n = size(500, 4)
+        s = np.zeros((n, n))
+        s[np.tril_indices(n)] = uniform(np, 13, n * (n + 1) // 2, 2.0, -1.0)
+        s = s + s.T - np.diag(np.diag(s))
+        t = time_it(lambda: scipy.sparse.linalg.eigsh(s, k=10))
+        version = npv.replace(np.__version__, scipy.__version__)
+        report(CRATE, "top_eigs", "scipy", t, version)
+        # eigsh converges to machine precision: also the peer of our converged run
+        report(CRATE, "top_eigs_converged", "scipy", t, version)
+        del s
 
     # nnet kernels (issue 12) as numpy expressions
     rows, cols = size(4096, 8), 1024

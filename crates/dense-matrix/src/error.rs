@@ -255,6 +255,48 @@ pub enum Error {
         /// Whether the optimiser minimises.
         minimize: bool,
     },
+    /// A packed symmetric matrix that should be tridiagonal (Kaldi's `IsTridiagonal`) has
+    /// an element outside the band that is not negligible.
+    NotTridiagonal {
+        /// The operation, e.g. `"SpMatrix::qr"`.
+        op: &'static str,
+        /// The largest element outside the band.
+        position: Position,
+        /// Its value.
+        value: f64,
+        /// The largest absolute value on the band (diagonal and first sub-diagonal).
+        band_max: f64,
+    },
+    /// An iterative algorithm stopped before it converged.
+    NoConvergence {
+        /// The operation, e.g. `"SpMatrix::qr"`.
+        op: &'static str,
+        /// Iterations done.
+        iterations: usize,
+    },
+    /// A matrix required to be positive semi-definite has an eigenvalue more negative
+    /// than the tolerance allows (Kaldi's `SpMatrix::SymPosSemiDefEig` assertion).
+    NegativeEigenvalue {
+        /// The operation, e.g. `"SpMatrix::limit_cond"`.
+        op: &'static str,
+        /// The smallest eigenvalue.
+        min: f64,
+        /// The largest eigenvalue.
+        max: f64,
+        /// `-min` may be at most `tolerance * max`.
+        tolerance: f64,
+    },
+    /// A scalar argument outside the range the operation accepts.
+    BadParameter {
+        /// The operation, e.g. `"SpMatrix::limit_cond"`.
+        op: &'static str,
+        /// The parameter, e.g. `"max_cond"`.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// What it must be, e.g. `"greater than 1"`.
+        requirement: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -433,6 +475,35 @@ impl fmt::Display for Error {
                 if *minimize { "minimising" } else { "maximising" }
             )
             }
+            Error::NotTridiagonal {
+                op,
+                position,
+                value,
+                band_max,
+            } => write!(
+                f,
+                "{op} needs a tridiagonal matrix: {position} = {value} lies outside the band, \
+                 whose largest absolute value is {band_max}"
+            ),
+            Error::NoConvergence { op, iterations } => {
+                write!(f, "{op} did not converge in {iterations} iterations")
+            }
+            Error::NegativeEigenvalue {
+                op,
+                min,
+                max,
+                tolerance,
+            } => write!(
+                f,
+                "{op} needs a positive semi-definite matrix: its eigenvalue {min} is below \
+                 -{tolerance} x the largest eigenvalue {max}"
+            ),
+            Error::BadParameter {
+                op,
+                name,
+                value,
+                requirement,
+            } => write!(f, "{op}: {name} = {value} must be {requirement}"),
         }
     }
 }

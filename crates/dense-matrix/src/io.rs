@@ -6,10 +6,15 @@
 //! row by row. As in Kaldi, the `\0B` marker that starts a binary file or archive entry
 //! belongs to the stream, not to the object, and reading converts between precisions.
 //! Text is the `Display` / `FromStr` form (`[ 1 2 ]`).
+//!
+//! Packed matrices (`SpMatrix`, `TpMatrix`, Kaldi's `PackedMatrix::Write`) are the token
+//! `FP ` / `DP `, the order `n` as an int32, then the `n (n + 1) / 2` elements of the
+//! lower triangle row by row; their text form is `[`, one row of the triangle per line,
+//! `]`.
 
 use std::io::{BufRead, Read, Write};
 
-use crate::{Error, Matrix, MatrixBase, Real, Vector, VectorBase};
+use crate::{Error, Matrix, MatrixBase, Real, SpMatrix, TpMatrix, Vector, VectorBase};
 
 pub(crate) fn io_err(e: std::io::Error) -> Error {
     Error::Io {
@@ -290,6 +295,224 @@ impl<R: Real> Vector<R> {
             format!("the elements of a `{name}` vector of dimension {n}")
         })?;
         Ok(Vector::from_vec(data))
+    }
+}
+
+/// The `n (n + 1) / 2` elements of an order-`n` packed matrix from a header, checked.
+fn packed_count(n: usize) -> Result<usize, Error> {
+    let overflow = || Error::HeaderSizeOverflow {
+        what: "a Kaldi packed matrix",
+        factors: vec![n as u64, n as u64 + 1, 2],
+    };
+    let n1 = n.checked_add(1).ok_or_else(overflow)?;
+    let (a, b) = if n.is_multiple_of(2) {
+        (n / 2, n1)
+    } else {
+        (n, n1 / 2)
+    };
+    a.checked_mul(b).ok_or_else(overflow)
+}
+
+/// Kaldi's `PackedMatrix::Write`: binary `FP`/`DP` + order + elements, or the text form
+/// `[`, each row of the lower triangle on its own line, `]` (`[ ]` when empty).
+fn write_packed<R: Real>(
+    w: &mut impl Write,
+    n: usize,
+    data: &[R],
+    binary: bool,
+) -> Result<(), Error> {
+    if binary {
+        let token: &[u8] = if R::NAME == "f32" { b"FP " } else { b"DP " };
+        w.write_all(token).map_err(io_err)?;
+        write_int32(w, n)?;
+        return write_elements(w, data);
+    }
+    if n == 0 {
+        return w.write_all(b"[ ]\n").map_err(io_err);
+    }
+    let mut text = String::from("[\n");
+    let mut start = 0;
+    for row in 0..n {
+        for x in &data[start..=start + row] {
+            text.push_str(&format!("{x} "));
+        }
+        start += row + 1;
+        text.push_str(if row + 1 == n { "]\n" } else { "\n" });
+    }
+    w.write_all(text.as_bytes()).map_err(io_err)
+}
+
+/// Whitespace-separated tokens of Kaldi text, with the line each starts on.
+struct Tokens<'a, B> {
+    r: &'a mut B,
+    line: usize,
+}
+
+impl<B: BufRead> Tokens<'_, B> {
+    fn peek(&mut self) -> Result<Option<u8>, Error> {
+        Ok(self.r.fill_buf().map_err(io_err)?.first().copied())
+    }
+
+    /// The next token, `None` at the end of the data.
+    fn next(&mut self) -> Result<Option<(String, usize)>, Error> {
+        while let Some(b) = self.peek()? {
+            if !b.is_ascii_whitespace() {
+                break;
+            }
+            if b == b'\n' {
+                self.line += 1;
+            }
+            self.r.consume(1);
+        }
+        let line = self.line;
+        let mut token = Vec::new();
+        while let Some(b) = self.peek()? {
+            if b.is_ascii_whitespace() {
+                break;
+            }
+            token.push(b);
+            self.r.consume(1);
+        }
+        if token.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((String::from_utf8_lossy(&token).into_owned(), line)))
+    }
+
+    /// The next token, or an error naming what was expected.
+    fn expect(&mut self, what: &'static str) -> Result<(String, usize), Error> {
+        self.next()?.ok_or(Error::Parse {
+            line: self.line,
+            token: String::new(),
+            reason: what,
+        })
+    }
+}
+
+fn parse_number<R: Real>(token: &str, line: usize) -> Result<R, Error> {
+    token
+        .parse::<f64>()
+        .map(R::from_f64)
+        .map_err(|_| Error::Parse {
+            line,
+            token: token.to_string(),
+            reason: "not a number",
+        })
+}
+
+/// Kaldi's `PackedMatrix::Read` of the text forms: `[ ... ]` (the element count must be
+/// triangular) or the older `FP n x0 x1 ...` / `DP n ...`. Memory grows with the numbers
+/// actually read, never with a size written in the text.
+fn read_packed_text<R: Real>(r: &mut impl BufRead) -> Result<(usize, Vec<R>), Error> {
+    let mut tokens = Tokens { r, line: 1 };
+    let (first, line) = tokens.expect("expected `[`, `FP` or `DP`")?;
+    if first == "FP" || first == "DP" {
+        let (size, line) = tokens.expect("expected the order of the packed matrix")?;
+        let n: i32 = size.parse().map_err(|_| Error::Parse {
+            line,
+            token: size.clone(),
+            reason: "not an int32 order",
+        })?;
+        let n = usize::try_from(n).map_err(|_| Error::NegativeSize {
+            what: "the order of a Kaldi packed matrix",
+            value: n,
+        })?;
+        let count = packed_count(n)?;
+        let mut data = Vec::new();
+        while data.len() < count {
+            let (tok, line) = tokens.expect("expected another element of the packed matrix")?;
+            data.push(parse_number::<R>(&tok, line)?);
+        }
+        return Ok((n, data));
+    }
+    if first != "[" {
+        return Err(Error::Parse {
+            line,
+            token: first,
+            reason: "expected `[`, `FP` or `DP`",
+        });
+    }
+    let mut data = Vec::new();
+    loop {
+        let (tok, line) = tokens.expect("expected `]` at the end")?;
+        let (number, end) = match tok.strip_suffix(']') {
+            Some(rest) => (rest, true),
+            None => (tok.as_str(), false),
+        };
+        if !number.is_empty() {
+            data.push(parse_number::<R>(number, line)?);
+        }
+        if end {
+            break;
+        }
+    }
+    // Kaldi eats the newline after `]`.
+    if tokens.peek()? == Some(b'\r') {
+        tokens.r.consume(1);
+    }
+    if tokens.peek()? == Some(b'\n') {
+        tokens.r.consume(1);
+    }
+    // n = floor(sqrt(2 count)) is the only candidate: n (n + 1) / 2 <= count < (n + 1)^2 / 2.
+    let count = data.len();
+    let mut n = ((2 * count) as f64).sqrt() as usize;
+    while n * (n + 1) / 2 > count {
+        n -= 1;
+    }
+    while (n + 1) * (n + 2) / 2 <= count {
+        n += 1;
+    }
+    if n * (n + 1) / 2 != count {
+        return Err(Error::Parse {
+            line: tokens.line,
+            token: format!("{count} numbers"),
+            reason: "a packed matrix holds a triangular number of elements",
+        });
+    }
+    Ok((n, data))
+}
+
+/// Kaldi's `PackedMatrix::Read`: binary `FP` / `DP` (converted to `R`) or text.
+fn read_packed<R: Real>(r: &mut impl BufRead, binary: bool) -> Result<(usize, Vec<R>), Error> {
+    if !binary {
+        return read_packed_text(r);
+    }
+    let single = read_token(r, b"FP ", b"DP ", "the packed matrix token `FP ` or `DP `")?;
+    let name = if single { "FP" } else { "DP" };
+    let n = read_size(r, "the order of a Kaldi packed matrix")?;
+    let count = packed_count(n)?;
+    let data = read_elements::<R>(r, count, single, "a Kaldi packed matrix", || {
+        format!("the elements of an order-{n} `{name}` packed matrix")
+    })?;
+    Ok((n, data))
+}
+
+impl<R: Real> SpMatrix<R> {
+    /// Kaldi's `Write(os, binary)`: the binary `FP`/`DP` object or the text form.
+    pub fn write_kaldi(&self, w: &mut impl Write, binary: bool) -> Result<(), Error> {
+        write_packed(w, self.num_rows(), self.data(), binary)
+    }
+
+    /// Kaldi's `Read(is, binary)`: a binary `FP` or `DP` object (converted to `R`) or
+    /// the text form (`[ ... ]`, or `FP n ...`).
+    pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
+        let (n, data) = read_packed(r, binary)?;
+        SpMatrix::from_packed(n, data)
+    }
+}
+
+impl<R: Real> TpMatrix<R> {
+    /// Kaldi's `Write(os, binary)`: the binary `FP`/`DP` object or the text form (the
+    /// same layout as `SpMatrix`, as in Kaldi).
+    pub fn write_kaldi(&self, w: &mut impl Write, binary: bool) -> Result<(), Error> {
+        write_packed(w, self.num_rows(), self.data(), binary)
+    }
+
+    /// Kaldi's `Read(is, binary)`: a binary `FP` or `DP` object (converted to `R`) or
+    /// the text form.
+    pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
+        let (n, data) = read_packed(r, binary)?;
+        TpMatrix::from_packed(n, data)
     }
 }
 

@@ -74,7 +74,9 @@ mod nnet;
 mod optimization;
 mod owned;
 mod packed;
+mod packed_eig;
 mod packed_ops;
+mod packed_solve;
 mod pca;
 mod real;
 mod sparse;
@@ -95,7 +97,14 @@ pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, 
 pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use optimization::{linear_cgd, LbfgsOptions, LinearCgdOptions, OptimizeLbfgs};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
-pub use packed_ops::{trace_sp_mat, trace_sp_sp, vec_sp_vec};
+pub use packed_eig::TOP_EIGS_SEED;
+pub use packed_ops::{
+    trace_mat_sp_mat, trace_mat_sp_mat_sp, trace_sp_mat, trace_sp_sp, trace_sp_sp_lower, vec_sp_vec,
+};
+pub use packed_solve::{
+    solve_double_quadratic_matrix_problem, solve_quadratic_matrix_problem, solve_quadratic_problem,
+    SolverOptions,
+};
 pub use pca::compute_pca;
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
 pub use sparse::{trace_mat_smat, vec_svec, GeneralMatrix, SparseMatrix, SparseVector};

@@ -8,6 +8,8 @@
 use std::ops::{Index, IndexMut};
 use std::os::raw::{c_char, c_int};
 
+use rand_distr::Distribution;
+
 use crate::blas::int;
 use crate::decomp::{check_info, routine};
 use crate::error::{out_of_bounds, precondition, shape_mismatch};
@@ -59,7 +61,7 @@ fn packed_len_checked<R>(what: &'static str, n: usize) -> Result<usize, Error> {
 
 /// The first NaN or infinite element of packed data, as [`Error::NotFinite`] with its
 /// `(row, column)` in the lower triangle.
-fn check_finite_packed<R: Real>(data: &[R], op: &'static str) -> Result<(), Error> {
+pub(crate) fn check_finite_packed<R: Real>(data: &[R], op: &'static str) -> Result<(), Error> {
     let Some(k) = data.iter().position(|x| !x.is_finite()) else {
         return Ok(());
     };
@@ -139,6 +141,15 @@ macro_rules! packed_common {
             /// The packed elements as a vector view (Kaldi's `SubVector(PackedMatrix)`).
             pub fn as_vector(&self) -> &VectorBase<R> {
                 VectorBase::from_slice(&self.data)
+            }
+
+            /// Fills the packed elements with standard normal samples from `rng` (Kaldi's
+            /// `SetRandn`; `Matrix::set_randn`'s convention).
+            pub fn set_randn(&mut self, rng: &mut impl rand::Rng) {
+                for v in self.data.iter_mut() {
+                    let x: f64 = rand_distr::StandardNormal.sample(rng);
+                    *v = R::from_f64(x);
+                }
             }
 
             /// Multiplies every element by `alpha`.

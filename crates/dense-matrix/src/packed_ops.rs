@@ -622,3 +622,240 @@ impl<R: Real> VectorBase<R> {
         }
     }
 }
+
+impl<R: Real> SpMatrix<R> {
+    /// Kaldi's `IsDiagonal(cutoff)`: the off-diagonal absolute sum (lower triangle) is at
+    /// most `cutoff` times the diagonal's.
+    pub fn is_diagonal(&self, cutoff: R) -> bool {
+        let (mut good, mut bad) = (0.0f64, 0.0f64);
+        for i in 0..self.num_rows() {
+            let start = row_start(i);
+            for (j, x) in self.data()[start..=start + i].iter().enumerate() {
+                if i == j {
+                    good += x.to_f64().abs();
+                } else {
+                    bad += x.to_f64().abs();
+                }
+            }
+        }
+        bad <= good * cutoff.to_f64()
+    }
+
+    /// Kaldi's `IsUnit(cutoff)`: every element within `cutoff` of the identity's.
+    pub fn is_unit(&self, cutoff: R) -> bool {
+        (0..self.num_rows()).all(|i| {
+            let start = row_start(i);
+            self.data()[start..=start + i]
+                .iter()
+                .enumerate()
+                .all(|(j, &x)| (x - if i == j { R::ONE } else { R::ZERO }).abs() <= cutoff)
+        })
+    }
+
+    /// Kaldi's `IsZero(cutoff)`: every `|x| <= cutoff` (true when empty).
+    pub fn is_zero(&self, cutoff: R) -> bool {
+        self.data().iter().all(|x| x.abs() <= cutoff)
+    }
+
+    /// The Frobenius norm of the full symmetric matrix (off-diagonal elements count
+    /// twice; Kaldi's `FrobeniusNorm`), accumulated in `f64`.
+    pub fn frobenius_norm(&self) -> R {
+        let mut sum = 0.0f64;
+        for i in 0..self.num_rows() {
+            let start = row_start(i);
+            for (j, x) in self.data()[start..=start + i].iter().enumerate() {
+                let sq = x.to_f64() * x.to_f64();
+                sum += if i == j { sq } else { 2.0 * sq };
+            }
+        }
+        R::from_f64(sum.sqrt())
+    }
+
+    /// Kaldi's `ApproxEqual(other, tol)`: `||self - other||_F <= tol * max(||self||_F,
+    /// ||other||_F)`.
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn approx_equal(&self, other: &SpMatrix<R>, tol: R) -> bool {
+        let n = self.num_rows();
+        if other.num_rows() != n {
+            shape_mismatch("approx_equal", (n, n), (other.num_rows(), other.num_rows()));
+        }
+        let mut diff = self.clone();
+        diff.add_packed(-R::ONE, other);
+        diff.frobenius_norm() <= tol * self.frobenius_norm().max(other.frobenius_norm())
+    }
+
+    /// `(ln|det|, sign of det)` by LU (Kaldi's `LogDet(&sign)`); `(-inf, 0)` if singular.
+    pub fn log_det(&self) -> (R, R) {
+        self.to_matrix().log_det()
+    }
+
+    /// `self += alpha (v w^T + w v^T)` (Kaldi's `AddVecVec`, BLAS `spr2`).
+    ///
+    /// # Panics
+    /// If `v` or `w` does not have dimension `n`.
+    #[track_caller]
+    pub fn add_vec_vec(&mut self, alpha: R, v: &VectorBase<R>, w: &VectorBase<R>) {
+        let n = self.num_rows();
+        v.check_same_dim("add_vec_vec (v)", n);
+        w.check_same_dim("add_vec_vec (w)", n);
+        for i in 0..n {
+            let (av, aw) = (alpha * v[i], alpha * w[i]);
+            let start = row_start(i);
+            for (j, o) in self.data_mut()[start..=start + i].iter_mut().enumerate() {
+                *o += av * w[j] + aw * v[j];
+            }
+        }
+    }
+
+    /// Kaldi's `SpMatrix::SymPosSemiDefEig(s, P, tolerance)`: `self = P diag(s) P^T` with
+    /// the eigenvalues ascending (LAPACK `syevd`) and negative ones set to 0; an
+    /// eigenvalue below `-tolerance` times the largest is [`Error::NegativeEigenvalue`]
+    /// (Kaldi asserts; its default tolerance is `0.001`).
+    pub fn sym_pos_semi_def_eig(&self, tolerance: R) -> Result<crate::SymEig<R>, Error> {
+        self.psd_eig("SpMatrix::sym_pos_semi_def_eig", tolerance.to_f64())
+    }
+}
+
+/// `A . B` summed over the lower triangles only, off-diagonal products counted once
+/// (Kaldi's `TraceSpSpLower`).
+///
+/// # Panics
+/// If the orders differ.
+#[track_caller]
+pub fn trace_sp_sp_lower<R: Real>(a: &SpMatrix<R>, b: &SpMatrix<R>) -> R {
+    let n = a.num_rows();
+    if b.num_rows() != n {
+        shape_mismatch("trace_sp_sp_lower", (n, n), (b.num_rows(), b.num_rows()));
+    }
+    let sum: f64 = a
+        .data()
+        .iter()
+        .zip(b.data())
+        .map(|(&x, &y)| (x * y).to_f64())
+        .sum();
+    R::from_f64(sum)
+}
+
+/// `tr(op(A) B op(C))`, `B` symmetric packed (Kaldi's `TraceMatSpMat`).
+///
+/// # Panics
+/// If the shapes do not fit.
+#[track_caller]
+pub fn trace_mat_sp_mat<R: Real>(
+    a: &MatrixBase<R>,
+    trans_a: Trans,
+    b: &SpMatrix<R>,
+    c: &MatrixBase<R>,
+    trans_c: Trans,
+) -> R {
+    let rows = match trans_a {
+        Trans::NoTrans => a.num_rows(),
+        Trans::Trans => a.num_cols(),
+    };
+    if rows == 0 || b.num_rows() == 0 {
+        return R::ZERO;
+    }
+    let mut ab = Matrix::new(rows, b.num_rows());
+    ab.add_mat_sp(R::ONE, a, trans_a, b, R::ZERO);
+    crate::trace_mat_mat(&ab, c, trans_c)
+}
+
+/// `tr(op(A) B op(C) D)`, `B` and `D` symmetric packed (Kaldi's `TraceMatSpMatSp`).
+///
+/// # Panics
+/// If the shapes do not fit.
+#[track_caller]
+pub fn trace_mat_sp_mat_sp<R: Real>(
+    a: &MatrixBase<R>,
+    trans_a: Trans,
+    b: &SpMatrix<R>,
+    c: &MatrixBase<R>,
+    trans_c: Trans,
+    d: &SpMatrix<R>,
+) -> R {
+    let rows_a = match trans_a {
+        Trans::NoTrans => a.num_rows(),
+        Trans::Trans => a.num_cols(),
+    };
+    let rows_c = match trans_c {
+        Trans::NoTrans => c.num_rows(),
+        Trans::Trans => c.num_cols(),
+    };
+    if rows_a == 0 || rows_c == 0 || b.num_rows() == 0 || d.num_rows() == 0 {
+        return R::ZERO;
+    }
+    let mut ab = Matrix::new(rows_a, b.num_rows());
+    ab.add_mat_sp(R::ONE, a, trans_a, b, R::ZERO);
+    let mut cd = Matrix::new(rows_c, d.num_rows());
+    cd.add_mat_sp(R::ONE, c, trans_c, d, R::ZERO);
+    crate::trace_mat_mat(&ab, &cd, Trans::NoTrans)
+}
+
+impl<R: Real> TpMatrix<R> {
+    /// The product of the diagonal, accumulated in `f64` (Kaldi's `Determinant`); 1 when
+    /// empty.
+    pub fn determinant(&self) -> R {
+        let det: f64 = (0..self.num_rows())
+            .map(|i| self.data()[row_start(i) + i].to_f64())
+            .product();
+        R::from_f64(det)
+    }
+
+    /// Inverts in place through `f64` arithmetic whatever `R` is (Kaldi's
+    /// `InvertDouble`); the errors of [`TpMatrix::invert`], leaving the matrix unchanged.
+    pub fn invert_double(&mut self) -> Result<(), Error> {
+        let mut wide = TpMatrix::<f64>::from_packed(
+            self.num_rows(),
+            self.data().iter().map(|x| x.to_f64()).collect(),
+        )
+        .expect("the f64 copy has the same packed length");
+        wide.invert()?;
+        for (o, &x) in self.data_mut().iter_mut().zip(wide.data()) {
+            *o = R::from_f64(x);
+        }
+        Ok(())
+    }
+
+    /// The lower triangle of `op(M)` (Kaldi's `CopyFromMat(M, trans)`: `Trans` takes the
+    /// upper triangle of `M`, transposed).
+    ///
+    /// # Panics
+    /// If `M` is not `n x n`.
+    #[track_caller]
+    pub fn copy_from_mat(&mut self, m: &MatrixBase<R>, trans: Trans) {
+        let n = self.num_rows();
+        if m.shape() != (n, n) {
+            shape_mismatch("TpMatrix::copy_from_mat", (n, n), m.shape());
+        }
+        for i in 0..n {
+            let start = row_start(i);
+            for j in 0..=i {
+                self.data_mut()[start + j] = match trans {
+                    Trans::NoTrans => m[(i, j)],
+                    Trans::Trans => m[(j, i)],
+                };
+            }
+        }
+    }
+
+    /// `self += alpha * M` over the packed storage (Kaldi's `AddTp`).
+    ///
+    /// # Panics
+    /// If the orders differ.
+    #[track_caller]
+    pub fn add_tp(&mut self, alpha: R, m: &TpMatrix<R>) {
+        if m.num_rows() != self.num_rows() {
+            shape_mismatch(
+                "add_tp",
+                (self.num_rows(), self.num_rows()),
+                (m.num_rows(), m.num_rows()),
+            );
+        }
+        for (o, &x) in self.data_mut().iter_mut().zip(m.data()) {
+            *o += alpha * x;
+        }
+    }
+}
