@@ -210,44 +210,44 @@ fn next_scp_line(script: &mut Input) -> Result<Option<Vec<u8>>, Error> {
     Ok(Some(line))
 }
 
-/// The data file of the last scp entry, kept open so entries in one archive are read with
-/// a seek (or no seek at all when they follow each other).
+/// How many data files an scp reader keeps open at once (Kaldi's scripts usually point
+/// into one archive per job: `raw_mfcc.1.ark` ... `raw_mfcc.N.ark`).
+const OPEN_DATA_FILES: usize = 32;
+
+/// The data files of scp entries, kept open by path, so entries in the same archives are
+/// read at their offsets without reopening (and, files being read with positioned reads,
+/// without a seek).
 #[derive(Default)]
 struct DataFiles {
-    open: Option<(String, Input)>,
+    open: HashMap<String, Input>,
 }
 
 impl DataFiles {
     /// Reads the object an scp entry names, with its range applied.
     fn read<T: Holder>(&mut self, entry: &ScpEntry) -> Result<T, Error> {
-        let input = match classify_rxfilename(&entry.rxfilename)? {
+        let value = match classify_rxfilename(&entry.rxfilename)? {
             InputKind::OffsetFile { path, offset } => {
-                let reuse = matches!(&self.open, Some((p, _)) if *p == path);
-                if !reuse {
-                    self.open = None;
-                    let input = Input::open(&path)?;
-                    self.open = Some((path, input));
+                if !self.open.contains_key(&path) {
+                    if self.open.len() >= OPEN_DATA_FILES {
+                        // any one goes; the next entries name the archive they need
+                        let victim = self.open.keys().next().cloned().expect("not empty");
+                        self.open.remove(&victim);
+                    }
+                    let input = Input::open_file(path.clone())?;
+                    self.open.insert(path.clone(), input);
                 }
-                let input = &mut self.open.as_mut().expect("opened above").1;
+                let input = self.open.get_mut(&path).expect("opened above");
                 input.seek_to(offset)?;
-                input
+                read_value::<T>(input, Some(&entry.key))?
             }
             _ => {
-                self.open = None;
-                let input = Input::open(&entry.rxfilename)?;
-                self.open = Some((entry.rxfilename.clone(), input));
-                &mut self.open.as_mut().expect("opened above").1
+                // a whole file, `-` or a pipe: opened for this entry only
+                let mut input = Input::open(&entry.rxfilename)?;
+                let value = read_value::<T>(&mut input, Some(&entry.key))?;
+                input.finish()?;
+                value
             }
         };
-        let value = read_value::<T>(input, Some(&entry.key))?;
-        if !matches!(
-            classify_rxfilename(&entry.rxfilename),
-            Ok(InputKind::OffsetFile { .. })
-        ) {
-            if let Some((_, mut input)) = self.open.take() {
-                input.finish()?;
-            }
-        }
         match &entry.range {
             None => Ok(value),
             Some(range) => value.extract_range(range).map_err(|reason| Error::Range {
@@ -464,11 +464,11 @@ impl<T: Holder> RandomAccessTableReader<T> {
                 let Some(entry) = entries.get(key) else {
                     return Ok(None);
                 };
-                let entry = entry.clone();
+                let read = data.read::<T>(entry);
                 if options.once {
                     entries.remove(key);
                 }
-                match data.read::<T>(&entry) {
+                match read {
                     Ok(value) => Ok(Some(value)),
                     Err(_) if options.permissive => Ok(None),
                     Err(e) => Err(e),
