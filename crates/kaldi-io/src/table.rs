@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::marker::PhantomData;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::JoinHandle;
 
 use dense_matrix::Error as ObjError;
 
@@ -269,17 +271,37 @@ enum SequentialState {
     Done,
 }
 
-/// Kaldi's `SequentialTableReader`: the (key, value) pairs of an `ark:` or `scp:`
-/// rspecifier, in order. Iteration stops after the first error.
-pub struct SequentialTableReader<T: Holder> {
+/// The reader itself, run in the caller's thread or in the `bg` thread.
+struct PlainReader<T: Holder> {
     options: RspecifierOptions,
     state: SequentialState,
     _holder: PhantomData<fn() -> T>,
 }
 
+/// The `bg` read-ahead: a thread runs the plain reader and hands its items over a channel
+/// of one record, so the next value is read while the caller works on this one.
+struct Background<T: Holder> {
+    items: Receiver<Result<(String, T), Error>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+enum Mode<T: Holder> {
+    Plain(PlainReader<T>),
+    Background(Background<T>),
+}
+
+/// Kaldi's `SequentialTableReader`: the (key, value) pairs of an `ark:` or `scp:`
+/// rspecifier, in order. Iteration stops after the first error. With the `bg` option the
+/// reading happens in a background thread, one record ahead of the caller, as in Kaldi's
+/// `SequentialTableReaderBackgroundImpl`; the items and errors are the same, in the same
+/// order.
+pub struct SequentialTableReader<T: Holder> {
+    mode: Mode<T>,
+}
+
 impl<T: Holder> SequentialTableReader<T> {
     /// Opens an rspecifier such as `ark:feats.ark`, `scp:feats.scp`,
-    /// `ark:gunzip -c feats.ark.gz |` or `ark,p:-`.
+    /// `ark:gunzip -c feats.ark.gz |`, `ark,p:-` or `ark,bg:feats.ark`.
     pub fn open(rspecifier: &str) -> Result<Self, Error> {
         let spec = Rspecifier::parse(rspecifier)?;
         let input = Input::open(&spec.rxfilename)?;
@@ -291,13 +313,38 @@ impl<T: Holder> SequentialTableReader<T> {
                 data: DataFiles::default(),
             },
         };
-        Ok(SequentialTableReader {
+        let plain = PlainReader {
             options: spec.options,
             state,
             _holder: PhantomData,
+        };
+        if !spec.options.background {
+            return Ok(SequentialTableReader {
+                mode: Mode::Plain(plain),
+            });
+        }
+        // one record in the channel (and one being read): Kaldi's read-ahead of one
+        let (sender, items) = sync_channel(1);
+        let thread = std::thread::Builder::new()
+            .name("kaldi-io-bg".into())
+            .spawn(move || {
+                for item in plain {
+                    if sender.send(item).is_err() {
+                        break; // the caller dropped the reader
+                    }
+                }
+            })
+            .map_err(|e| crate::error::io_error(rspecifier, &e))?;
+        Ok(SequentialTableReader {
+            mode: Mode::Background(Background {
+                items,
+                thread: Some(thread),
+            }),
         })
     }
+}
 
+impl<T: Holder> PlainReader<T> {
     fn next_entry(&mut self) -> Result<Option<(String, T)>, Error> {
         match &mut self.state {
             SequentialState::Done => Ok(None),
@@ -331,7 +378,7 @@ impl<T: Holder> SequentialTableReader<T> {
     }
 }
 
-impl<T: Holder> Iterator for SequentialTableReader<T> {
+impl<T: Holder> Iterator for PlainReader<T> {
     type Item = Result<(String, T), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -350,6 +397,29 @@ impl<T: Holder> Iterator for SequentialTableReader<T> {
                     Some(Err(e))
                 }
             }
+        }
+    }
+}
+
+impl<T: Holder> Iterator for SequentialTableReader<T> {
+    type Item = Result<(String, T), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.mode {
+            Mode::Plain(plain) => plain.next(),
+            Mode::Background(bg) => match bg.items.recv() {
+                Ok(item) => Some(item),
+                Err(_) => {
+                    // the thread has finished: a panic in it is passed on, as a plain
+                    // reader's would have been
+                    if let Some(thread) = bg.thread.take() {
+                        if let Err(panic) = thread.join() {
+                            std::panic::resume_unwind(panic);
+                        }
+                    }
+                    None
+                }
+            },
         }
     }
 }
