@@ -17,6 +17,10 @@ kaldi-native-io (`ark,scp:`, float and SpeechFeature-compressed) under the targe
   --compression-method=2 scp:first.scp ark:/dev/null` over the first 100 utterances
   (first.scp: the first 100 lines of the float scp), read with SequentialFloatMatrixReader
   (`scp:` / `scp,bg:`) and written with CompressedMatrixWriter (kSpeechFeature).
+Owned values on both sides: kaldi-native-io's readers hand out numpy views of the
+reader's own matrix, which the next record (or `get`) overwrites in place; the Rust side
+returns a `Matrix<f32>` that owns its data, so each value here is copied (`.copy()`) into
+an array of its own, as a caller keeping it must do.
 When the Rust bench has run, its archives are read back here with kaldi-native-io and
 compared with the inputs (an exception on any difference).
 """
@@ -97,7 +101,7 @@ def main():
     def read_all(rspecifier):
         rows = 0
         for _, value in kio.SequentialFloatMatrixReader(rspecifier):
-            rows += value.shape[0]
+            rows += value.copy().shape[0]
         return rows
 
     report(CRATE, "read_scp_float", "kaldi-native-io", time_it(lambda: read_all("scp:" + scp)), version)
@@ -133,7 +137,7 @@ def main():
         reader = kio.RandomAccessFloatMatrixReader("scp:" + scp)
         rows = 0
         for key in keys:
-            rows += reader[key].shape[0]
+            rows += reader[key].copy().shape[0]
         reader.close()
         return rows
 
