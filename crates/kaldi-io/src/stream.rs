@@ -46,6 +46,13 @@ fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, pos)
 }
 
+/// Reads at byte `pos` of `file` through its cursor (targets without positioned reads).
+#[cfg(not(any(unix, windows)))]
+fn read_at(mut file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    file.seek(SeekFrom::Start(pos))?;
+    file.read(buf)
+}
+
 impl Read for Source {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
