@@ -12,6 +12,15 @@ kaldi-native-io (`ark,scp:`, float and SpeechFeature-compressed) under the targe
 - compress_speech_feature: CompressedMatrixWriter writing utterance 0 with kSpeechFeature
   to `ark:/dev/null` (kaldi-native-io exposes compression only through a writer, so this
   includes writing the ~42 KB result to /dev/null).
+- read_scp_float_bg: read_scp_float with Kaldi's `bg` option (`scp,bg:`).
+- copy_feats_compress / copy_feats_compress_bg: `copy-feats --compress=true
+  --compression-method=2 scp:first.scp ark:/dev/null` over the first 100 utterances
+  (first.scp: the first 100 lines of the float scp), read with SequentialFloatMatrixReader
+  (`scp:` / `scp,bg:`) and written with CompressedMatrixWriter (kSpeechFeature).
+Owned values on both sides: kaldi-native-io's readers hand out numpy views of the
+reader's own matrix, which the next record (or `get`) overwrites in place; the Rust side
+returns a `Matrix<f32>` that owns its data, so each value here is copied (`.copy()`) into
+an array of its own, as a caller keeping it must do.
 When the Rust bench has run, its archives are read back here with kaldi-native-io and
 compared with the inputs (an exception on any difference).
 """
@@ -92,7 +101,7 @@ def main():
     def read_all(rspecifier):
         rows = 0
         for _, value in kio.SequentialFloatMatrixReader(rspecifier):
-            rows += value.shape[0]
+            rows += value.copy().shape[0]
         return rows
 
     report(CRATE, "read_scp_float", "kaldi-native-io", time_it(lambda: read_all("scp:" + scp)), version)
@@ -103,13 +112,32 @@ def main():
         time_it(lambda: read_all("scp:" + cscp)),
         version,
     )
+    report(
+        CRATE,
+        "read_scp_float_bg",
+        "kaldi-native-io",
+        time_it(lambda: read_all("scp,bg:" + scp)),
+        version,
+    )
+    first = os.path.join(out, "first.scp")
+    with open(scp) as f, open(first, "w") as g:
+        g.writelines(f.readlines()[:100])
+
+    def copy_feats(rspecifier):
+        with kio.CompressedMatrixWriter("ark:/dev/null") as w:
+            for key, value in kio.SequentialFloatMatrixReader(rspecifier):
+                w.write(key, value, method)
+
+    for workload, options in [("copy_feats_compress", ""), ("copy_feats_compress_bg", ",bg")]:
+        seconds = time_it(lambda: copy_feats(f"scp{options}:{first}"), repeats=5)
+        report(CRATE, workload, "kaldi-native-io", seconds, version)
     keys = shuffled_keys(n)
 
     def random_access():
         reader = kio.RandomAccessFloatMatrixReader("scp:" + scp)
         rows = 0
         for key in keys:
-            rows += reader[key].shape[0]
+            rows += reader[key].copy().shape[0]
         reader.close()
         return rows
 

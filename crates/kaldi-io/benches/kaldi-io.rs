@@ -12,6 +12,12 @@
 //! - `random_access_scp`: `get` of every key through the float scp in a shuffled order
 //!   (Fisher-Yates with `SplitMix64::new(7).below`, from the last position down).
 //! - `compress_speech_feature`: compressing utterance 0 with `SpeechFeature`.
+//! - `read_scp_float_bg`: `read_scp_float` with the `bg` option (`scp,bg:`), the reading
+//!   in a background thread.
+//! - `copy_feats_compress` / `copy_feats_compress_bg`: Kaldi's `copy-feats --compress=true
+//!   --compression-method=2 scp:first.scp ark:/dev/null` over the first 100 utterances
+//!   (`first.scp`: the first 100 lines of the float scp): read, compress with
+//!   `SpeechFeature`, write; with `bg`, reading overlaps compressing.
 
 #![allow(missing_docs)]
 
@@ -116,6 +122,44 @@ fn kaldi_io(c: &mut Criterion) {
             black_box(rows)
         })
     });
+    let bg_rspecifier = format!("scp,bg:{}", scp.display());
+    group.bench_function("read_scp_float_bg", |b| {
+        b.iter(|| {
+            let mut rows = 0;
+            for entry in SequentialTableReader::<Matrix<f32>>::open(&bg_rspecifier).unwrap() {
+                rows += entry.unwrap().1.num_rows();
+            }
+            black_box(rows)
+        })
+    });
+    let first = dir.join("first.scp");
+    let lines: Vec<String> = std::fs::read_to_string(&scp)
+        .unwrap()
+        .lines()
+        .take(100)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&first, lines.concat()).unwrap();
+    group.throughput(Throughput::Elements(lines.len() as u64));
+    group.sample_size(10);
+    for (name, options) in [
+        ("copy_feats_compress", ""),
+        ("copy_feats_compress_bg", ",bg"),
+    ] {
+        let rspecifier = format!("scp{options}:{}", first.display());
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut writer = TableWriter::<CompressedMatrix>::create("ark:/dev/null").unwrap();
+                for entry in SequentialTableReader::<Matrix<f32>>::open(&rspecifier).unwrap() {
+                    let (key, m) = entry.unwrap();
+                    let cm = CompressedMatrix::compress(&m, CompressionMethod::SpeechFeature);
+                    writer.write(&key, &cm.unwrap()).unwrap();
+                }
+                writer.finish().unwrap();
+            })
+        });
+    }
+    group.sample_size(100);
     group.throughput(Throughput::Elements(500 * 80));
     let m = utterance(0);
     group.bench_function("compress_speech_feature", |b| {

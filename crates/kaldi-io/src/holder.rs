@@ -13,8 +13,9 @@ pub type Posterior = Vec<Vec<(i32, f32)>>;
 /// How a table value is read and written: Kaldi's holder classes (`KaldiObjectHolder`,
 /// `BasicHolder`, `BasicVectorHolder`, `TokenHolder`, `PosteriorHolder`, ...).
 ///
-/// Implementing it for a new type is all a new table type needs.
-pub trait Holder: Sized + Clone {
+/// Implementing it for a new type is all a new table type needs. Values are `Send` and
+/// own their data (`'static`), so the `bg` option can read them in another thread.
+pub trait Holder: Sized + Clone + Send + 'static {
     /// Whether a binary value starts with Kaldi's `\0B` marker (false for the token
     /// holders, which are text in both modes).
     const BINARY_MARKER: bool = true;

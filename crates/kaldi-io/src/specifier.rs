@@ -23,7 +23,7 @@ pub struct RspecifierOptions {
     pub called_sorted: bool,
     /// `p` (`np`): an object that cannot be read counts as absent instead of an error.
     pub permissive: bool,
-    /// `bg`: Kaldi reads ahead in a background thread; accepted, without effect here.
+    /// `bg`: a sequential reader reads ahead in a background thread (ignored by random access).
     pub background: bool,
 }
 

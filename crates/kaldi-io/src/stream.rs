@@ -25,17 +25,42 @@ fn shell(command: &str) -> Command {
     c
 }
 
-/// Where an input's bytes come from.
+/// Where an input's bytes come from. A file is read with positioned reads (`pread`) at
+/// its own cursor, so moving to an scp entry's offset costs no system call, and its length
+/// is looked up once when opened (again only when an offset lies past it).
 enum Source {
-    File(File),
+    File { file: File, pos: u64, len: u64 },
     Stdin(io::Stdin),
     Pipe(ChildStdout),
+}
+
+/// Reads at byte `pos` of `file` without moving the file's own cursor.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, pos)
+}
+
+/// Reads at byte `pos` of `file` (Windows moves the cursor; only ours is used).
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, pos)
+}
+
+/// Reads at byte `pos` of `file` through its cursor (targets without positioned reads).
+#[cfg(not(any(unix, windows)))]
+fn read_at(mut file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    file.seek(SeekFrom::Start(pos))?;
+    file.read(buf)
 }
 
 impl Read for Source {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            Source::File(f) => f.read(buf),
+            Source::File { file, pos, .. } => {
+                let n = read_at(file, buf, *pos)?;
+                *pos += n as u64;
+                Ok(n)
+            }
             Source::Stdin(s) => s.read(buf),
             Source::Pipe(p) => p.read(buf),
         }
@@ -43,9 +68,19 @@ impl Read for Source {
 }
 
 impl Seek for Source {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
         match self {
-            Source::File(f) => f.seek(pos),
+            Source::File { pos, len, .. } => {
+                let target = match to {
+                    SeekFrom::Start(offset) => Some(offset),
+                    SeekFrom::Current(delta) => pos.checked_add_signed(delta),
+                    SeekFrom::End(delta) => len.checked_add_signed(delta),
+                };
+                *pos = target.ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "seek before the start")
+                })?;
+                Ok(*pos)
+            }
             _ => Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "cannot seek in a pipe or standard input",
@@ -72,13 +107,9 @@ impl Input {
                 Source::Stdin(io::stdin()),
                 None,
             )),
-            InputKind::File(path) => {
-                let file = File::open(&path).map_err(|e| io_error(&path, &e))?;
-                Ok(Input::new(path, Source::File(file), None))
-            }
+            InputKind::File(path) => Input::open_file(path),
             InputKind::OffsetFile { path, offset } => {
-                let file = File::open(&path).map_err(|e| io_error(&path, &e))?;
-                let mut input = Input::new(path, Source::File(file), None);
+                let mut input = Input::open_file(path)?;
                 input.seek_to(offset)?;
                 Ok(input)
             }
@@ -91,6 +122,14 @@ impl Input {
                 Ok(Input::new(command, Source::Pipe(stdout), Some(child)))
             }
         }
+    }
+
+    /// Opens a plain file (no offset), noting its length.
+    pub(crate) fn open_file(path: String) -> Result<Input, Error> {
+        let file = File::open(&path).map_err(|e| io_error(&path, &e))?;
+        let len = file.metadata().map_err(|e| io_error(&path, &e))?.len();
+        let source = Source::File { file, pos: 0, len };
+        Ok(Input::new(path, source, None))
     }
 
     fn new(name: String, source: Source, child: Option<Child>) -> Input {
@@ -126,8 +165,14 @@ impl Input {
         if offset == self.pos {
             return Ok(());
         }
-        let len = match self.reader.get_ref() {
-            Source::File(f) => f.metadata().map_err(|e| io_error(&self.name, &e))?.len(),
+        let len = match self.reader.get_mut() {
+            Source::File { file, len, .. } => {
+                if offset > *len {
+                    // the file may have grown since it was opened
+                    *len = file.metadata().map_err(|e| io_error(&self.name, &e))?.len();
+                }
+                *len
+            }
             _ => {
                 return Err(Error::Io {
                     name: self.name.clone(),

@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::marker::PhantomData;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::JoinHandle;
 
 use dense_matrix::Error as ObjError;
 
@@ -210,44 +212,44 @@ fn next_scp_line(script: &mut Input) -> Result<Option<Vec<u8>>, Error> {
     Ok(Some(line))
 }
 
-/// The data file of the last scp entry, kept open so entries in one archive are read with
-/// a seek (or no seek at all when they follow each other).
+/// How many data files an scp reader keeps open at once (Kaldi's scripts usually point
+/// into one archive per job: `raw_mfcc.1.ark` ... `raw_mfcc.N.ark`).
+const OPEN_DATA_FILES: usize = 32;
+
+/// The data files of scp entries, kept open by path, so entries in the same archives are
+/// read at their offsets without reopening (and, files being read with positioned reads,
+/// without a seek).
 #[derive(Default)]
 struct DataFiles {
-    open: Option<(String, Input)>,
+    open: HashMap<String, Input>,
 }
 
 impl DataFiles {
     /// Reads the object an scp entry names, with its range applied.
     fn read<T: Holder>(&mut self, entry: &ScpEntry) -> Result<T, Error> {
-        let input = match classify_rxfilename(&entry.rxfilename)? {
+        let value = match classify_rxfilename(&entry.rxfilename)? {
             InputKind::OffsetFile { path, offset } => {
-                let reuse = matches!(&self.open, Some((p, _)) if *p == path);
-                if !reuse {
-                    self.open = None;
-                    let input = Input::open(&path)?;
-                    self.open = Some((path, input));
+                if !self.open.contains_key(&path) {
+                    if self.open.len() >= OPEN_DATA_FILES {
+                        // any one goes; the next entries name the archive they need
+                        let victim = self.open.keys().next().cloned().expect("not empty");
+                        self.open.remove(&victim);
+                    }
+                    let input = Input::open_file(path.clone())?;
+                    self.open.insert(path.clone(), input);
                 }
-                let input = &mut self.open.as_mut().expect("opened above").1;
+                let input = self.open.get_mut(&path).expect("opened above");
                 input.seek_to(offset)?;
-                input
+                read_value::<T>(input, Some(&entry.key))?
             }
             _ => {
-                self.open = None;
-                let input = Input::open(&entry.rxfilename)?;
-                self.open = Some((entry.rxfilename.clone(), input));
-                &mut self.open.as_mut().expect("opened above").1
+                // a whole file, `-` or a pipe: opened for this entry only
+                let mut input = Input::open(&entry.rxfilename)?;
+                let value = read_value::<T>(&mut input, Some(&entry.key))?;
+                input.finish()?;
+                value
             }
         };
-        let value = read_value::<T>(input, Some(&entry.key))?;
-        if !matches!(
-            classify_rxfilename(&entry.rxfilename),
-            Ok(InputKind::OffsetFile { .. })
-        ) {
-            if let Some((_, mut input)) = self.open.take() {
-                input.finish()?;
-            }
-        }
         match &entry.range {
             None => Ok(value),
             Some(range) => value.extract_range(range).map_err(|reason| Error::Range {
@@ -269,17 +271,37 @@ enum SequentialState {
     Done,
 }
 
-/// Kaldi's `SequentialTableReader`: the (key, value) pairs of an `ark:` or `scp:`
-/// rspecifier, in order. Iteration stops after the first error.
-pub struct SequentialTableReader<T: Holder> {
+/// The reader itself, run in the caller's thread or in the `bg` thread.
+struct PlainReader<T: Holder> {
     options: RspecifierOptions,
     state: SequentialState,
     _holder: PhantomData<fn() -> T>,
 }
 
+/// The `bg` read-ahead: a thread runs the plain reader and hands its items over a channel
+/// of one record, so the next value is read while the caller works on this one.
+struct Background<T: Holder> {
+    items: Receiver<Result<(String, T), Error>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+enum Mode<T: Holder> {
+    Plain(PlainReader<T>),
+    Background(Background<T>),
+}
+
+/// Kaldi's `SequentialTableReader`: the (key, value) pairs of an `ark:` or `scp:`
+/// rspecifier, in order. Iteration stops after the first error. With the `bg` option the
+/// reading happens in a background thread, one record ahead of the caller, as in Kaldi's
+/// `SequentialTableReaderBackgroundImpl`; the items and errors are the same, in the same
+/// order.
+pub struct SequentialTableReader<T: Holder> {
+    mode: Mode<T>,
+}
+
 impl<T: Holder> SequentialTableReader<T> {
     /// Opens an rspecifier such as `ark:feats.ark`, `scp:feats.scp`,
-    /// `ark:gunzip -c feats.ark.gz |` or `ark,p:-`.
+    /// `ark:gunzip -c feats.ark.gz |`, `ark,p:-` or `ark,bg:feats.ark`.
     pub fn open(rspecifier: &str) -> Result<Self, Error> {
         let spec = Rspecifier::parse(rspecifier)?;
         let input = Input::open(&spec.rxfilename)?;
@@ -291,13 +313,38 @@ impl<T: Holder> SequentialTableReader<T> {
                 data: DataFiles::default(),
             },
         };
-        Ok(SequentialTableReader {
+        let plain = PlainReader {
             options: spec.options,
             state,
             _holder: PhantomData,
+        };
+        if !spec.options.background {
+            return Ok(SequentialTableReader {
+                mode: Mode::Plain(plain),
+            });
+        }
+        // one record in the channel (and one being read): Kaldi's read-ahead of one
+        let (sender, items) = sync_channel(1);
+        let thread = std::thread::Builder::new()
+            .name("kaldi-io-bg".into())
+            .spawn(move || {
+                for item in plain {
+                    if sender.send(item).is_err() {
+                        break; // the caller dropped the reader
+                    }
+                }
+            })
+            .map_err(|e| crate::error::io_error(rspecifier, &e))?;
+        Ok(SequentialTableReader {
+            mode: Mode::Background(Background {
+                items,
+                thread: Some(thread),
+            }),
         })
     }
+}
 
+impl<T: Holder> PlainReader<T> {
     fn next_entry(&mut self) -> Result<Option<(String, T)>, Error> {
         match &mut self.state {
             SequentialState::Done => Ok(None),
@@ -331,7 +378,7 @@ impl<T: Holder> SequentialTableReader<T> {
     }
 }
 
-impl<T: Holder> Iterator for SequentialTableReader<T> {
+impl<T: Holder> Iterator for PlainReader<T> {
     type Item = Result<(String, T), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -350,6 +397,29 @@ impl<T: Holder> Iterator for SequentialTableReader<T> {
                     Some(Err(e))
                 }
             }
+        }
+    }
+}
+
+impl<T: Holder> Iterator for SequentialTableReader<T> {
+    type Item = Result<(String, T), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.mode {
+            Mode::Plain(plain) => plain.next(),
+            Mode::Background(bg) => match bg.items.recv() {
+                Ok(item) => Some(item),
+                Err(_) => {
+                    // the thread has finished: a panic in it is passed on, as a plain
+                    // reader's would have been
+                    if let Some(thread) = bg.thread.take() {
+                        if let Err(panic) = thread.join() {
+                            std::panic::resume_unwind(panic);
+                        }
+                    }
+                    None
+                }
+            },
         }
     }
 }
@@ -464,11 +534,11 @@ impl<T: Holder> RandomAccessTableReader<T> {
                 let Some(entry) = entries.get(key) else {
                     return Ok(None);
                 };
-                let entry = entry.clone();
+                let read = data.read::<T>(entry);
                 if options.once {
                     entries.remove(key);
                 }
-                match data.read::<T>(&entry) {
+                match read {
                     Ok(value) => Ok(Some(value)),
                     Err(_) if options.permissive => Ok(None),
                     Err(e) => Err(e),

@@ -633,3 +633,73 @@ fn compressed_matrix_text_form_is_the_float_matrix() {
         .unwrap();
     assert_eq!((back.token(), &back), ("CM2", &auto));
 }
+
+/// An scp interleaving entries of more archives than the reader keeps open: every value is
+/// the one its archive holds, read in the script's order and by key in another order.
+#[test]
+fn scp_into_many_archives_reads_each_entry_from_its_own() {
+    let dir = scratch("many_archives");
+    let n_archives = 40; // more than the reader keeps open at once
+    let mut scp = String::new();
+    let mut want = Vec::new();
+    for round in 0..3 {
+        for a in 0..n_archives {
+            let key = format!("k{a:02}_{round}");
+            let value = [a as f32, round as f32, -1.5];
+            // each archive gets one more entry per round: offsets differ per archive
+            let path = dir.join(format!("a{a:02}.ark"));
+            let mut bytes = std::fs::read(&path).unwrap_or_default();
+            let offset = bytes.len() + key.len() + 1;
+            bytes.extend(fv_entry(&key, &value));
+            std::fs::write(&path, &bytes).unwrap();
+            scp.push_str(&format!("{key} {}:{offset}\n", path.display()));
+            want.push((key, value.to_vec()));
+        }
+    }
+    let scp = write_file(&dir, "all.scp", scp.as_bytes());
+    let got: Vec<(String, Vec<f32>)> =
+        SequentialTableReader::<Vector<f32>>::open(&format!("scp:{scp}"))
+            .unwrap()
+            .map(|e| e.map(|(k, v)| (k, v.data().to_vec())))
+            .collect::<Result<_, _>>()
+            .unwrap();
+    assert_eq!(got, want);
+    let mut reader = RandomAccessTableReader::<Vector<f32>>::open(&format!("scp:{scp}")).unwrap();
+    for (key, value) in want.iter().rev().step_by(7).chain(want.iter().step_by(5)) {
+        assert_eq!(
+            reader.get(key).unwrap().unwrap().data(),
+            &value[..],
+            "{key}"
+        );
+    }
+}
+
+/// A data file that grows while a script is read (an archive still being written): an
+/// offset past the length seen at opening is checked against the file's length again.
+#[test]
+fn scp_offset_into_a_grown_archive_is_read() {
+    let dir = scratch("grown");
+    let first = fv_entry("a", &[1.0]);
+    let ark = write_file(&dir, "g.ark", &first);
+    let second_offset = first.len() + 2;
+    let scp = write_file(
+        &dir,
+        "g.scp",
+        format!("a {ark}:2\nb {ark}:{second_offset}\nc {ark}:999\n").as_bytes(),
+    );
+    let mut reader = SequentialTableReader::<Vector<f32>>::open(&format!("scp:{scp}")).unwrap();
+    assert_eq!(reader.next().unwrap().unwrap().1.data(), &[1.0]);
+    let mut grown = first.clone();
+    grown.extend(fv_entry("b", &[2.0, 3.0]));
+    std::fs::write(&ark, &grown).unwrap();
+    let (key, value) = reader.next().unwrap().unwrap();
+    assert_eq!((key.as_str(), value.data()), ("b", &[2.0f32, 3.0][..]));
+    assert_eq!(
+        reader.next().unwrap().unwrap_err(),
+        Error::OffsetPastEnd {
+            name: ark,
+            offset: 999,
+            len: grown.len() as u64
+        }
+    );
+}
