@@ -6,6 +6,10 @@ use std::cell::Cell;
 use rayon::prelude::*;
 
 use crate::error::Error;
+use crate::simd::{at_level, simd_level, SimdLevel};
+
+/// The highest level the row-ids kernel runs at (decided by measurement; see the guide).
+const ROW_IDS_MAX_LEVEL: SimdLevel = SimdLevel::Avx512;
 
 /// Default number of items at and above which operations take their rayon path.
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 1 << 16;
@@ -90,24 +94,17 @@ fn fill_row_ids_from(row_splits: &[i32], first_row: usize, base: usize, out: &mu
     row.saturating_sub(1).max(first_row)
 }
 
-/// [`fill_row_ids_from`], compiled for AVX2 when the CPU has it: each eight-id store is then
-/// one 32-byte store instead of two 16-byte ones, which halves the stores per short row.
+/// [`fill_row_ids_from`], compiled for the current [`simd_level`]: from AVX2 up, each
+/// eight-id store is one 32-byte store instead of two 16-byte ones, which halves the stores
+/// per short row.
 #[inline]
 fn fill_row_ids_block(row_splits: &[i32], first_row: usize, base: usize, out: &mut [i32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { fill_row_ids_avx2(row_splits, first_row, base, out) };
-        return;
-    }
-    fill_row_ids_from(row_splits, first_row, base, out);
-}
-
-/// [`fill_row_ids_from`] with AVX2 enabled.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn fill_row_ids_avx2(row_splits: &[i32], first_row: usize, base: usize, out: &mut [i32]) {
-    fill_row_ids_from(row_splits, first_row, base, out);
+    at_level!(
+        simd_level().min(ROW_IDS_MAX_LEVEL),
+        [],
+        (row_splits: &[i32], first_row: usize, base: usize, out: &mut [i32]) -> usize,
+        fill_row_ids_from(row_splits, first_row, base, out)
+    );
 }
 
 /// Fills `row_ids` (of length `row_splits.last()`) from valid `row_splits`.

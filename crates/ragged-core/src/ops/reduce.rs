@@ -1,11 +1,13 @@
 //! Reductions over the last axis (`sum_per_sublist` and friends), sequential or rayon.
 
+use std::mem::MaybeUninit;
 use std::ops::Add;
 
 use rayon::prelude::*;
 
-use crate::par::go_parallel;
+use crate::par::{go_parallel, CHUNK};
 use crate::ragged::Ragged;
+use crate::simd::{at_level, simd_level, SimdLevel};
 
 /// `f(sublist_values, sublist_start)` for every sublist of the last axis, in order.
 pub(crate) fn map_sublists<T, U, F>(row_splits: &[i32], values: &[T], f: F) -> Vec<U>
@@ -33,6 +35,81 @@ where
 /// Sublists up to this length are folded by a loop of fixed trip count.
 const SHORT_ROW: usize = 24;
 
+/// The highest level [`fold_per_row`] runs at (decided by measurement; see the guide).
+const FOLD_MAX_LEVEL: SimdLevel = SimdLevel::Avx512;
+
+/// Writes the folds (by `op`, from `initial`) of rows `first_row..first_row + out.len()`.
+#[inline(always)]
+fn fold_rows_portable<T, U: Copy, F: Fn(U, &T) -> U>(
+    row_splits: &[i32],
+    values: &[T],
+    initial: U,
+    op: &F,
+    first_row: usize,
+    out: &mut [MaybeUninit<U>],
+) {
+    let splits = &row_splits[first_row..first_row + out.len() + 1];
+    for (slot, se) in out.iter_mut().zip(splits.windows(2)) {
+        let xs = &values[se[0] as usize..se[1] as usize];
+        let acc = if xs.len() <= SHORT_ROW {
+            // A fixed trip count with a guarded step instead of a loop exit that depends
+            // on the length: same operations in the same order.
+            let mut acc = initial;
+            for k in 0..SHORT_ROW {
+                if k < xs.len() {
+                    acc = op(acc, &xs[k]);
+                }
+            }
+            acc
+        } else {
+            xs.iter().fold(initial, op)
+        };
+        slot.write(acc);
+    }
+}
+
+/// The fold of every row of `row_splits` over `values`, front to back from `initial`, in
+/// the copy of the current [`simd_level`], sequential or rayon.
+pub(crate) fn fold_per_row<T, U, F>(row_splits: &[i32], values: &[T], initial: U, op: F) -> Vec<U>
+where
+    T: Sync,
+    U: Copy + Send + Sync,
+    F: Fn(U, &T) -> U + Sync,
+{
+    let nrows = row_splits.len() - 1;
+    let level = simd_level().min(FOLD_MAX_LEVEL);
+    let op = &op;
+    let run = |first_row: usize, out: &mut [MaybeUninit<U>]| {
+        at_level!(
+            level,
+            [T, U: Copy, F: Fn(U, &T) -> U],
+            (
+                row_splits: &[i32],
+                values: &[T],
+                initial: U,
+                op: &F,
+                first_row: usize,
+                out: &mut [MaybeUninit<U>]
+            ) -> (),
+            fold_rows_portable(row_splits, values, initial, op, first_row, out)
+        )
+    };
+    let mut out: Vec<U> = Vec::with_capacity(nrows);
+    let slots = &mut out.spare_capacity_mut()[..nrows];
+    if go_parallel(nrows + values.len()) {
+        slots
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, o)| run(c * CHUNK, o));
+    } else {
+        run(0, slots);
+    }
+    // SAFETY: every one of the `nrows` slots was written above (the chunks cover them all,
+    // and `fold_rows_portable` writes each slot it is given).
+    unsafe { out.set_len(nrows) };
+    out
+}
+
 impl<T: Sync> Ragged<T> {
     /// The `row_splits` of the last axis.
     fn last_splits(&self) -> &[i32] {
@@ -45,21 +122,7 @@ impl<T: Sync> Ragged<T> {
         U: Copy + Send + Sync,
         F: Fn(U, &T) -> U + Sync + Send,
     {
-        map_sublists(self.last_splits(), self.values(), |xs, _| {
-            if xs.len() <= SHORT_ROW {
-                // A fixed trip count with a guarded step instead of a loop exit that depends
-                // on the length: same operations in the same order.
-                let mut acc = initial;
-                for k in 0..SHORT_ROW {
-                    if k < xs.len() {
-                        acc = op(acc, &xs[k]);
-                    }
-                }
-                acc
-            } else {
-                xs.iter().fold(initial, &op)
-            }
-        })
+        fold_per_row(self.last_splits(), self.values(), initial, op)
     }
 
     /// `initial +` the sum of each last-axis sublist (k2's `SumPerSublist`).

@@ -17,6 +17,13 @@ use std::ops::Add;
 use rayon::prelude::*;
 
 use crate::par::{go_parallel, CHUNK};
+use crate::simd::{at_level, simd_level, SimdLevel};
+
+/// The highest level [`sum_per_row`] runs at (decided by measurement; see the guide).
+const SUM_MAX_LEVEL: SimdLevel = SimdLevel::Avx512;
+
+/// The highest level [`extreme_per_row`] runs at (decided by measurement; see the guide).
+const EXTREME_MAX_LEVEL: SimdLevel = SimdLevel::Avx512;
 
 /// Lanes of the blocked sum.
 const LANES: usize = 8;
@@ -121,36 +128,29 @@ fn sum_rows_portable<T: Copy + Add<Output = T>>(
     }
 }
 
-/// [`sum_rows_portable`], compiled for AVX2 when the CPU has it (for `f32` the lanes then
-/// become vector adds and blends).
+/// [`sum_rows_portable`], compiled for the instruction set `level` (for `f32` the lanes
+/// become vector adds and blends at AVX2 and above). Every level adds in the same order.
 #[inline]
 fn sum_rows<T: Copy + Add<Output = T>>(
+    level: SimdLevel,
     row_splits: &[i32],
     values: &[T],
     initial: T,
     first_row: usize,
     out: &mut [MaybeUninit<T>],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { sum_rows_avx2(row_splits, values, initial, first_row, out) };
-        return;
-    }
-    sum_rows_portable(row_splits, values, initial, first_row, out);
-}
-
-/// [`sum_rows_portable`] with AVX2 enabled.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn sum_rows_avx2<T: Copy + Add<Output = T>>(
-    row_splits: &[i32],
-    values: &[T],
-    initial: T,
-    first_row: usize,
-    out: &mut [MaybeUninit<T>],
-) {
-    sum_rows_portable(row_splits, values, initial, first_row, out);
+    at_level!(
+        level.min(SUM_MAX_LEVEL),
+        [T: Copy + Add<Output = T>],
+        (
+            row_splits: &[i32],
+            values: &[T],
+            initial: T,
+            first_row: usize,
+            out: &mut [MaybeUninit<T>]
+        ) -> (),
+        sum_rows_portable(row_splits, values, initial, first_row, out)
+    )
 }
 
 /// The blocked sums of every row of `row_splits` over `values`, sequential or rayon.
@@ -159,15 +159,16 @@ where
     T: Copy + Send + Sync + Add<Output = T>,
 {
     let nrows = row_splits.len() - 1;
+    let level = simd_level();
     let mut out: Vec<T> = Vec::with_capacity(nrows);
     let slots = &mut out.spare_capacity_mut()[..nrows];
     if go_parallel(nrows + values.len()) {
         slots
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(c, o)| sum_rows(row_splits, values, initial, c * CHUNK, o));
+            .for_each(|(c, o)| sum_rows(level, row_splits, values, initial, c * CHUNK, o));
     } else {
-        sum_rows(row_splits, values, initial, 0, slots);
+        sum_rows(level, row_splits, values, initial, 0, slots);
     }
     // SAFETY: every one of the `nrows` slots was written above.
     unsafe { out.set_len(nrows) };
@@ -223,9 +224,10 @@ fn extreme_rows_portable<T: Copy, F: Fn(T, T) -> bool>(
     }
 }
 
-/// [`extreme_rows_portable`], compiled for AVX2 when the CPU has it.
+/// [`extreme_rows_portable`], compiled for the instruction set `level`.
 #[inline]
 fn extreme_rows<T: Copy, F: Fn(T, T) -> bool>(
+    level: SimdLevel,
     row_splits: &[i32],
     values: &[T],
     initial: T,
@@ -233,27 +235,19 @@ fn extreme_rows<T: Copy, F: Fn(T, T) -> bool>(
     first_row: usize,
     out: &mut [MaybeUninit<T>],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { extreme_rows_avx2(row_splits, values, initial, better, first_row, out) };
-        return;
-    }
-    extreme_rows_portable(row_splits, values, initial, better, first_row, out);
-}
-
-/// [`extreme_rows_portable`] with AVX2 enabled.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn extreme_rows_avx2<T: Copy, F: Fn(T, T) -> bool>(
-    row_splits: &[i32],
-    values: &[T],
-    initial: T,
-    better: &F,
-    first_row: usize,
-    out: &mut [MaybeUninit<T>],
-) {
-    extreme_rows_portable(row_splits, values, initial, better, first_row, out);
+    at_level!(
+        level.min(EXTREME_MAX_LEVEL),
+        [T: Copy, F: Fn(T, T) -> bool],
+        (
+            row_splits: &[i32],
+            values: &[T],
+            initial: T,
+            better: &F,
+            first_row: usize,
+            out: &mut [MaybeUninit<T>]
+        ) -> (),
+        extreme_rows_portable(row_splits, values, initial, better, first_row, out)
+    )
 }
 
 /// The maximum (`better = >`) or minimum (`better = <`) of `initial` and every row of
@@ -270,15 +264,15 @@ where
     F: Fn(T, T) -> bool + Sync,
 {
     let nrows = row_splits.len() - 1;
+    let level = simd_level();
     let mut out: Vec<T> = Vec::with_capacity(nrows);
     let slots = &mut out.spare_capacity_mut()[..nrows];
     if go_parallel(nrows + values.len()) {
-        slots
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, o)| extreme_rows(row_splits, values, initial, &better, c * CHUNK, o));
+        slots.par_chunks_mut(CHUNK).enumerate().for_each(|(c, o)| {
+            extreme_rows(level, row_splits, values, initial, &better, c * CHUNK, o)
+        });
     } else {
-        extreme_rows(row_splits, values, initial, &better, 0, slots);
+        extreme_rows(level, row_splits, values, initial, &better, 0, slots);
     }
     // SAFETY: every one of the `nrows` slots was written above.
     unsafe { out.set_len(nrows) };
