@@ -18,6 +18,9 @@
 //! - [`SplitRadixRealFft`] / [`SplitRadixComplexFft`], [`real_fft`], [`complex_fft`],
 //!   [`compute_dct_matrix`]: Kaldi's FFTs, with its packing of the real spectrum.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
+//! - [`SimdLevel`]: the vector level of `exp` and the softmaxes, detected at run time
+//!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`]); results never
+//!   depend on it.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
 //!   replaced before the first BLAS call, or reported once on stderr.
 //! - Interop: zero-copy `ndarray` views (`as_array`, `MatrixView::from_array`), the `approx`
