@@ -22,9 +22,10 @@ const GATHER_CHUNK: usize = 4096;
 /// True when every index is in `0..len` (one pass without an early exit, so it vectorises).
 #[inline(always)]
 fn all_in_range(indexes: &[i32], len: usize) -> bool {
-    // A negative index becomes a `u32` of at least 2^31, above any `len` an `i32` index can
-    // reach; so one unsigned comparison checks both ends.
-    let len = len.min(u32::MAX as usize) as u32;
+    // A negative index becomes a `u32` of at least 2^31; with `len` capped at 2^31 (every
+    // non-negative `i32` is below it, so the cap changes no answer for those), one
+    // unsigned comparison checks both ends.
+    let len = len.min(1 << 31) as u32;
     indexes.iter().fold(true, |ok, &i| ok & ((i as u32) < len))
 }
 
@@ -229,6 +230,27 @@ mod tests {
         }
         assert!(all_in_range(&[i32::MAX - 1], i32::MAX as usize));
         assert!(!all_in_range(&[0], 0));
+        // Sources longer than 2^31 (zero-sized values cost no memory): every non-negative
+        // index below the length passes, no negative one does.
+        for len in [(1usize << 31) - 1, 1 << 31, 3_000_000_000, usize::MAX] {
+            assert!(all_in_range(&[0, i32::MAX], len) == (len > i32::MAX as usize));
+            for bad in [-1, -1_000_000_000, -1_500_000_000, i32::MIN] {
+                assert!(!all_in_range(&[bad], len), "{bad} of {len}");
+            }
+        }
+        let huge = vec![(); 3_000_000_000];
+        for bad in [-1_500_000_000i32, i32::MIN] {
+            let r = std::panic::catch_unwind(|| gather_values(&huge, &[5, bad]));
+            let msg = r.unwrap_err().downcast_ref::<String>().cloned();
+            assert_eq!(
+                msg,
+                Some(format!(
+                    "index out of bounds: the len is 3000000000 but the index is {}",
+                    bad as usize
+                ))
+            );
+        }
+        assert_eq!(gather_values(&huge, &[i32::MAX, 0]).len(), 2);
     }
 
     #[test]
