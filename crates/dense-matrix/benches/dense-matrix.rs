@@ -11,6 +11,9 @@
 //! - `invert`: 1024 x 1024 f64 (seed 7, `2u - 1`, plus 1024 on the diagonal).
 //! - `apply_exp`: 16 M f32 (seed 8, `20u - 10`), in place; throughput = bytes read + written.
 //! - `peer_stdexp__apply_exp`: the same with a plain `f32::exp` loop (the in-Rust baseline).
+//! - `peer_avx2__apply_exp`, `peer_avx2__apply_softmax_per_row`: the same workloads with
+//!   the vector kernels capped at AVX2 (`set_simd_cap`), as an AVX2-only processor runs
+//!   them; ours / `avx2` is what the AVX-512 copies gain (1.0 without AVX-512).
 //! - `add_mat_diag_vec`: `M` 4096 x 1024 f32 (seed 9, `2u - 1`), `v` 1024 (seed 10,
 //!   `2u - 1`); `out = M diag(v)` (numpy: `np.multiply(M, v, out=out)`). Throughput =
 //!   bytes read + written.
@@ -40,7 +43,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use dense_matrix::{
-    blas_num_threads, compute_pca, Matrix, Real, SpMatrix, SplitRadixRealFft, Trans, Vector,
+    blas_num_threads, compute_pca, set_simd_cap, Matrix, Real, SimdLevel, SpMatrix,
+    SplitRadixRealFft, Trans, Vector,
 };
 
 fn values(seed: u64, n: usize, scale: f64, offset: f64) -> Vec<f64> {
@@ -158,6 +162,15 @@ fn bench(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
+    let old = set_simd_cap(SimdLevel::Avx2);
+    g.bench_function("peer_avx2__apply_softmax_per_row", |b| {
+        b.iter_batched_ref(
+            || s.clone(),
+            |m| m.apply_softmax_per_row(),
+            BatchSize::LargeInput,
+        )
+    });
+    set_simd_cap(old);
     drop(s);
 
     let len = benches::size(16 << 20, 16);
@@ -171,6 +184,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("apply_exp", |b| {
         b.iter_batched_ref(|| v.clone(), |x| x.apply_exp(), BatchSize::LargeInput)
     });
+    let old = set_simd_cap(SimdLevel::Avx2);
+    g.bench_function("peer_avx2__apply_exp", |b| {
+        b.iter_batched_ref(|| v.clone(), |x| x.apply_exp(), BatchSize::LargeInput)
+    });
+    set_simd_cap(old);
     g.bench_function("peer_stdexp__apply_exp", |b| {
         b.iter_batched_ref(
             || v.clone(),

@@ -1,4 +1,7 @@
-//! The vectorised `e^x` kernels behind `Real::exp_slice` (`apply_exp`, the softmaxes).
+//! The vectorised `e^x` kernels behind `Real::exp_slice` (`apply_exp`, the softmaxes),
+//! one copy per [`crate::SimdLevel`].
+
+use crate::simd::SimdLevel;
 
 /// A fast `e^x` that the compiler vectorises: Cody-Waite range reduction and a degree-12
 /// (f64) or degree-7 (f32) polynomial, within a few ulp of `std`'s `exp` on the whole
@@ -65,26 +68,34 @@ macro_rules! exp_kernel {
             }
         }
 
+        /// `e^x` of every element in place, in the copy of the current [`simd_level`]
+        /// (lowered to `EXP_MAX_LEVEL`); every copy gives the same bits.
         pub(crate) fn exp_slice(xs: &mut [$t]) {
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports the features the function was compiled for.
-                unsafe { exp_loop_avx512(xs) };
-                return;
+            match simd_level().min(EXP_MAX_LEVEL) {
+                #[cfg(target_arch = "x86_64")]
+                SimdLevel::Avx512 => {
+                    // SAFETY: `simd_level()` never exceeds `detected_simd()`, which found
+                    // AVX-512 F, AVX2 and FMA, the features the function was compiled for.
+                    unsafe { exp_loop_avx512(xs) }
+                }
+                #[cfg(target_arch = "x86_64")]
+                SimdLevel::Avx2 => {
+                    // SAFETY: as above: the processor has AVX2 and FMA.
+                    unsafe { exp_loop_avx2(xs) }
+                }
+                _ => exp_loop(xs),
             }
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU supports the features the function was compiled for.
-                unsafe { exp_loop_avx2(xs) };
-                return;
-            }
-            exp_loop(xs)
         }
     };
 }
 
+/// The highest level the `exp` kernels run at (decided by measurement; see the guide).
+const EXP_MAX_LEVEL: SimdLevel = SimdLevel::Avx512;
+
 pub(crate) mod exp_f64 {
+    use super::EXP_MAX_LEVEL;
+    use crate::simd::{simd_level, SimdLevel};
+
     exp_kernel!(
         f64,
         u64,
@@ -116,6 +127,9 @@ pub(crate) mod exp_f64 {
 }
 
 pub(crate) mod exp_f32 {
+    use super::EXP_MAX_LEVEL;
+    use crate::simd::{simd_level, SimdLevel};
+
     exp_kernel!(
         f32,
         u32,
@@ -144,7 +158,8 @@ pub(crate) mod exp_f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Real;
+    use crate::simd::testing::at_every_level;
+    use crate::{Matrix, Real};
 
     #[track_caller]
     fn check_exp64(x: f64) {
@@ -192,6 +207,10 @@ mod tests {
 
     #[test]
     fn fast_exp_f64_matches_std() {
+        at_every_level(|_| fast_exp_f64_matches_std_here());
+    }
+
+    fn fast_exp_f64_matches_std_here() {
         for &x in &[
             0.0,
             1.0,
@@ -222,6 +241,10 @@ mod tests {
 
     #[test]
     fn fast_exp_f32_matches_std() {
+        at_every_level(|_| fast_exp_f32_matches_std_here());
+    }
+
+    fn fast_exp_f32_matches_std_here() {
         for &x in &[
             0.0f32,
             1.0,
@@ -251,14 +274,113 @@ mod tests {
     #[test]
     fn portable_and_simd_exp_agree_bit_for_bit() {
         let xs32: Vec<f32> = (0..20000).map(|i| i as f32 * 0.0097 - 100.0).collect();
-        let (mut a, mut b) = (xs32.clone(), xs32);
-        exp_f32::exp_loop(&mut a);
-        f32::exp_slice(&mut b);
-        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+        let mut want32 = xs32.clone();
+        exp_f32::exp_loop(&mut want32);
         let xs64: Vec<f64> = (0..20000).map(|i| i as f64 * 0.0731 - 740.0).collect();
-        let (mut a, mut b) = (xs64.clone(), xs64);
-        exp_f64::exp_loop(&mut a);
-        f64::exp_slice(&mut b);
-        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+        let mut want64 = xs64.clone();
+        exp_f64::exp_loop(&mut want64);
+        let levels = at_every_level(|level| {
+            let (mut a, mut b) = (xs32.clone(), xs64.clone());
+            f32::exp_slice(&mut a);
+            f64::exp_slice(&mut b);
+            assert!(a
+                .iter()
+                .zip(&want32)
+                .all(|(x, y)| x.to_bits() == y.to_bits()));
+            assert!(b
+                .iter()
+                .zip(&want64)
+                .all(|(x, y)| x.to_bits() == y.to_bits()));
+            level
+        });
+        assert_eq!(levels.last(), Some(&crate::detected_simd()));
+    }
+
+    #[test]
+    fn remainders_and_unaligned_starts_agree_with_the_portable_loop() {
+        // Every length up to 70 (remainders of the 16- and 8-lane loops) at starts 0..4
+        // elements past an aligned buffer, with specials among ordinary values; the
+        // elements around the slice must stay untouched.
+        let pool32: Vec<f32> = (0..80)
+            .map(|i| match i % 13 {
+                0 => f32::NAN,
+                5 => 100.0,
+                7 => -110.0,
+                _ => i as f32 * 0.37 - 12.0,
+            })
+            .collect();
+        let pool64: Vec<f64> = pool32.iter().map(|&x| x as f64 * 7.9).collect();
+        at_every_level(|level| {
+            for start in 0..4 {
+                for len in 0..=70 {
+                    let mut a = pool32.clone();
+                    f32::exp_slice(&mut a[start..start + len]);
+                    let mut want = pool32.clone();
+                    exp_f32::exp_loop(&mut want[start..start + len]);
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&a), bits(&want), "{level:?} f32 {start}+{len}");
+                    let mut b = pool64.clone();
+                    f64::exp_slice(&mut b[start..start + len]);
+                    let mut want = pool64.clone();
+                    exp_f64::exp_loop(&mut want[start..start + len]);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&b), bits(&want), "{level:?} f64 {start}+{len}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn softmax_per_row_of_a_strided_view_matches_an_f64_model_at_every_level() {
+        // A 9 x 37 window at column 3 of a 9 x 45 matrix: rows start at unaligned
+        // addresses, 37 = 2 * 16 + 5 leaves remainders, and the columns outside the window
+        // must not change.
+        let (rows, cols) = (9, 45);
+        let value = |r: usize, c: usize| ((r * 31 + c * 17) % 97) as f32 * 0.21 - 9.0;
+        let mut m = Matrix::<f32>::new(rows, cols);
+        for r in 0..rows {
+            for c in 0..cols {
+                m[(r, c)] = value(r, c);
+            }
+        }
+        let results = at_every_level(|_| {
+            let mut soft = m.clone();
+            soft.col_range_mut(3, 37).apply_softmax_per_row();
+            let mut log_soft = m.clone();
+            log_soft.col_range_mut(3, 37).apply_log_softmax_per_row();
+            (soft, log_soft)
+        });
+        for (soft, log_soft) in &results {
+            for r in 0..rows {
+                // The shift `x - max` is rounded to f32 as the kernel does; the rest in f64.
+                let max = (3..40)
+                    .map(|c| value(r, c))
+                    .fold(f32::NEG_INFINITY, f32::max);
+                let shifted = |c: usize| (value(r, c) - max) as f64;
+                let sum: f64 = (3..40).map(|c| shifted(c).exp()).sum();
+                for c in 0..cols {
+                    if !(3..40).contains(&c) {
+                        assert_eq!(soft[(r, c)], value(r, c));
+                        assert_eq!(log_soft[(r, c)], value(r, c));
+                        continue;
+                    }
+                    // exp's bound (4e-7) plus the roundings of 1 / sum and the product
+                    let want = shifted(c).exp() / sum;
+                    let got = soft[(r, c)] as f64;
+                    assert!((got - want).abs() <= 6e-7 * want, "{got} vs {want}");
+                    let want_log = value(r, c) as f64 - max as f64 - sum.ln();
+                    let got_log = log_soft[(r, c)] as f64;
+                    assert!(
+                        (got_log - want_log).abs() <= 4e-6,
+                        "{got_log} vs {want_log}"
+                    );
+                }
+            }
+        }
+        // bit for bit between the levels
+        for (soft, log_soft) in &results[1..] {
+            assert_eq!(soft, &results[0].0);
+            assert_eq!(log_soft, &results[0].1);
+        }
     }
 }

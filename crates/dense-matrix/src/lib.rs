@@ -20,6 +20,9 @@
 //! - [`compute_pca`], [`linear_cgd`], [`OptimizeLbfgs`]: Kaldi's PCA, conjugate gradients
 //!   and L-BFGS.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
+//! - [`SimdLevel`]: the vector level of `exp` and the softmaxes, detected at run time
+//!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`]); results never
+//!   depend on it.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
 //!   replaced before the first BLAS call, or reported once on stderr.
 //! - Interop: zero-copy `ndarray` views (`as_array`, `MatrixView::from_array`), the `approx`
@@ -79,6 +82,7 @@ mod packed_ops;
 mod packed_solve;
 mod pca;
 mod real;
+mod simd;
 mod sparse;
 mod text;
 mod vector;
@@ -107,5 +111,6 @@ pub use packed_solve::{
 };
 pub use pca::compute_pca;
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
+pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel};
 pub use sparse::{trace_mat_smat, vec_svec, GeneralMatrix, SparseMatrix, SparseVector};
 pub use vector::{ResizeType, Vector, VectorBase, VectorView, VectorViewMut};

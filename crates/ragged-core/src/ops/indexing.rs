@@ -16,21 +16,7 @@ use crate::shape::RaggedShape;
 /// The arrays [`Ragged::unstack`] returns, with their split maps.
 pub type Unstacked<T> = (Vec<Ragged<T>>, Vec<Vec<i32>>);
 
-/// `values[indexes]`, rayon above the threshold; indexes must be in range.
-pub(crate) fn gather_values<T: Clone + Send + Sync>(values: &[T], indexes: &[i32]) -> Vec<T> {
-    if go_parallel(indexes.len()) {
-        indexes
-            .par_iter()
-            .with_min_len(4096)
-            .map(|&i| values[i as usize].clone())
-            .collect()
-    } else {
-        indexes
-            .iter()
-            .map(|&i| values[i as usize].clone())
-            .collect()
-    }
-}
+pub(crate) use super::gather::gather_values;
 
 /// How many rows ahead [`gather_rows`] prefetches a source row (and twice that for the row's
 /// split): the rows are picked at random, so each one is a cache miss whose latency the

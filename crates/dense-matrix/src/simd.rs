@@ -1,0 +1,147 @@
+//! Which vector instruction set the element-wise kernels (`exp` and the softmaxes built on
+//! it) run: the best the processor has, detected at run time, optionally capped for the
+//! whole process (for benchmarks and tests). Every level gives bit-identical results: the
+//! vector copies are the same Rust code compiled with more target features, and Rust never
+//! contracts `a * b + c` into a fused multiply-add or reassociates floating-point sums.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// An instruction-set level of the kernels, lowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SimdLevel {
+    /// Portable code only (SSE2 on x86-64).
+    Scalar,
+    /// x86-64 AVX2 with FMA.
+    Avx2,
+    /// x86-64 AVX-512 F (with AVX2 and FMA).
+    Avx512,
+}
+
+impl SimdLevel {
+    fn from_u8(v: u8) -> SimdLevel {
+        match v {
+            0 => SimdLevel::Scalar,
+            1 => SimdLevel::Avx2,
+            _ => SimdLevel::Avx512,
+        }
+    }
+}
+
+static CAP: AtomicU8 = AtomicU8::new(SimdLevel::Avx512 as u8);
+
+/// The detected level, or `UNKNOWN` before the first question.
+static DETECTED: AtomicU8 = AtomicU8::new(UNKNOWN);
+const UNKNOWN: u8 = u8::MAX;
+
+/// The best level this processor supports (detected once, then remembered).
+#[inline]
+pub fn detected_simd() -> SimdLevel {
+    match DETECTED.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let level = detect();
+            DETECTED.store(level as u8, Ordering::Relaxed);
+            level
+        }
+        v => SimdLevel::from_u8(v),
+    }
+}
+
+fn detect() -> SimdLevel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma");
+        if avx2 && std::arch::is_x86_feature_detected!("avx512f") {
+            return SimdLevel::Avx512;
+        }
+        if avx2 {
+            return SimdLevel::Avx2;
+        }
+    }
+    SimdLevel::Scalar
+}
+
+/// The level the kernels use now: [`detected_simd`] lowered to the cap of
+/// [`set_simd_cap`]; never above what the processor has.
+#[inline]
+pub fn simd_level() -> SimdLevel {
+    detected_simd().min(SimdLevel::from_u8(CAP.load(Ordering::Relaxed)))
+}
+
+/// Caps the level of dense-matrix's vector kernels for the whole process
+/// (`SimdLevel::Avx512`, the default, lets them use the best the processor has) and
+/// returns the previous cap.
+///
+/// This exists to compare the paths (benchmarks, tests, an AVX2-only machine emulated on
+/// an AVX-512 one); results never depend on it.
+pub fn set_simd_cap(cap: SimdLevel) -> SimdLevel {
+    SimdLevel::from_u8(CAP.swap(cap as u8, Ordering::Relaxed))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Serialises the tests that change the process-wide cap.
+    pub(crate) static CAP_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Runs `f` once per level this processor has (lowest first) with the cap at that
+    /// level, and returns the results in that order.
+    pub(crate) fn at_every_level<R>(mut f: impl FnMut(SimdLevel) -> R) -> Vec<R> {
+        let _guard = CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let levels: Vec<SimdLevel> = [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512]
+            .into_iter()
+            .filter(|&l| l <= detected_simd())
+            .collect();
+        let old = set_simd_cap(SimdLevel::Scalar);
+        let out = levels
+            .into_iter()
+            .map(|l| {
+                set_simd_cap(l);
+                assert_eq!(simd_level(), l);
+                f(l)
+            })
+            .collect();
+        set_simd_cap(old);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_remembered_and_the_cap_lowers_it() {
+        let _guard = testing::CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        assert_eq!(detected_simd(), detect());
+        assert_eq!(DETECTED.load(Ordering::Relaxed), detect() as u8);
+        let old = set_simd_cap(SimdLevel::Scalar);
+        assert_eq!(simd_level(), SimdLevel::Scalar);
+        assert_eq!(set_simd_cap(SimdLevel::Avx2), SimdLevel::Scalar);
+        assert_eq!(simd_level(), detect().min(SimdLevel::Avx2));
+        set_simd_cap(SimdLevel::Avx512);
+        assert_eq!(simd_level(), detect());
+        set_simd_cap(old);
+        for v in [0u8, 1, 2, 3, 200] {
+            assert_eq!(SimdLevel::from_u8(v) as u8, v.min(2));
+        }
+    }
+
+    #[test]
+    fn detection_matches_the_processor_features() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma");
+            let want = match (avx2, std::arch::is_x86_feature_detected!("avx512f")) {
+                (true, true) => SimdLevel::Avx512,
+                (true, false) => SimdLevel::Avx2,
+                _ => SimdLevel::Scalar,
+            };
+            assert_eq!(detected_simd(), want);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(detected_simd(), SimdLevel::Scalar);
+    }
+}

@@ -1,0 +1,197 @@
+//! Which vector instruction set the hot kernels (per-sublist reductions, gathers, row ids)
+//! run: the best the processor has, detected at run time, optionally capped for the whole
+//! process (for benchmarks and tests). Every level gives bit-identical results: the vector
+//! copies are the same Rust code compiled with more target features, and Rust never
+//! reassociates or contracts floating-point operations.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// An instruction-set level of the kernels, lowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SimdLevel {
+    /// Portable code only (the x86-64 baseline, SSE2, on x86-64).
+    Scalar,
+    /// x86-64 AVX2.
+    Avx2,
+    /// x86-64 AVX-512 F, BW and VL (with AVX2).
+    Avx512,
+}
+
+impl SimdLevel {
+    fn from_u8(v: u8) -> SimdLevel {
+        match v {
+            0 => SimdLevel::Scalar,
+            1 => SimdLevel::Avx2,
+            _ => SimdLevel::Avx512,
+        }
+    }
+}
+
+static CAP: AtomicU8 = AtomicU8::new(SimdLevel::Avx512 as u8);
+
+/// The detected level, or `UNKNOWN` before the first question.
+static DETECTED: AtomicU8 = AtomicU8::new(UNKNOWN);
+const UNKNOWN: u8 = u8::MAX;
+
+/// The best level this processor supports (detected once, then remembered).
+#[inline]
+pub fn detected_simd() -> SimdLevel {
+    match DETECTED.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let level = detect();
+            DETECTED.store(level as u8, Ordering::Relaxed);
+            level
+        }
+        v => SimdLevel::from_u8(v),
+    }
+}
+
+fn detect() -> SimdLevel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        if avx2
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            return SimdLevel::Avx512;
+        }
+        if avx2 {
+            return SimdLevel::Avx2;
+        }
+    }
+    SimdLevel::Scalar
+}
+
+/// The level the kernels use now: [`detected_simd`] lowered to the cap of
+/// [`set_simd_cap`]. Never above what the processor has, so a kernel may run the copy of
+/// this level without another check.
+#[inline]
+pub fn simd_level() -> SimdLevel {
+    detected_simd().min(SimdLevel::from_u8(CAP.load(Ordering::Relaxed)))
+}
+
+/// Caps the level of ragged-core's kernels for the whole process (`SimdLevel::Avx512`, the
+/// default, lets them use the best the processor has) and returns the previous cap.
+///
+/// This exists to compare the paths (benchmarks, tests, an AVX2-only machine emulated on
+/// an AVX-512 one); results never depend on it.
+pub fn set_simd_cap(cap: SimdLevel) -> SimdLevel {
+    SimdLevel::from_u8(CAP.swap(cap as u8, Ordering::Relaxed))
+}
+
+/// Runs `$body` (an expression calling generic code) in a copy compiled for `$level`:
+/// the portable code at `Scalar`, a function with AVX2 enabled at `Avx2`, one with
+/// AVX-512 F/BW/VL enabled at `Avx512`; a level above [`detected_simd`] is lowered to it
+/// first. The body's free variables are passed as `$arg: $ty` and its
+/// type parameters, with their bounds, in `[...]`.
+macro_rules! at_level {
+    ($level:expr, [$($gen:tt)*], ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn avx2_copy<$($gen)*>($($arg: $ty),*) -> $ret {
+            $body
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+        fn avx512_copy<$($gen)*>($($arg: $ty),*) -> $ret {
+            $body
+        }
+        let level: $crate::simd::SimdLevel = $level;
+        match level.min($crate::simd::detected_simd()) {
+            #[cfg(target_arch = "x86_64")]
+            $crate::simd::SimdLevel::Avx512 => {
+                // SAFETY: the level was lowered to `detected_simd()` just above, so the
+                // processor has AVX-512 F, BW, VL and AVX2.
+                unsafe { avx512_copy($($arg),*) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::simd::SimdLevel::Avx2 => {
+                // SAFETY: as above: the processor has AVX2.
+                unsafe { avx2_copy($($arg),*) }
+            }
+            _ => $body,
+        }
+    }};
+}
+pub(crate) use at_level;
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Serialises the tests that change the process-wide cap.
+    pub(crate) static CAP_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Runs `f` once per level this processor has (lowest first) with the cap at that
+    /// level, and returns the results in that order.
+    pub(crate) fn at_every_level<R>(mut f: impl FnMut(SimdLevel) -> R) -> Vec<R> {
+        let _guard = CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let levels: Vec<SimdLevel> = [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512]
+            .into_iter()
+            .filter(|&l| l <= detected_simd())
+            .collect();
+        let old = set_simd_cap(SimdLevel::Scalar);
+        let out = levels
+            .into_iter()
+            .map(|l| {
+                set_simd_cap(l);
+                assert_eq!(simd_level(), l);
+                f(l)
+            })
+            .collect();
+        set_simd_cap(old);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_remembered_and_the_cap_lowers_it() {
+        let _guard = testing::CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        assert_eq!(detected_simd(), detect());
+        assert_eq!(DETECTED.load(Ordering::Relaxed), detect() as u8);
+        let old = set_simd_cap(SimdLevel::Scalar);
+        assert_eq!(simd_level(), SimdLevel::Scalar);
+        assert_eq!(set_simd_cap(SimdLevel::Avx2), SimdLevel::Scalar);
+        assert_eq!(simd_level(), detect().min(SimdLevel::Avx2));
+        set_simd_cap(old);
+        assert_eq!(simd_level(), detect().min(old));
+    }
+
+    #[test]
+    fn detection_matches_the_processor_features() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vl");
+            let avx2 = std::arch::is_x86_feature_detected!("avx2");
+            let want = if avx2 && avx512 {
+                SimdLevel::Avx512
+            } else if avx2 {
+                SimdLevel::Avx2
+            } else {
+                SimdLevel::Scalar
+            };
+            assert_eq!(detected_simd(), want);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(detected_simd(), SimdLevel::Scalar);
+    }
+
+    #[test]
+    fn a_cap_above_the_processor_is_lowered_to_it() {
+        let _guard = testing::CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let old = set_simd_cap(SimdLevel::Avx512);
+        assert_eq!(simd_level(), detected_simd());
+        set_simd_cap(old);
+        for v in [0u8, 1, 2, 3, 200] {
+            assert_eq!(SimdLevel::from_u8(v) as u8, v.min(2));
+        }
+    }
+}
