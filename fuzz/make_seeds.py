@@ -175,6 +175,7 @@ def main():
     write("dataflow_new", "border", bytes([3, 8, 0, 3, 0, 0, 2]))
 
     kaldi_holder_seeds()
+    packed_and_sparse_holder_seeds()
 
 
 # kaldi-io's golden archives (written by kaldi-native-io) and the selector byte of the
@@ -201,6 +202,35 @@ def kaldi_holder_seeds():
             if binary and body.startswith(b"\0B"):
                 body = body[2:]
             write("kaldi_holders", f"{name}{suffix}", bytes([selector | (0x80 if binary else 0)]) + body)
+
+
+
+def packed_and_sparse_holder_seeds():
+    """Kaldi's packed (`FP`/`DP`), sparse (`SV`/`SM`) and general-matrix objects, built from
+    the format: a token, each int32 as a size byte 4 and its little-endian bytes, each
+    sparse value as a size byte and its bytes, packed data raw. Selectors 13 to 17 of the
+    `kaldi_holders` target."""
+    import struct
+
+    def i32(v):
+        return b"\x04" + struct.pack("<i", v)
+
+    def sv(dim, pairs):
+        return b"SV " + i32(dim) + i32(len(pairs)) + b"".join(i32(i) + b"\x04" + struct.pack("<f", v) for i, v in pairs)
+
+    fp = b"FP " + i32(3) + struct.pack("<6f", 1.0, -2.5, 3.0, 0.125, 4.0, 5.0)
+    dp = b"DP " + i32(2) + struct.pack("<3d", 1.0, 2.0, 3.0)
+    sm = b"SM " + i32(2) + sv(3, [(1, 0.5), (2, -2.0)]) + sv(3, [])
+    for selector, name, body in [
+        (13, "sp_fp", fp), (13, "sp_dp", dp), (14, "tp_fp", fp), (15, "sv", sv(5, [(0, 3.0), (4, 1.25)])),
+        (16, "sm", sm), (17, "general_sm", sm), (17, "general_fp_as_full", b"FM " + i32(1) + i32(2) + struct.pack("<2f", 1.5, -1.0)),
+    ]:
+        write("kaldi_holders", name, bytes([selector | 0x80]) + body)
+    for selector, name, text in [
+        (13, "sp_t", " [\n  1 \n  -2.5 3 \n  0.125 4 5 ]\n"), (15, "sv_t", "dim=5 [ 0 3 4 1.25 ] "),
+        (16, "sm_t", "rows=2 dim=3 [ 1 0.5 2 -2 ] dim=3 [ ] \n"), (17, "general_t", " [ 1 2 ]\n"),
+    ]:
+        write("kaldi_holders", name, bytes([selector]) + text.encode())
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
-//! kaldi-io's holders (the objects of Kaldi's tables) and dense-matrix's `CompressedMatrix`:
+//! kaldi-io's holders (the objects of Kaldi's tables: matrices, vectors, packed, sparse and
+//! general matrices, ...) and dense-matrix's `CompressedMatrix`:
 //! any bytes through each holder's reader, binary or text; an object that was read is
 //! written back and read again, and the second writing must equal the first byte for byte
 //! (the writer is a fixed point of read-after-write).
 
 use std::io::Cursor;
 
-use dense_matrix::{CompressedMatrix, Matrix, Vector};
+use dense_matrix::{
+    CompressedMatrix, GeneralMatrix, Matrix, SpMatrix, SparseMatrix, SparseVector, TpMatrix, Vector,
+};
 use kaldi_io::{Holder, Posterior};
 
 /// Inputs longer than this are ignored.
@@ -21,7 +24,7 @@ pub fn kaldi_holders(data: &[u8]) {
         return;
     };
     let binary = selector & 0x80 != 0;
-    match selector % 13 {
+    match selector % 18 {
         0 => round_trip::<Matrix<f32>>(body, binary),
         1 => round_trip::<Matrix<f64>>(body, binary),
         2 => round_trip::<Vector<f32>>(body, binary),
@@ -34,7 +37,12 @@ pub fn kaldi_holders(data: &[u8]) {
         9 => round_trip::<Vec<Vec<i32>>>(body, binary),
         10 => round_trip::<Vec<(i32, i32)>>(body, binary),
         11 => round_trip::<Vec<String>>(body, binary),
-        _ => round_trip::<Posterior>(body, binary),
+        12 => round_trip::<Posterior>(body, binary),
+        13 => round_trip::<SpMatrix<f32>>(body, binary),
+        14 => round_trip::<TpMatrix<f64>>(body, binary),
+        15 => round_trip::<SparseVector<f32>>(body, binary),
+        16 => round_trip::<SparseMatrix<f64>>(body, binary),
+        _ => round_trip::<GeneralMatrix<f32>>(body, binary),
     }
 }
 

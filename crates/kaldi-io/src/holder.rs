@@ -1,9 +1,13 @@
 //! The `Holder` trait (Kaldi's holders: how one table value is read and written) and its
-//! implementations for the matrix, vector, integer, float, token and posterior types.
+//! implementations for the matrix, vector, packed, sparse, integer, float, token and
+//! posterior types.
 
 use std::io::{BufRead, Read, Write};
 
-use dense_matrix::{CompressedMatrix, CompressionMethod, Error as ObjError, Matrix, Real, Vector};
+use dense_matrix::{
+    CompressedMatrix, CompressionMethod, Error as ObjError, GeneralMatrix, Matrix, Real, SpMatrix,
+    SparseMatrix, SparseVector, TpMatrix, Vector,
+};
 
 use crate::range::{parse_matrix_range, parse_vector_range};
 
@@ -314,6 +318,38 @@ impl Holder for CompressedMatrix {
         }
     }
 }
+
+/// The holders whose value reads and writes itself in both forms through dense-matrix's
+/// own `read_kaldi` / `write_kaldi` (Kaldi's `KaldiObjectHolder<T>`, whose `Write` and
+/// `Read` are the object's own).
+macro_rules! object_holder {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl Holder for $t {
+                fn read<R: BufRead>(r: &mut R, binary: bool) -> Result<Self, ObjError> {
+                    <$t>::read_kaldi(r, binary)
+                }
+
+                fn write<W: Write>(&self, w: &mut W, binary: bool) -> Result<(), ObjError> {
+                    self.write_kaldi(w, binary)
+                }
+            }
+        )*
+    };
+}
+
+object_holder!(
+    SpMatrix<f32>,
+    SpMatrix<f64>,
+    TpMatrix<f32>,
+    TpMatrix<f64>,
+    SparseVector<f32>,
+    SparseVector<f64>,
+    SparseMatrix<f32>,
+    SparseMatrix<f64>,
+    GeneralMatrix<f32>,
+    GeneralMatrix<f64>,
+);
 
 impl Holder for i32 {
     fn read<R: BufRead>(r: &mut R, binary: bool) -> Result<Self, ObjError> {
