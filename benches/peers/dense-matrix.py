@@ -23,6 +23,8 @@ Same inputs as crates/dense-matrix/benches/dense-matrix.rs, from the shared Spli
   row); its 10 eigenpairs of largest magnitude by scipy.sparse.linalg.eigsh(S, k=10)
   (ARPACK, which='LM', on the dense array); reported for top_eigs (Kaldi's default Krylov
   dimension on our side) and top_eigs_converged (Krylov dimension 200, eigsh's precision).
+- add_sp_mat: S symmetric 1024 x 1024 f32 (seed 14, 2u - 1, the lower triangle row by row)
+  times B 1024 x 1024 f32 (seed 15, 2u - 1): np.matmul(S, B, out=out) on the full array.
 Every version string states the BLAS thread count, as the Rust side prints it, and the
 OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinned to a kernel
 (`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
@@ -169,6 +171,17 @@ def main():
         # eigsh converges to machine precision: also the peer of our converged run
         report(CRATE, "top_eigs_converged", "scipy", t, version)
         del s
+
+    # packed symmetric times full (issue 12's AddSpMat): numpy holds S full
+    n = size(1024, 8)
+    s = np.zeros((n, n), dtype=np.float32)
+    s[np.tril_indices(n)] = uniform(np, 14, n * (n + 1) // 2, 2.0, -1.0).astype(np.float32)
+    s = s + s.T - np.diag(np.diag(s))
+    bm = uniform(np, 15, n * n, 2.0, -1.0).astype(np.float32).reshape(n, n)
+    out = np.empty_like(bm)
+    t = time_it(lambda: np.matmul(s, bm, out=out))
+    report(CRATE, "add_sp_mat", "numpy", t, npv)
+    del s, bm, out
 
     # nnet kernels (issue 12) as numpy expressions
     rows, cols = size(4096, 8), 1024

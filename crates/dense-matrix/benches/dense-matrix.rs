@@ -32,6 +32,9 @@
 //!   `TopEigs` (default Krylov dimension 60; scipy: `eigsh(S, k=10)`, ARPACK, which='LM').
 //!   `top_eigs_converged`: the same with Krylov dimension 200, where all 10 pairs reach
 //!   eigsh's precision (with 60, pairs 6 to 10 of this clustered spectrum are rougher).
+//! - `add_sp_mat`: `S` symmetric 1024 x 1024 f32 (seed 14, `2u - 1`, the packed lower
+//!   triangle row by row) times `B` 1024 x 1024 f32 (seed 15, `2u - 1`), `out = S B`
+//!   (numpy: `np.matmul(S, B, out=out)` on the full symmetric array).
 //!
 //! In-place workloads time only the operation (a fresh copy of the input is made outside
 //! the timed region). OpenBLAS and rayon use all cores (2 on the reference machine); the
@@ -112,6 +115,26 @@ fn bench(c: &mut Criterion) {
                 .top_eigs(&mut eigs, &mut vecs, krylov)
                 .expect("finite input");
             black_box(&vecs);
+        })
+    });
+
+    // issue 12's product of a packed symmetric matrix and a full one (Kaldi's `AddSpMat`:
+    // unpack, then gemm)
+    let n = benches::size(1024, 8);
+    let sp = SpMatrix::<f32>::from_packed(
+        n,
+        values(14, n * (n + 1) / 2, 2.0, -1.0)
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+    )
+    .expect("n (n + 1) / 2 values");
+    let bm = matrix::<f32>(15, n, n, 2.0, -1.0);
+    let mut out = Matrix::<f32>::new(n, n);
+    g.bench_function("add_sp_mat", |b| {
+        b.iter(|| {
+            out.add_sp_mat(1.0, black_box(&sp), &bm, Trans::NoTrans, 0.0);
+            black_box(&out);
         })
     });
 
