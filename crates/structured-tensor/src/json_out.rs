@@ -94,7 +94,7 @@ fn write_scalar(values: &Values, i: usize, out: &mut Vec<u8>) {
         Values::I64(v) => serde_json::to_writer(&mut *out, &v[i]),
         Values::F64(v) => serde_json::to_writer(&mut *out, &v[i]),
         Values::Bool(v) => serde_json::to_writer(&mut *out, &v[i]),
-        Values::Str(v) => serde_json::to_writer(&mut *out, &v[i]),
+        Values::Str(v) => serde_json::to_writer(&mut *out, v.get(i)),
     };
     result.expect("writing JSON to memory cannot fail");
 }

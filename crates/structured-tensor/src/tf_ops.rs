@@ -185,7 +185,7 @@ fn filled_like(st: &StructuredTensor, dtype: DType, one: bool) -> Result<Array, 
         DType::I64 => Values::I64(vec![i64::from(one); n]),
         DType::F64 => Values::F64(vec![if one { 1.0 } else { 0.0 }; n]),
         DType::Bool => Values::Bool(vec![one; n]),
-        DType::Str if !one => Values::Str(vec![String::new(); n]),
+        DType::Str if !one => Values::Str(std::iter::repeat_n("", n).collect()),
         DType::Str => {
             return Err(Error::UnsupportedDType {
                 op: "ones_like",

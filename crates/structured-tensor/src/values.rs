@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::strings::StringColumn;
+
 /// The element type of a leaf field (TensorFlow's `dtype`, narrowed to what JSON carries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
@@ -84,8 +86,8 @@ pub enum Values {
     F64(Vec<f64>),
     /// `bool` elements.
     Bool(Vec<bool>),
-    /// `string` elements.
-    Str(Vec<String>),
+    /// `string` elements, Arrow-style: one byte buffer plus offsets.
+    Str(StringColumn),
 }
 
 impl Values {
@@ -100,7 +102,7 @@ impl Values {
             DType::I64 => Values::I64(Vec::with_capacity(n)),
             DType::F64 => Values::F64(Vec::with_capacity(n)),
             DType::Bool => Values::Bool(Vec::with_capacity(n)),
-            DType::Str => Values::Str(Vec::with_capacity(n)),
+            DType::Str => Values::Str(StringColumn::with_capacity(n, 0)),
         }
     }
 
@@ -139,7 +141,7 @@ impl Values {
             Values::I64(v) => Scalar::I64(v[i]),
             Values::F64(v) => Scalar::F64(v[i]),
             Values::Bool(v) => Scalar::Bool(v[i]),
-            Values::Str(v) => Scalar::Str(v[i].clone()),
+            Values::Str(v) => Scalar::Str(v.get(i).to_string()),
         }
     }
 
@@ -149,7 +151,7 @@ impl Values {
             Values::I64(v) => serde_json::Value::from(v[i]),
             Values::F64(v) => f64_to_json(v[i]),
             Values::Bool(v) => serde_json::Value::Bool(v[i]),
-            Values::Str(v) => serde_json::Value::String(v[i].clone()),
+            Values::Str(v) => serde_json::Value::String(v.get(i).to_string()),
         }
     }
 
@@ -159,9 +161,45 @@ impl Values {
             (Values::I64(a), Values::I64(b)) => a.extend_from_slice(&b[start..end]),
             (Values::F64(a), Values::F64(b)) => a.extend_from_slice(&b[start..end]),
             (Values::Bool(a), Values::Bool(b)) => a.extend_from_slice(&b[start..end]),
-            (Values::Str(a), Values::Str(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::Str(a), Values::Str(b)) => a.extend_from(b, start, end),
             (a, b) => unreachable!("extend_from between {} and {}", a.dtype(), b.dtype()),
         }
+    }
+
+    /// The elements in the given ranges, in order, with every buffer sized once up front.
+    pub(crate) fn gather_ranges(&self, ranges: &[(usize, usize)]) -> Values {
+        match self {
+            Values::Str(v) => Values::Str(v.gather_ranges(ranges)),
+            _ => {
+                let total = ranges.iter().map(|(a, b)| b - a).sum();
+                let mut out = Values::with_capacity(self.dtype(), total);
+                for &(a, b) in ranges {
+                    out.extend_from(self, a, b);
+                }
+                out
+            }
+        }
+    }
+
+    /// The buffers one after another (all of one dtype, or `int64` among `float64` when
+    /// `dtype` is `float64`), every buffer sized once up front.
+    pub(crate) fn concat(parts: &[&Values], dtype: DType) -> Values {
+        if dtype == DType::Str {
+            let columns: Vec<&StringColumn> = parts
+                .iter()
+                .map(|p| match p {
+                    Values::Str(c) => c,
+                    other => unreachable!("concat of {} into string", other.dtype()),
+                })
+                .collect();
+            return Values::Str(StringColumn::concat(&columns));
+        }
+        let total = parts.iter().map(|p| p.len()).sum();
+        let mut out = Values::with_capacity(dtype, total);
+        for p in parts {
+            out.extend_promoting(p, 0, p.len());
+        }
+        out
     }
 
     /// Appends the elements `start..end` of `other`, converting `int64` to `float64` when

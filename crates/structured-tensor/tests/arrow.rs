@@ -209,3 +209,86 @@ fn generated_records_round_trip() {
         assert_eq!(back, t);
     }
 }
+
+#[test]
+fn string_and_number_columns_share_their_buffers_with_arrow() {
+    let t = st(json!([
+        {"name": "Bob", "n": 1, "x": 0.5, "tags": ["a", "bc"]},
+        {"name": "Жозефина", "n": 2, "x": 1.5, "tags": []},
+        {"name": "", "n": 3, "x": 2.5, "tags": ["d"]}
+    ]));
+    let batch = t.to_record_batch().unwrap();
+    let name = batch.column_by_name("name").unwrap().as_string::<i32>();
+    let Some(structured_tensor::Values::Str(column)) =
+        t.fields()["name"].as_array().map(|a| a.values())
+    else {
+        panic!("name is a string column")
+    };
+    // the Arrow array's buffers are the column's own, not copies
+    assert_eq!(
+        name.value_data().as_ptr(),
+        column.as_bytes().bytes().as_ptr()
+    );
+    assert_eq!(
+        name.value_offsets().as_ptr(),
+        column.as_bytes().offsets_i32().unwrap().as_ptr()
+    );
+    assert_eq!(name.value_offsets(), &[0, 3, 19, 19]);
+    assert_eq!(name.value_data(), "BobЖозефина".as_bytes());
+    let n = batch
+        .column_by_name("n")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let Some(structured_tensor::Values::I64(ns)) = t.fields()["n"].as_array().map(|a| a.values())
+    else {
+        panic!("n is an int64 column")
+    };
+    assert_eq!(n.values().as_ptr(), ns.as_ptr());
+    let x = batch
+        .column_by_name("x")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    let Some(structured_tensor::Values::F64(xs)) = t.fields()["x"].as_array().map(|a| a.values())
+    else {
+        panic!("x is a float64 column")
+    };
+    assert_eq!(x.values().as_ptr(), xs.as_ptr());
+    // strings under a list: the list's child is the shared string array
+    let tags = batch.column_by_name("tags").unwrap().as_list::<i32>();
+    let tag_strings = tags.values().as_string::<i32>();
+    let Some(structured_tensor::Values::Str(tag_column)) =
+        t.fields()["tags"].as_array().map(|a| a.values())
+    else {
+        panic!("tags is a string column")
+    };
+    assert_eq!(
+        tag_strings.value_data().as_ptr(),
+        tag_column.as_bytes().bytes().as_ptr()
+    );
+    // the buffers outlive the tensor
+    drop(t);
+    assert_eq!(
+        name.iter().flatten().collect::<Vec<_>>(),
+        vec!["Bob", "Жозефина", ""]
+    );
+}
+
+#[test]
+fn sliced_and_large_string_arrays_read_back_rebased() {
+    use arrow_array::{LargeStringArray, StringArray};
+    let strings = StringArray::from(vec!["ab", "", "cde", "f"]);
+    let sliced: ArrayRef = Arc::new(strings.slice(1, 3));
+    let batch = RecordBatch::try_from_iter(vec![("s", sliced)]).unwrap();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    assert_eq!(t.to_json(), json!([{"s": ""}, {"s": "cde"}, {"s": "f"}]));
+    let Some(structured_tensor::Values::Str(column)) =
+        t.fields()["s"].as_array().map(|a| a.values())
+    else {
+        panic!("s is a string column")
+    };
+    assert_eq!(column.as_bytes().offsets_i32(), Some(&[0, 0, 3, 4][..]));
+    let large: ArrayRef = Arc::new(LargeStringArray::from(vec!["x", "yz"]).slice(1, 1));
+    let batch = RecordBatch::try_from_iter(vec![("s", large)]).unwrap();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    assert_eq!(t.to_json(), json!([{"s": "yz"}]));
+}
