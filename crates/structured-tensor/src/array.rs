@@ -30,6 +30,10 @@ impl Array {
             Scalar::F64(v) => Values::F64(vec![v]),
             Scalar::Bool(v) => Values::Bool(vec![v]),
             Scalar::Str(v) => Values::Str(std::iter::once(v).collect()),
+            Scalar::I32(v) => Values::I32(vec![v]),
+            Scalar::F32(v) => Values::F32(vec![v]),
+            Scalar::U8(v) => Values::U8(vec![v]),
+            Scalar::Bytes(v) => Values::Bytes(std::iter::once(v).collect()),
         };
         Array {
             rank: 0,

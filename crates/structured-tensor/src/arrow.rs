@@ -13,10 +13,11 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt8Type};
 use arrow_array::{
-    Array as ArrowArray, ArrayRef, BooleanArray, Float64Array, Int64Array, LargeStringArray,
-    ListArray, RecordBatch, StringArray, StructArray,
+    Array as ArrowArray, ArrayRef, BinaryArray, BooleanArray, Float32Array, Float64Array,
+    Int32Array, Int64Array, LargeBinaryArray, LargeStringArray, ListArray, RecordBatch,
+    StringArray, StructArray, UInt8Array,
 };
 use arrow_buffer::{alloc::Allocation, Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields};
@@ -24,7 +25,7 @@ use arrow_schema::{DataType, Field, Fields};
 use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::RowPartition;
-use crate::strings::StringColumn;
+use crate::strings::{BytesColumn, StringColumn};
 use crate::structured::{FieldValue, StructuredTensor};
 use crate::values::Values;
 
@@ -79,7 +80,52 @@ fn leaf_to_arrow(values: &Arc<Values>) -> ArrayRef {
         Values::F64(v) => Arc::new(Float64Array::new(shared_buffer(values, v).into(), None)),
         Values::Bool(v) => Arc::new(BooleanArray::from(v.clone())),
         Values::Str(v) => strings_to_arrow(values, v),
+        Values::I32(v) => Arc::new(Int32Array::new(shared_buffer(values, v).into(), None)),
+        Values::F32(v) => Arc::new(Float32Array::new(shared_buffer(values, v).into(), None)),
+        Values::U8(v) => Arc::new(UInt8Array::new(shared_buffer(values, v).into(), None)),
+        Values::Bytes(v) => bytes_to_arrow(values, v),
     }
+}
+
+/// A bytes column as an Arrow `BinaryArray` (`LargeBinaryArray` past `i32` offsets),
+/// sharing its offsets and bytes.
+fn bytes_to_arrow(owner: &Arc<Values>, column: &BytesColumn) -> ArrayRef {
+    let values = shared_buffer(owner, column.bytes());
+    if let Some(offsets) = column.offsets_i32() {
+        let offsets = ScalarBuffer::<i32>::from(shared_buffer(owner, offsets));
+        // SAFETY: a bytes column's offsets are non-empty, start at 0 and never decrease
+        // (checked by `BytesColumn::try_from_*_parts`, kept by every op).
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        Arc::new(
+            BinaryArray::try_new(offsets, values, None)
+                .expect("a bytes column's offsets end at its byte count"),
+        )
+    } else {
+        let offsets = column.offsets_i64().expect("offsets are i32 or i64");
+        let offsets = ScalarBuffer::<i64>::from(shared_buffer(owner, offsets));
+        // SAFETY: as above, for `i64` offsets.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        Arc::new(
+            LargeBinaryArray::try_new(offsets, values, None)
+                .expect("a bytes column's offsets end at its byte count"),
+        )
+    }
+}
+
+/// A bytes column from Arrow's offsets and bytes, rebased as [`strings_from_arrow`].
+fn bytes_from_arrow<O>(offsets: &[O], bytes: &[u8], path: &FieldPath) -> Result<BytesColumn, Error>
+where
+    O: Copy + Into<i64>,
+{
+    let first = offsets[0].into();
+    let last = offsets[offsets.len() - 1].into();
+    let bytes = bytes[first as usize..last as usize].to_vec();
+    let rebased = offsets.iter().map(|&o| o.into() - first);
+    let column = match i32::try_from(last - first) {
+        Ok(_) => BytesColumn::try_from_i32_parts(rebased.map(|o| o as i32).collect(), bytes),
+        Err(_) => BytesColumn::try_from_i64_parts(rebased.collect(), bytes),
+    };
+    column.map_err(|e| arrow_error(path, e.to_string()))
 }
 
 /// A string column from Arrow's offsets and bytes: the bytes copied in one piece, the
@@ -280,6 +326,19 @@ fn value_from_arrow(
                 Values::F64(current.as_primitive::<Float64Type>().values().to_vec())
             }
             DataType::Boolean => Values::Bool(current.as_boolean().values().iter().collect()),
+            DataType::Int32 => Values::I32(current.as_primitive::<Int32Type>().values().to_vec()),
+            DataType::Float32 => {
+                Values::F32(current.as_primitive::<Float32Type>().values().to_vec())
+            }
+            DataType::UInt8 => Values::U8(current.as_primitive::<UInt8Type>().values().to_vec()),
+            DataType::Binary => {
+                let b = current.as_binary::<i32>();
+                Values::Bytes(bytes_from_arrow(b.value_offsets(), b.value_data(), path)?)
+            }
+            DataType::LargeBinary => {
+                let b = current.as_binary::<i64>();
+                Values::Bytes(bytes_from_arrow(b.value_offsets(), b.value_data(), path)?)
+            }
             DataType::Utf8 => {
                 let strings = current.as_string::<i32>();
                 Values::Str(strings_from_arrow(
@@ -300,8 +359,9 @@ fn value_from_arrow(
                 return Err(arrow_error(
                     path,
                     format!(
-                        "unsupported Arrow type {other} (take Int64, Float64, Boolean, Utf8, \
-                         LargeUtf8, List, LargeList, Struct)"
+                        "unsupported Arrow type {other} (take Int64, Int32, Float64, Float32, \
+                         UInt8, Boolean, Utf8, LargeUtf8, Binary, LargeBinary, List, \
+                         LargeList, Struct)"
                     ),
                 ))
             }

@@ -665,6 +665,8 @@ fn push_scalars<N: Node>(values: &mut Values, leaves: &[&N]) {
                 }
             }
         }
+        // JSON gives only the dtypes above
+        other => unreachable!("JSON scalars into a {} buffer", other.dtype()),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::strings::StringColumn;
+use crate::strings::{BytesColumn, StringColumn};
 
 /// The element type of a leaf field (TensorFlow's `dtype`, narrowed to what JSON carries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -15,6 +15,14 @@ pub enum DType {
     Bool,
     /// UTF-8 strings.
     Str,
+    /// 32-bit signed integers.
+    I32,
+    /// 32-bit floats.
+    F32,
+    /// Unsigned bytes (`uint8`).
+    U8,
+    /// Byte strings that need not be UTF-8 (TensorFlow's `tf.string` holds bytes).
+    Bytes,
 }
 
 impl DType {
@@ -25,6 +33,10 @@ impl DType {
             DType::F64 => "float64",
             DType::Bool => "bool",
             DType::Str => "string",
+            DType::I32 => "int32",
+            DType::F32 => "float32",
+            DType::U8 => "uint8",
+            DType::Bytes => "bytes",
         }
     }
 }
@@ -46,6 +58,14 @@ pub enum Scalar {
     Bool(bool),
     /// A `string` element.
     Str(String),
+    /// An `int32` element.
+    I32(i32),
+    /// A `float32` element.
+    F32(f32),
+    /// A `uint8` element.
+    U8(u8),
+    /// A `bytes` element.
+    Bytes(Vec<u8>),
 }
 
 impl Scalar {
@@ -56,6 +76,10 @@ impl Scalar {
             Scalar::F64(_) => DType::F64,
             Scalar::Bool(_) => DType::Bool,
             Scalar::Str(_) => DType::Str,
+            Scalar::I32(_) => DType::I32,
+            Scalar::F32(_) => DType::F32,
+            Scalar::U8(_) => DType::U8,
+            Scalar::Bytes(_) => DType::Bytes,
         }
     }
 
@@ -66,6 +90,10 @@ impl Scalar {
             Scalar::F64(v) => f64_to_json(*v),
             Scalar::Bool(v) => serde_json::Value::Bool(*v),
             Scalar::Str(v) => serde_json::Value::String(v.clone()),
+            Scalar::I32(v) => serde_json::Value::from(*v),
+            Scalar::F32(v) => f64_to_json(f64::from(*v)),
+            Scalar::U8(v) => serde_json::Value::from(*v),
+            Scalar::Bytes(v) => bytes_to_json(v),
         }
     }
 }
@@ -75,6 +103,15 @@ pub(crate) fn f64_to_json(v: f64) -> serde_json::Value {
     serde_json::Number::from_f64(v)
         .map(serde_json::Value::Number)
         .unwrap_or(serde_json::Value::Null)
+}
+
+/// A byte string as JSON: a string when it is valid UTF-8, else the list of its byte
+/// values (JSON has no bytes; this loses nothing).
+pub(crate) fn bytes_to_json(v: &[u8]) -> serde_json::Value {
+    match std::str::from_utf8(v) {
+        Ok(s) => serde_json::Value::String(s.to_string()),
+        Err(_) => serde_json::Value::Array(v.iter().map(|&b| serde_json::Value::from(b)).collect()),
+    }
 }
 
 /// A flat buffer of elements of one dtype: the `flat_values` of a leaf field.
@@ -88,6 +125,14 @@ pub enum Values {
     Bool(Vec<bool>),
     /// `string` elements, Arrow-style: one byte buffer plus offsets.
     Str(StringColumn),
+    /// `int32` elements.
+    I32(Vec<i32>),
+    /// `float32` elements.
+    F32(Vec<f32>),
+    /// `uint8` elements.
+    U8(Vec<u8>),
+    /// `bytes` elements, in the layout of `Str`.
+    Bytes(BytesColumn),
 }
 
 impl Values {
@@ -103,6 +148,10 @@ impl Values {
             DType::F64 => Values::F64(Vec::with_capacity(n)),
             DType::Bool => Values::Bool(Vec::with_capacity(n)),
             DType::Str => Values::Str(StringColumn::with_capacity(n, 0)),
+            DType::I32 => Values::I32(Vec::with_capacity(n)),
+            DType::F32 => Values::F32(Vec::with_capacity(n)),
+            DType::U8 => Values::U8(Vec::with_capacity(n)),
+            DType::Bytes => Values::Bytes(BytesColumn::with_capacity(n, 0)),
         }
     }
 
@@ -113,6 +162,10 @@ impl Values {
             Values::F64(_) => DType::F64,
             Values::Bool(_) => DType::Bool,
             Values::Str(_) => DType::Str,
+            Values::I32(_) => DType::I32,
+            Values::F32(_) => DType::F32,
+            Values::U8(_) => DType::U8,
+            Values::Bytes(_) => DType::Bytes,
         }
     }
 
@@ -123,6 +176,10 @@ impl Values {
             Values::F64(v) => v.len(),
             Values::Bool(v) => v.len(),
             Values::Str(v) => v.len(),
+            Values::I32(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::U8(v) => v.len(),
+            Values::Bytes(v) => v.len(),
         }
     }
 
@@ -142,6 +199,10 @@ impl Values {
             Values::F64(v) => Scalar::F64(v[i]),
             Values::Bool(v) => Scalar::Bool(v[i]),
             Values::Str(v) => Scalar::Str(v.get(i).to_string()),
+            Values::I32(v) => Scalar::I32(v[i]),
+            Values::F32(v) => Scalar::F32(v[i]),
+            Values::U8(v) => Scalar::U8(v[i]),
+            Values::Bytes(v) => Scalar::Bytes(v.get(i).to_vec()),
         }
     }
 
@@ -152,6 +213,10 @@ impl Values {
             Values::F64(v) => f64_to_json(v[i]),
             Values::Bool(v) => serde_json::Value::Bool(v[i]),
             Values::Str(v) => serde_json::Value::String(v.get(i).to_string()),
+            Values::I32(v) => serde_json::Value::from(v[i]),
+            Values::F32(v) => f64_to_json(f64::from(v[i])),
+            Values::U8(v) => serde_json::Value::from(v[i]),
+            Values::Bytes(v) => bytes_to_json(v.get(i)),
         }
     }
 
@@ -162,6 +227,10 @@ impl Values {
             (Values::F64(a), Values::F64(b)) => a.extend_from_slice(&b[start..end]),
             (Values::Bool(a), Values::Bool(b)) => a.extend_from_slice(&b[start..end]),
             (Values::Str(a), Values::Str(b)) => a.extend_from(b, start, end),
+            (Values::I32(a), Values::I32(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::F32(a), Values::F32(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::U8(a), Values::U8(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::Bytes(a), Values::Bytes(b)) => a.extend_from(b, start, end),
             (a, b) => unreachable!("extend_from between {} and {}", a.dtype(), b.dtype()),
         }
     }
@@ -170,6 +239,7 @@ impl Values {
     pub(crate) fn gather_ranges(&self, ranges: &[(usize, usize)]) -> Values {
         match self {
             Values::Str(v) => Values::Str(v.gather_ranges(ranges)),
+            Values::Bytes(v) => Values::Bytes(v.gather_ranges(ranges)),
             _ => {
                 let total = ranges.iter().map(|(a, b)| b - a).sum();
                 let mut out = Values::with_capacity(self.dtype(), total);
@@ -194,6 +264,16 @@ impl Values {
                 .collect();
             return Values::Str(StringColumn::concat(&columns));
         }
+        if dtype == DType::Bytes {
+            let columns: Vec<&BytesColumn> = parts
+                .iter()
+                .map(|p| match p {
+                    Values::Bytes(c) => c,
+                    other => unreachable!("concat of {} into bytes", other.dtype()),
+                })
+                .collect();
+            return Values::Bytes(BytesColumn::concat(&columns));
+        }
         let total = parts.iter().map(|p| p.len()).sum();
         let mut out = Values::with_capacity(dtype, total);
         for p in parts {
@@ -209,5 +289,57 @@ impl Values {
             (Values::F64(a), Values::I64(b)) => a.extend(b[start..end].iter().map(|&x| x as f64)),
             (a, b) => a.extend_from(b, start, end),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[track_caller]
+    fn check(values: Values, name: &str, json: serde_json::Value) {
+        assert_eq!(values.dtype().name(), name);
+        let got: Vec<serde_json::Value> = (0..values.len()).map(|i| values.json_at(i)).collect();
+        assert_eq!(serde_json::Value::Array(got), json);
+    }
+
+    #[test]
+    fn every_dtype_has_tensorflows_name_and_json() {
+        check(Values::I64(vec![-3]), "int64", json!([-3]));
+        check(Values::F64(vec![0.25]), "float64", json!([0.25]));
+        check(Values::Bool(vec![true]), "bool", json!([true]));
+        check(Values::Str(vec!["é"].into()), "string", json!(["é"]));
+        check(Values::I32(vec![i32::MIN]), "int32", json!([-2147483648]));
+        // a float32 widens exactly: 0.1f32 is 0.100000001490116..., as Python prints it
+        check(
+            Values::F32(vec![0.1, 2.5]),
+            "float32",
+            json!([0.10000000149011612, 2.5]),
+        );
+        check(Values::U8(vec![0, 255]), "uint8", json!([0, 255]));
+        let bytes: BytesColumn = [b"ab".as_slice(), &[0xC3], b""].into_iter().collect();
+        check(Values::Bytes(bytes), "bytes", json!(["ab", [195], ""]));
+    }
+
+    #[test]
+    fn gather_and_concat_keep_the_dtype() {
+        let v = Values::U8(vec![1, 2, 3]);
+        assert_eq!(
+            v.gather_ranges(&[(2, 3), (0, 2)]),
+            Values::U8(vec![3, 1, 2])
+        );
+        let b = Values::Bytes(vec![b"x".to_vec(), b"yz".to_vec()].into());
+        assert_eq!(
+            Values::concat(&[&b, &b], DType::Bytes),
+            Values::Bytes(
+                vec![b"x".to_vec(), b"yz".to_vec(), b"x".to_vec(), b"yz".to_vec()].into()
+            )
+        );
+        let f = Values::F32(vec![1.5]);
+        assert_eq!(
+            Values::concat(&[&f, &f], DType::F32),
+            Values::F32(vec![1.5, 1.5])
+        );
     }
 }

@@ -274,6 +274,27 @@ fn zeros_and_ones_like_dtypes() {
         }
     ));
     assert_eq!(e.to_string(), "ones_like is not defined for string");
+    for (dtype, zeros, ones) in [
+        (DType::I32, json!([[0], [0, 0]]), json!([[1], [1, 1]])),
+        (
+            DType::F32,
+            json!([[0.0], [0.0, 0.0]]),
+            json!([[1.0], [1.0, 1.0]]),
+        ),
+        (DType::U8, json!([[0], [0, 0]]), json!([[1], [1, 1]])),
+    ] {
+        let z = s.zeros_like(dtype).unwrap();
+        assert_eq!((z.dtype(), z.to_json()), (dtype, zeros));
+        assert_eq!(s.ones_like(dtype).unwrap().to_json(), ones);
+    }
+    assert_eq!(
+        s.zeros_like(DType::Bytes).unwrap().to_json(),
+        json!([[""], ["", ""]])
+    );
+    assert_eq!(
+        s.ones_like(DType::Bytes).unwrap_err().to_string(),
+        "ones_like is not defined for bytes"
+    );
     let flat = st(json!([{"x": [3]}, {"x": [4, 5]}]));
     assert_eq!(
         flat.zeros_like(DType::I64).unwrap().to_json(),
