@@ -146,6 +146,26 @@ fn append_range<S: OffsetInt, D: OffsetInt>(
     }
 }
 
+/// Appends the elements in `ranges` (checked by the caller) of a column to `dst` /
+/// `dst_bytes`, whose offsets are wide enough for the total.
+fn gather_into<S: OffsetInt, D: OffsetInt>(
+    src: &[S],
+    src_bytes: &[u8],
+    ranges: &[(usize, usize)],
+    dst: &mut Vec<D>,
+    dst_bytes: &mut Vec<u8>,
+) {
+    for &(a, b) in ranges {
+        if b == a + 1 {
+            let (first, last) = (src[a].to_usize(), src[b].to_usize());
+            dst_bytes.extend_from_slice(&src_bytes[first..last]);
+            dst.push(D::from_usize(dst_bytes.len()));
+        } else {
+            append_range(src, src_bytes, a, b, dst, dst_bytes);
+        }
+    }
+}
+
 /// Byte strings that need not be UTF-8: one byte buffer and the offsets between elements.
 ///
 /// **Invariant:** see [`Offsets`]; `bytes.len()` is the last offset.
@@ -269,8 +289,21 @@ impl BytesColumn {
             total += self.offsets.at(b) - self.offsets.at(a);
         }
         let mut out = BytesColumn::with_capacity(items, total);
-        for &(a, b) in ranges {
-            out.extend_from(self, a, b);
+        // the offset widths are fixed for the whole gather: dispatch once
+        let dst_bytes = &mut out.bytes;
+        match (&mut out.offsets, &self.offsets) {
+            (Offsets::Small(d), Offsets::Small(s)) => {
+                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+            }
+            (Offsets::Small(d), Offsets::Large(s)) => {
+                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+            }
+            (Offsets::Large(d), Offsets::Small(s)) => {
+                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+            }
+            (Offsets::Large(d), Offsets::Large(s)) => {
+                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+            }
         }
         out
     }

@@ -105,6 +105,21 @@ pub(crate) fn f64_to_json(v: f64) -> serde_json::Value {
         .unwrap_or(serde_json::Value::Null)
 }
 
+/// The elements of `v` in `ranges`, in order: the dtype dispatched once, a single row
+/// pushed, a longer range copied in one piece.
+fn gather_slice<T: Copy>(v: &[T], ranges: &[(usize, usize)]) -> Vec<T> {
+    let total = ranges.iter().map(|(a, b)| b - a).sum();
+    let mut out = Vec::with_capacity(total);
+    for &(a, b) in ranges {
+        if b == a + 1 {
+            out.push(v[a]);
+        } else {
+            out.extend_from_slice(&v[a..b]);
+        }
+    }
+    out
+}
+
 /// A byte string as JSON: a string when it is valid UTF-8, else the list of its byte
 /// values (JSON has no bytes; this loses nothing).
 pub(crate) fn bytes_to_json(v: &[u8]) -> serde_json::Value {
@@ -240,14 +255,12 @@ impl Values {
         match self {
             Values::Str(v) => Values::Str(v.gather_ranges(ranges)),
             Values::Bytes(v) => Values::Bytes(v.gather_ranges(ranges)),
-            _ => {
-                let total = ranges.iter().map(|(a, b)| b - a).sum();
-                let mut out = Values::with_capacity(self.dtype(), total);
-                for &(a, b) in ranges {
-                    out.extend_from(self, a, b);
-                }
-                out
-            }
+            Values::I64(v) => Values::I64(gather_slice(v, ranges)),
+            Values::F64(v) => Values::F64(gather_slice(v, ranges)),
+            Values::Bool(v) => Values::Bool(gather_slice(v, ranges)),
+            Values::I32(v) => Values::I32(gather_slice(v, ranges)),
+            Values::F32(v) => Values::F32(gather_slice(v, ranges)),
+            Values::U8(v) => Values::U8(gather_slice(v, ranges)),
         }
     }
 
