@@ -1,4 +1,4 @@
-//! `Array`: a dense or ragged array of `i64`/`f64`/`bool`/`String` (TensorFlow's `Tensor`
+//! `Array`: a dense or ragged array of any `DType` (TensorFlow's `Tensor`
 //! and `RaggedTensor`), stored as flat values under a stack of row partitions.
 
 use std::fmt;

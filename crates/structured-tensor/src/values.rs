@@ -4,7 +4,8 @@ use std::fmt;
 
 use crate::strings::{BytesColumn, StringColumn};
 
-/// The element type of a leaf field (TensorFlow's `dtype`, narrowed to what JSON carries).
+/// The element type of a leaf field (TensorFlow's `dtype`): what JSON carries (`int64`,
+/// `float64`, `bool`, `string`) and `int32`, `float32`, `uint8`, `bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// 64-bit signed integers (JSON integers).
