@@ -1,4 +1,4 @@
-//! `Array`: a dense or ragged array of `i64`/`f64`/`bool`/`String` (TensorFlow's `Tensor`
+//! `Array`: a dense or ragged array of any `DType` (TensorFlow's `Tensor`
 //! and `RaggedTensor`), stored as flat values under a stack of row partitions.
 
 use std::fmt;
@@ -29,7 +29,11 @@ impl Array {
             Scalar::I64(v) => Values::I64(vec![v]),
             Scalar::F64(v) => Values::F64(vec![v]),
             Scalar::Bool(v) => Values::Bool(vec![v]),
-            Scalar::Str(v) => Values::Str(vec![v]),
+            Scalar::Str(v) => Values::Str(std::iter::once(v).collect()),
+            Scalar::I32(v) => Values::I32(vec![v]),
+            Scalar::F32(v) => Values::F32(vec![v]),
+            Scalar::U8(v) => Values::U8(vec![v]),
+            Scalar::Bytes(v) => Values::Bytes(std::iter::once(v).collect()),
         };
         Array {
             rank: 0,
@@ -155,6 +159,12 @@ impl Array {
 
     /// The flat values (every element, in row-major order).
     pub fn values(&self) -> &Values {
+        &self.values
+    }
+
+    /// The flat values' shared handle (Arrow buffers keep it alive instead of copying).
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn values_arc(&self) -> &Arc<Values> {
         &self.values
     }
 
@@ -325,11 +335,7 @@ impl Array {
             partitions,
             value_ranges,
         } = gather_partitions(ranges, &self.partitions)?;
-        let total: usize = value_ranges.iter().map(|(a, b)| b - a).sum();
-        let mut values = Values::with_capacity(self.dtype(), total);
-        for &(a, b) in &value_ranges {
-            values.extend_from(&self.values, a, b);
-        }
+        let values = self.values.gather_ranges(&value_ranges);
         Ok(Array {
             rank: self.rank,
             nrows,
@@ -414,11 +420,8 @@ impl Array {
             }
             partitions.push(partition::from_splits_maybe_uniform(splits, uniform)?);
         }
-        let total: usize = parts.iter().map(|p| p.values.len()).sum();
-        let mut values = Values::with_capacity(dtype, total);
-        for p in parts {
-            values.extend_promoting(&p.values, 0, p.values.len());
-        }
+        let buffers: Vec<&Values> = parts.iter().map(|p| &*p.values).collect();
+        let values = Values::concat(&buffers, dtype);
         Ok(Array {
             rank: rank + 1,
             nrows: n,
@@ -643,7 +646,7 @@ mod tests {
         let a = Array::from_row_lengths(Values::F64(vec![8.0, 7.5]), &[1, 1]).unwrap();
         let b = a.map_f64(|x| x * 2.0).unwrap();
         assert_eq!(b.to_json(), json!([[16.0], [15.0]]));
-        let s = Array::from_values(Values::Str(vec!["a".into()]));
+        let s = Array::from_values(Values::Str(vec!["a"].into()));
         assert!(s.map_f64(|x| x).is_err());
     }
 }

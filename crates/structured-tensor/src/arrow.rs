@@ -9,19 +9,23 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt8Type};
 use arrow_array::{
-    Array as ArrowArray, ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, RecordBatch,
-    StringArray, StructArray,
+    Array as ArrowArray, ArrayRef, BinaryArray, BooleanArray, Float32Array, Float64Array,
+    Int32Array, Int64Array, LargeBinaryArray, LargeStringArray, ListArray, RecordBatch,
+    StringArray, StructArray, UInt8Array,
 };
+use arrow_buffer::{alloc::Allocation, Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields};
 
 use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::RowPartition;
+use crate::strings::{BytesColumn, StringColumn};
 use crate::structured::{FieldValue, StructuredTensor};
 use crate::values::Values;
 
@@ -32,14 +36,117 @@ fn arrow_error(path: &FieldPath, problem: impl Into<String>) -> Error {
     }
 }
 
-/// The leaf values as an Arrow array (copied: Arrow packs booleans and strings its own way).
-fn leaf_to_arrow(values: &Values) -> ArrayRef {
-    match values {
-        Values::I64(v) => Arc::new(Int64Array::from(v.clone())),
-        Values::F64(v) => Arc::new(Float64Array::from(v.clone())),
-        Values::Bool(v) => Arc::new(BooleanArray::from(v.clone())),
-        Values::Str(v) => Arc::new(StringArray::from_iter_values(v)),
+/// An Arrow buffer over `data`, a buffer held by `owner`, without copying: the Arrow buffer
+/// keeps a clone of `owner`'s `Arc`.
+fn shared_buffer<T: Copy>(owner: &Arc<Values>, data: &[T]) -> Buffer {
+    let ptr = NonNull::from(data).cast::<u8>();
+    let allocation: Arc<dyn Allocation> = owner.clone();
+    // SAFETY: `ptr` points at `size_of_val(data)` initialised bytes inside one of `owner`'s
+    // buffers; a `Values` behind an `Arc` is never mutated, moved or freed while shared (the
+    // crate takes no `&mut` through the `Arc`), and `allocation` keeps it alive as long as
+    // the Arrow buffer lives.
+    unsafe { Buffer::from_custom_allocation(ptr, std::mem::size_of_val(data), allocation) }
+}
+
+/// A string column as an Arrow `StringArray` (`LargeStringArray` past `i32` offsets),
+/// sharing its offsets and bytes (no copy, no pass over the elements).
+fn strings_to_arrow(owner: &Arc<Values>, column: &StringColumn) -> ArrayRef {
+    let layout = column.as_bytes();
+    let values = shared_buffer(owner, layout.bytes());
+    if let Some(offsets) = layout.offsets_i32() {
+        let offsets = ScalarBuffer::<i32>::from(shared_buffer(owner, offsets));
+        // SAFETY: a string column's offsets are non-empty, start at 0 and never decrease
+        // (checked by `BytesColumn::try_from_*_parts`, kept by every op).
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        // SAFETY: `StringArray::try_new` would accept these parts: the offsets end at the
+        // number of bytes and every element is valid UTF-8 (the `StringColumn` invariant,
+        // checked by `StringColumn::from_bytes`), and there is no null buffer.
+        Arc::new(unsafe { StringArray::new_unchecked(offsets, values, None) })
+    } else {
+        let offsets = layout.offsets_i64().expect("offsets are i32 or i64");
+        let offsets = ScalarBuffer::<i64>::from(shared_buffer(owner, offsets));
+        // SAFETY: as above, for `i64` offsets.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        // SAFETY: as above.
+        Arc::new(unsafe { LargeStringArray::new_unchecked(offsets, values, None) })
     }
+}
+
+/// The leaf values as an Arrow array: numbers and strings share the column's buffers (no
+/// copy); booleans are copied, since Arrow packs them in bits.
+fn leaf_to_arrow(values: &Arc<Values>) -> ArrayRef {
+    match &**values {
+        Values::I64(v) => Arc::new(Int64Array::new(shared_buffer(values, v).into(), None)),
+        Values::F64(v) => Arc::new(Float64Array::new(shared_buffer(values, v).into(), None)),
+        Values::Bool(v) => Arc::new(BooleanArray::from(v.clone())),
+        Values::Str(v) => strings_to_arrow(values, v),
+        Values::I32(v) => Arc::new(Int32Array::new(shared_buffer(values, v).into(), None)),
+        Values::F32(v) => Arc::new(Float32Array::new(shared_buffer(values, v).into(), None)),
+        Values::U8(v) => Arc::new(UInt8Array::new(shared_buffer(values, v).into(), None)),
+        Values::Bytes(v) => bytes_to_arrow(values, v),
+    }
+}
+
+/// A bytes column as an Arrow `BinaryArray` (`LargeBinaryArray` past `i32` offsets),
+/// sharing its offsets and bytes.
+fn bytes_to_arrow(owner: &Arc<Values>, column: &BytesColumn) -> ArrayRef {
+    let values = shared_buffer(owner, column.bytes());
+    if let Some(offsets) = column.offsets_i32() {
+        let offsets = ScalarBuffer::<i32>::from(shared_buffer(owner, offsets));
+        // SAFETY: a bytes column's offsets are non-empty, start at 0 and never decrease
+        // (checked by `BytesColumn::try_from_*_parts`, kept by every op).
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        Arc::new(
+            BinaryArray::try_new(offsets, values, None)
+                .expect("a bytes column's offsets end at its byte count"),
+        )
+    } else {
+        let offsets = column.offsets_i64().expect("offsets are i32 or i64");
+        let offsets = ScalarBuffer::<i64>::from(shared_buffer(owner, offsets));
+        // SAFETY: as above, for `i64` offsets.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        Arc::new(
+            LargeBinaryArray::try_new(offsets, values, None)
+                .expect("a bytes column's offsets end at its byte count"),
+        )
+    }
+}
+
+/// A bytes column from Arrow's offsets and bytes, rebased as [`strings_from_arrow`].
+fn bytes_from_arrow<O>(offsets: &[O], bytes: &[u8], path: &FieldPath) -> Result<BytesColumn, Error>
+where
+    O: Copy + Into<i64>,
+{
+    let first = offsets[0].into();
+    let last = offsets[offsets.len() - 1].into();
+    let bytes = bytes[first as usize..last as usize].to_vec();
+    let rebased = offsets.iter().map(|&o| o.into() - first);
+    let column = match i32::try_from(last - first) {
+        Ok(_) => BytesColumn::try_from_i32_parts(rebased.map(|o| o as i32).collect(), bytes),
+        Err(_) => BytesColumn::try_from_i64_parts(rebased.collect(), bytes),
+    };
+    column.map_err(|e| arrow_error(path, e.to_string()))
+}
+
+/// A string column from Arrow's offsets and bytes: the bytes copied in one piece, the
+/// offsets rebased when the array is a slice.
+fn strings_from_arrow<O>(
+    offsets: &[O],
+    bytes: &[u8],
+    path: &FieldPath,
+) -> Result<StringColumn, Error>
+where
+    O: Copy + Into<i64>,
+{
+    let first = offsets[0].into();
+    let last = offsets[offsets.len() - 1].into();
+    let bytes = bytes[first as usize..last as usize].to_vec();
+    let rebased = offsets.iter().map(|&o| o.into() - first);
+    let column = match i32::try_from(last - first) {
+        Ok(_) => StringColumn::try_from_i32_parts(rebased.map(|o| o as i32).collect(), bytes),
+        Err(_) => StringColumn::try_from_i64_parts(rebased.collect(), bytes),
+    };
+    column.map_err(|e| arrow_error(path, e.to_string()))
 }
 
 /// `child` wrapped in one list per partition, the last partition innermost; the offsets
@@ -76,7 +183,7 @@ fn structs_to_arrow(st: &StructuredTensor) -> StructArray {
 fn value_to_arrow(value: &FieldValue, skip: usize) -> ArrayRef {
     match value {
         FieldValue::Array(a) => wrap_in_lists(
-            leaf_to_arrow(a.values()),
+            leaf_to_arrow(a.values_arc()),
             &a.row_partitions()[skip.min(a.row_partitions().len())..],
         ),
         FieldValue::Struct(s) => {
@@ -219,26 +326,42 @@ fn value_from_arrow(
                 Values::F64(current.as_primitive::<Float64Type>().values().to_vec())
             }
             DataType::Boolean => Values::Bool(current.as_boolean().values().iter().collect()),
-            DataType::Utf8 => Values::Str(
-                current
-                    .as_string::<i32>()
-                    .iter()
-                    .map(|s| s.unwrap_or_default().to_string())
-                    .collect(),
-            ),
-            DataType::LargeUtf8 => Values::Str(
-                current
-                    .as_string::<i64>()
-                    .iter()
-                    .map(|s| s.unwrap_or_default().to_string())
-                    .collect(),
-            ),
+            DataType::Int32 => Values::I32(current.as_primitive::<Int32Type>().values().to_vec()),
+            DataType::Float32 => {
+                Values::F32(current.as_primitive::<Float32Type>().values().to_vec())
+            }
+            DataType::UInt8 => Values::U8(current.as_primitive::<UInt8Type>().values().to_vec()),
+            DataType::Binary => {
+                let b = current.as_binary::<i32>();
+                Values::Bytes(bytes_from_arrow(b.value_offsets(), b.value_data(), path)?)
+            }
+            DataType::LargeBinary => {
+                let b = current.as_binary::<i64>();
+                Values::Bytes(bytes_from_arrow(b.value_offsets(), b.value_data(), path)?)
+            }
+            DataType::Utf8 => {
+                let strings = current.as_string::<i32>();
+                Values::Str(strings_from_arrow(
+                    strings.value_offsets(),
+                    strings.value_data(),
+                    path,
+                )?)
+            }
+            DataType::LargeUtf8 => {
+                let strings = current.as_string::<i64>();
+                Values::Str(strings_from_arrow(
+                    strings.value_offsets(),
+                    strings.value_data(),
+                    path,
+                )?)
+            }
             other => {
                 return Err(arrow_error(
                     path,
                     format!(
-                        "unsupported Arrow type {other} (take Int64, Float64, Boolean, Utf8, \
-                         LargeUtf8, List, LargeList, Struct)"
+                        "unsupported Arrow type {other} (take Int64, Int32, Float64, Float32, \
+                         UInt8, Boolean, Utf8, LargeUtf8, Binary, LargeBinary, List, \
+                         LargeList, Struct)"
                     ),
                 ))
             }

@@ -487,6 +487,13 @@ pub enum Error {
         /// The number of index entries.
         got: usize,
     },
+    /// Offsets and bytes that do not make a string column (see `StringColumn`).
+    InvalidStringColumn {
+        /// The position in the offsets (or the element) where the problem is.
+        index: usize,
+        /// What is wrong there.
+        what: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -739,6 +746,9 @@ impl fmt::Display for Error {
                 "JSON nested deeper than {limit} lists and objects at path {path}"
             ),
             Error::Json { message } => write!(f, "invalid JSON text: {message}"),
+            Error::InvalidStringColumn { index, what } => {
+                write!(f, "invalid string column at offset {index}: {what}")
+            }
         }
     }
 }

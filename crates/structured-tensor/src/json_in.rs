@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::{self, RowPartition};
+use crate::strings::StringColumn;
 use crate::structured::{FieldValue, StructuredTensor};
 use crate::text::TNode;
 use crate::values::{DType, Scalar, Values};
@@ -656,10 +657,16 @@ fn push_scalars<N: Node>(values: &mut Values, leaves: &[&N]) {
         Values::Bool(out) => {
             out.extend(leaves.iter().map(|v| matches!(v.view(), View::Bool(true))))
         }
-        Values::Str(out) => out.extend(leaves.iter().map(|v| match v.view() {
-            View::Str(s) => s.to_string(),
-            _ => String::new(),
-        })),
+        Values::Str(out) => {
+            for v in leaves {
+                match v.view() {
+                    View::Str(s) => out.push(s),
+                    _ => out.push(""),
+                }
+            }
+        }
+        // JSON gives only the dtypes above
+        other => unreachable!("JSON scalars into a {} buffer", other.dtype()),
     }
 }
 
@@ -711,7 +718,7 @@ pub(crate) enum Column {
     I64(Vec<i64>),
     F64(Vec<f64>),
     Bool(Vec<bool>),
-    Str(Vec<String>),
+    Str(StringColumn),
 }
 
 impl Column {
@@ -722,7 +729,7 @@ impl Column {
             (Column::I64(c), View::Int(i)) => c.push(i),
             (Column::F64(c), View::Float(f)) => c.push(f),
             (Column::F64(c), View::Int(i)) => c.push(i as f64),
-            (Column::Str(c), View::Str(s)) => c.push(s.to_string()),
+            (Column::Str(c), View::Str(s)) => c.push(s),
             (Column::Bool(c), View::Bool(b)) => c.push(b),
             (Column::I64(c), View::Float(f)) => {
                 let mut floats = widen(c, capacity.max(c.len() + 1));
@@ -733,7 +740,7 @@ impl Column {
                 *self = match first {
                     View::Int(_) => Column::I64(Vec::with_capacity(capacity)),
                     View::Float(_) => Column::F64(Vec::with_capacity(capacity)),
-                    View::Str(_) => Column::Str(Vec::with_capacity(capacity)),
+                    View::Str(_) => Column::Str(StringColumn::with_capacity(capacity, 0)),
                     View::Bool(_) => Column::Bool(Vec::with_capacity(capacity)),
                     _ => return None,
                 };
@@ -770,7 +777,7 @@ impl Column {
                 *self = Column::F64(floats);
             }
             (Column::Bool(a), Column::Bool(b)) => a.extend(b),
-            (Column::Str(a), Column::Str(b)) => a.extend(b),
+            (Column::Str(a), Column::Str(b)) => a.extend_from(&b, 0, b.len()),
             _ => return None,
         }
         Some(())
@@ -788,7 +795,10 @@ impl Column {
             Column::I64(c) => Values::I64(exact(c)),
             Column::F64(c) => Values::F64(exact(c)),
             Column::Bool(c) => Values::Bool(exact(c)),
-            Column::Str(c) => Values::Str(exact(c)),
+            Column::Str(mut c) => {
+                c.shrink_to_fit();
+                Values::Str(c)
+            }
         }
     }
 }

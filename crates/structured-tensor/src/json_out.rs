@@ -94,7 +94,15 @@ fn write_scalar(values: &Values, i: usize, out: &mut Vec<u8>) {
         Values::I64(v) => serde_json::to_writer(&mut *out, &v[i]),
         Values::F64(v) => serde_json::to_writer(&mut *out, &v[i]),
         Values::Bool(v) => serde_json::to_writer(&mut *out, &v[i]),
-        Values::Str(v) => serde_json::to_writer(&mut *out, &v[i]),
+        Values::Str(v) => serde_json::to_writer(&mut *out, v.get(i)),
+        Values::I32(v) => serde_json::to_writer(&mut *out, &v[i]),
+        Values::F32(v) => {
+            serde_json::to_writer(&mut *out, &crate::values::f64_to_json(f64::from(v[i])))
+        }
+        Values::U8(v) => serde_json::to_writer(&mut *out, &v[i]),
+        Values::Bytes(v) => {
+            serde_json::to_writer(&mut *out, &crate::values::bytes_to_json(v.get(i)))
+        }
     };
     result.expect("writing JSON to memory cannot fail");
 }

@@ -14,7 +14,10 @@
 //!   ops `concat`, `stack`, `gather` (`gather_one`, `gather_ragged`, `gather_batched`, `gather_one_batched`), `expand_dims`, `size`,
 //!   `boolean_mask`, `random_shuffle`, `zeros_like`, `ones_like`.
 //! - [`FieldValue`]: a field's value, an [`Array`] or a nested [`StructuredTensor`].
-//! - [`Array`]: a dense or ragged array of [`Values`] (`i64`, `f64`, `bool`, `String`).
+//! - [`Array`]: a dense or ragged array of [`Values`] (`int64`, `int32`, `float64`, `float32`,
+//!   `bool`, `uint8`, `string`, `bytes`).
+//! - [`StringColumn`] / [`BytesColumn`]: string and bytes values Arrow-style, one byte
+//!   buffer plus offsets (gather and concat copy byte ranges).
 //! - [`Spec`] / [`FieldSpec`]: the type of a struct array, comparable and printable.
 //! - [`Key`] (index keys), [`Update`] (set / transform / delete), [`FieldPath`], [`Error`].
 //!
@@ -64,6 +67,7 @@ mod json_out;
 mod ops;
 mod partition;
 mod spec;
+mod strings;
 mod structured;
 mod text;
 mod text_columns;
@@ -77,5 +81,6 @@ pub use index::Key;
 pub use ops::{FieldFn, Update};
 pub use partition::RowPartition;
 pub use spec::{FieldSpec, Spec};
+pub use strings::{BytesColumn, StringColumn};
 pub use structured::{FieldValue, StructuredTensor};
 pub use values::{DType, Scalar, Values};

@@ -185,8 +185,12 @@ fn filled_like(st: &StructuredTensor, dtype: DType, one: bool) -> Result<Array, 
         DType::I64 => Values::I64(vec![i64::from(one); n]),
         DType::F64 => Values::F64(vec![if one { 1.0 } else { 0.0 }; n]),
         DType::Bool => Values::Bool(vec![one; n]),
-        DType::Str if !one => Values::Str(vec![String::new(); n]),
-        DType::Str => {
+        DType::Str if !one => Values::Str(std::iter::repeat_n("", n).collect()),
+        DType::I32 => Values::I32(vec![i32::from(one); n]),
+        DType::F32 => Values::F32(vec![if one { 1.0 } else { 0.0 }; n]),
+        DType::U8 => Values::U8(vec![u8::from(one); n]),
+        DType::Bytes if !one => Values::Bytes(std::iter::repeat_n(b"", n).collect()),
+        DType::Str | DType::Bytes => {
             return Err(Error::UnsupportedDType {
                 op: "ones_like",
                 dtype,

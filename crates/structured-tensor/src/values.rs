@@ -2,7 +2,10 @@
 
 use std::fmt;
 
-/// The element type of a leaf field (TensorFlow's `dtype`, narrowed to what JSON carries).
+use crate::strings::{BytesColumn, StringColumn};
+
+/// The element type of a leaf field (TensorFlow's `dtype`): what JSON carries (`int64`,
+/// `float64`, `bool`, `string`) and `int32`, `float32`, `uint8`, `bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// 64-bit signed integers (JSON integers).
@@ -13,6 +16,14 @@ pub enum DType {
     Bool,
     /// UTF-8 strings.
     Str,
+    /// 32-bit signed integers.
+    I32,
+    /// 32-bit floats.
+    F32,
+    /// Unsigned bytes (`uint8`).
+    U8,
+    /// Byte strings that need not be UTF-8 (TensorFlow's `tf.string` holds bytes).
+    Bytes,
 }
 
 impl DType {
@@ -23,6 +34,10 @@ impl DType {
             DType::F64 => "float64",
             DType::Bool => "bool",
             DType::Str => "string",
+            DType::I32 => "int32",
+            DType::F32 => "float32",
+            DType::U8 => "uint8",
+            DType::Bytes => "bytes",
         }
     }
 }
@@ -44,6 +59,14 @@ pub enum Scalar {
     Bool(bool),
     /// A `string` element.
     Str(String),
+    /// An `int32` element.
+    I32(i32),
+    /// A `float32` element.
+    F32(f32),
+    /// A `uint8` element.
+    U8(u8),
+    /// A `bytes` element.
+    Bytes(Vec<u8>),
 }
 
 impl Scalar {
@@ -54,6 +77,10 @@ impl Scalar {
             Scalar::F64(_) => DType::F64,
             Scalar::Bool(_) => DType::Bool,
             Scalar::Str(_) => DType::Str,
+            Scalar::I32(_) => DType::I32,
+            Scalar::F32(_) => DType::F32,
+            Scalar::U8(_) => DType::U8,
+            Scalar::Bytes(_) => DType::Bytes,
         }
     }
 
@@ -64,6 +91,10 @@ impl Scalar {
             Scalar::F64(v) => f64_to_json(*v),
             Scalar::Bool(v) => serde_json::Value::Bool(*v),
             Scalar::Str(v) => serde_json::Value::String(v.clone()),
+            Scalar::I32(v) => serde_json::Value::from(*v),
+            Scalar::F32(v) => f64_to_json(f64::from(*v)),
+            Scalar::U8(v) => serde_json::Value::from(*v),
+            Scalar::Bytes(v) => bytes_to_json(v),
         }
     }
 }
@@ -75,6 +106,30 @@ pub(crate) fn f64_to_json(v: f64) -> serde_json::Value {
         .unwrap_or(serde_json::Value::Null)
 }
 
+/// The elements of `v` in `ranges`, in order: the dtype dispatched once, a single row
+/// pushed, a longer range copied in one piece.
+fn gather_slice<T: Copy>(v: &[T], ranges: &[(usize, usize)]) -> Vec<T> {
+    let total = ranges.iter().map(|(a, b)| b - a).sum();
+    let mut out = Vec::with_capacity(total);
+    for &(a, b) in ranges {
+        if b == a + 1 {
+            out.push(v[a]);
+        } else {
+            out.extend_from_slice(&v[a..b]);
+        }
+    }
+    out
+}
+
+/// A byte string as JSON: a string when it is valid UTF-8, else the list of its byte
+/// values (JSON has no bytes; this loses nothing).
+pub(crate) fn bytes_to_json(v: &[u8]) -> serde_json::Value {
+    match std::str::from_utf8(v) {
+        Ok(s) => serde_json::Value::String(s.to_string()),
+        Err(_) => serde_json::Value::Array(v.iter().map(|&b| serde_json::Value::from(b)).collect()),
+    }
+}
+
 /// A flat buffer of elements of one dtype: the `flat_values` of a leaf field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
@@ -84,8 +139,16 @@ pub enum Values {
     F64(Vec<f64>),
     /// `bool` elements.
     Bool(Vec<bool>),
-    /// `string` elements.
-    Str(Vec<String>),
+    /// `string` elements, Arrow-style: one byte buffer plus offsets.
+    Str(StringColumn),
+    /// `int32` elements.
+    I32(Vec<i32>),
+    /// `float32` elements.
+    F32(Vec<f32>),
+    /// `uint8` elements.
+    U8(Vec<u8>),
+    /// `bytes` elements, in the layout of `Str`.
+    Bytes(BytesColumn),
 }
 
 impl Values {
@@ -100,7 +163,11 @@ impl Values {
             DType::I64 => Values::I64(Vec::with_capacity(n)),
             DType::F64 => Values::F64(Vec::with_capacity(n)),
             DType::Bool => Values::Bool(Vec::with_capacity(n)),
-            DType::Str => Values::Str(Vec::with_capacity(n)),
+            DType::Str => Values::Str(StringColumn::with_capacity(n, 0)),
+            DType::I32 => Values::I32(Vec::with_capacity(n)),
+            DType::F32 => Values::F32(Vec::with_capacity(n)),
+            DType::U8 => Values::U8(Vec::with_capacity(n)),
+            DType::Bytes => Values::Bytes(BytesColumn::with_capacity(n, 0)),
         }
     }
 
@@ -111,6 +178,10 @@ impl Values {
             Values::F64(_) => DType::F64,
             Values::Bool(_) => DType::Bool,
             Values::Str(_) => DType::Str,
+            Values::I32(_) => DType::I32,
+            Values::F32(_) => DType::F32,
+            Values::U8(_) => DType::U8,
+            Values::Bytes(_) => DType::Bytes,
         }
     }
 
@@ -121,6 +192,10 @@ impl Values {
             Values::F64(v) => v.len(),
             Values::Bool(v) => v.len(),
             Values::Str(v) => v.len(),
+            Values::I32(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::U8(v) => v.len(),
+            Values::Bytes(v) => v.len(),
         }
     }
 
@@ -139,7 +214,11 @@ impl Values {
             Values::I64(v) => Scalar::I64(v[i]),
             Values::F64(v) => Scalar::F64(v[i]),
             Values::Bool(v) => Scalar::Bool(v[i]),
-            Values::Str(v) => Scalar::Str(v[i].clone()),
+            Values::Str(v) => Scalar::Str(v.get(i).to_string()),
+            Values::I32(v) => Scalar::I32(v[i]),
+            Values::F32(v) => Scalar::F32(v[i]),
+            Values::U8(v) => Scalar::U8(v[i]),
+            Values::Bytes(v) => Scalar::Bytes(v.get(i).to_vec()),
         }
     }
 
@@ -149,7 +228,11 @@ impl Values {
             Values::I64(v) => serde_json::Value::from(v[i]),
             Values::F64(v) => f64_to_json(v[i]),
             Values::Bool(v) => serde_json::Value::Bool(v[i]),
-            Values::Str(v) => serde_json::Value::String(v[i].clone()),
+            Values::Str(v) => serde_json::Value::String(v.get(i).to_string()),
+            Values::I32(v) => serde_json::Value::from(v[i]),
+            Values::F32(v) => f64_to_json(f64::from(v[i])),
+            Values::U8(v) => serde_json::Value::from(v[i]),
+            Values::Bytes(v) => bytes_to_json(v.get(i)),
         }
     }
 
@@ -159,9 +242,58 @@ impl Values {
             (Values::I64(a), Values::I64(b)) => a.extend_from_slice(&b[start..end]),
             (Values::F64(a), Values::F64(b)) => a.extend_from_slice(&b[start..end]),
             (Values::Bool(a), Values::Bool(b)) => a.extend_from_slice(&b[start..end]),
-            (Values::Str(a), Values::Str(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::Str(a), Values::Str(b)) => a.extend_from(b, start, end),
+            (Values::I32(a), Values::I32(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::F32(a), Values::F32(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::U8(a), Values::U8(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::Bytes(a), Values::Bytes(b)) => a.extend_from(b, start, end),
             (a, b) => unreachable!("extend_from between {} and {}", a.dtype(), b.dtype()),
         }
+    }
+
+    /// The elements in the given ranges, in order, with every buffer sized once up front.
+    pub(crate) fn gather_ranges(&self, ranges: &[(usize, usize)]) -> Values {
+        match self {
+            Values::Str(v) => Values::Str(v.gather_ranges(ranges)),
+            Values::Bytes(v) => Values::Bytes(v.gather_ranges(ranges)),
+            Values::I64(v) => Values::I64(gather_slice(v, ranges)),
+            Values::F64(v) => Values::F64(gather_slice(v, ranges)),
+            Values::Bool(v) => Values::Bool(gather_slice(v, ranges)),
+            Values::I32(v) => Values::I32(gather_slice(v, ranges)),
+            Values::F32(v) => Values::F32(gather_slice(v, ranges)),
+            Values::U8(v) => Values::U8(gather_slice(v, ranges)),
+        }
+    }
+
+    /// The buffers one after another (all of one dtype, or `int64` among `float64` when
+    /// `dtype` is `float64`), every buffer sized once up front.
+    pub(crate) fn concat(parts: &[&Values], dtype: DType) -> Values {
+        if dtype == DType::Str {
+            let columns: Vec<&StringColumn> = parts
+                .iter()
+                .map(|p| match p {
+                    Values::Str(c) => c,
+                    other => unreachable!("concat of {} into string", other.dtype()),
+                })
+                .collect();
+            return Values::Str(StringColumn::concat(&columns));
+        }
+        if dtype == DType::Bytes {
+            let columns: Vec<&BytesColumn> = parts
+                .iter()
+                .map(|p| match p {
+                    Values::Bytes(c) => c,
+                    other => unreachable!("concat of {} into bytes", other.dtype()),
+                })
+                .collect();
+            return Values::Bytes(BytesColumn::concat(&columns));
+        }
+        let total = parts.iter().map(|p| p.len()).sum();
+        let mut out = Values::with_capacity(dtype, total);
+        for p in parts {
+            out.extend_promoting(p, 0, p.len());
+        }
+        out
     }
 
     /// Appends the elements `start..end` of `other`, converting `int64` to `float64` when
@@ -171,5 +303,57 @@ impl Values {
             (Values::F64(a), Values::I64(b)) => a.extend(b[start..end].iter().map(|&x| x as f64)),
             (a, b) => a.extend_from(b, start, end),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[track_caller]
+    fn check(values: Values, name: &str, json: serde_json::Value) {
+        assert_eq!(values.dtype().name(), name);
+        let got: Vec<serde_json::Value> = (0..values.len()).map(|i| values.json_at(i)).collect();
+        assert_eq!(serde_json::Value::Array(got), json);
+    }
+
+    #[test]
+    fn every_dtype_has_tensorflows_name_and_json() {
+        check(Values::I64(vec![-3]), "int64", json!([-3]));
+        check(Values::F64(vec![0.25]), "float64", json!([0.25]));
+        check(Values::Bool(vec![true]), "bool", json!([true]));
+        check(Values::Str(vec!["é"].into()), "string", json!(["é"]));
+        check(Values::I32(vec![i32::MIN]), "int32", json!([-2147483648]));
+        // a float32 widens exactly: 0.1f32 is 0.100000001490116..., as Python prints it
+        check(
+            Values::F32(vec![0.1, 2.5]),
+            "float32",
+            json!([0.10000000149011612, 2.5]),
+        );
+        check(Values::U8(vec![0, 255]), "uint8", json!([0, 255]));
+        let bytes: BytesColumn = [b"ab".as_slice(), &[0xC3], b""].into_iter().collect();
+        check(Values::Bytes(bytes), "bytes", json!(["ab", [195], ""]));
+    }
+
+    #[test]
+    fn gather_and_concat_keep_the_dtype() {
+        let v = Values::U8(vec![1, 2, 3]);
+        assert_eq!(
+            v.gather_ranges(&[(2, 3), (0, 2)]),
+            Values::U8(vec![3, 1, 2])
+        );
+        let b = Values::Bytes(vec![b"x".to_vec(), b"yz".to_vec()].into());
+        assert_eq!(
+            Values::concat(&[&b, &b], DType::Bytes),
+            Values::Bytes(
+                vec![b"x".to_vec(), b"yz".to_vec(), b"x".to_vec(), b"yz".to_vec()].into()
+            )
+        );
+        let f = Values::F32(vec![1.5]);
+        assert_eq!(
+            Values::concat(&[&f, &f], DType::F32),
+            Values::F32(vec![1.5, 1.5])
+        );
     }
 }

@@ -132,8 +132,9 @@ fn fields_share_partitions_instead_of_copying_them() {
     let before = live();
     let st = StructuredTensor::from_json(&doc).unwrap();
     let grew = live() - before;
-    // Leaves: the ages, the floats, and per name a `String` header plus its 8 bytes.
-    let leaves = (rows * 8 + floats * 8 + rows * (24 + 8)) as isize;
+    // Leaves: the ages, the floats, and per name an `i32` offset plus its 8 bytes (one
+    // byte buffer for every name, no `String` per name).
+    let leaves = (rows * 8 + floats * 8 + rows * (4 + 8)) as isize;
     let splits = ((rows + 1) * 4) as isize;
     assert!(
         grew <= leaves + splits + SLACK,

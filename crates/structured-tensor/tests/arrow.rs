@@ -9,10 +9,13 @@ use std::sync::Arc;
 use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StructArray, UInt8Array};
+use arrow_array::{
+    ArrayRef, BinaryArray, BooleanArray, Float32Array, Int32Array, Int64Array, RecordBatch,
+    StructArray, UInt16Array, UInt8Array,
+};
 use arrow_schema::{DataType, Field};
 use serde_json::{json, Value};
-use structured_tensor::{Error, FieldPath, StructuredTensor};
+use structured_tensor::{DType, Error, FieldPath, StructuredTensor, Values};
 
 fn st(v: Value) -> StructuredTensor {
     StructuredTensor::from_json(&v).unwrap()
@@ -144,14 +147,15 @@ fn bad_arrow_input_is_an_error_naming_the_path() {
         err.to_string(),
         "Arrow conversion at path ('a',): null at index 1; StructuredTensor values hold no nulls"
     );
-    let bytes: ArrayRef = Arc::new(UInt8Array::from(vec![1u8]));
-    let batch = RecordBatch::try_from_iter(vec![("b", bytes)]).unwrap();
+    let shorts: ArrayRef = Arc::new(UInt16Array::from(vec![1u16]));
+    let batch = RecordBatch::try_from_iter(vec![("b", shorts)]).unwrap();
     assert_eq!(
         StructuredTensor::from_record_batch(&batch)
             .unwrap_err()
             .to_string(),
-        "Arrow conversion at path ('b',): unsupported Arrow type UInt8 (take Int64, Float64, \
-         Boolean, Utf8, LargeUtf8, List, LargeList, Struct)"
+        "Arrow conversion at path ('b',): unsupported Arrow type UInt16 (take Int64, Int32, \
+         Float64, Float32, UInt8, Boolean, Utf8, LargeUtf8, Binary, LargeBinary, List, \
+         LargeList, Struct)"
     );
     let bad_name = StructArray::from(vec![(
         Arc::new(Field::new("_x", DataType::Int64, false)),
@@ -208,4 +212,145 @@ fn generated_records_round_trip() {
         assert_eq!(back.to_json(), v);
         assert_eq!(back, t);
     }
+}
+
+#[test]
+fn string_and_number_columns_share_their_buffers_with_arrow() {
+    let t = st(json!([
+        {"name": "Bob", "n": 1, "x": 0.5, "tags": ["a", "bc"]},
+        {"name": "Жозефина", "n": 2, "x": 1.5, "tags": []},
+        {"name": "", "n": 3, "x": 2.5, "tags": ["d"]}
+    ]));
+    let batch = t.to_record_batch().unwrap();
+    let name = batch.column_by_name("name").unwrap().as_string::<i32>();
+    let Some(structured_tensor::Values::Str(column)) =
+        t.fields()["name"].as_array().map(|a| a.values())
+    else {
+        panic!("name is a string column")
+    };
+    // the Arrow array's buffers are the column's own, not copies
+    assert_eq!(
+        name.value_data().as_ptr(),
+        column.as_bytes().bytes().as_ptr()
+    );
+    assert_eq!(
+        name.value_offsets().as_ptr(),
+        column.as_bytes().offsets_i32().unwrap().as_ptr()
+    );
+    assert_eq!(name.value_offsets(), &[0, 3, 19, 19]);
+    assert_eq!(name.value_data(), "BobЖозефина".as_bytes());
+    let n = batch
+        .column_by_name("n")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let Some(structured_tensor::Values::I64(ns)) = t.fields()["n"].as_array().map(|a| a.values())
+    else {
+        panic!("n is an int64 column")
+    };
+    assert_eq!(n.values().as_ptr(), ns.as_ptr());
+    let x = batch
+        .column_by_name("x")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    let Some(structured_tensor::Values::F64(xs)) = t.fields()["x"].as_array().map(|a| a.values())
+    else {
+        panic!("x is a float64 column")
+    };
+    assert_eq!(x.values().as_ptr(), xs.as_ptr());
+    // strings under a list: the list's child is the shared string array
+    let tags = batch.column_by_name("tags").unwrap().as_list::<i32>();
+    let tag_strings = tags.values().as_string::<i32>();
+    let Some(structured_tensor::Values::Str(tag_column)) =
+        t.fields()["tags"].as_array().map(|a| a.values())
+    else {
+        panic!("tags is a string column")
+    };
+    assert_eq!(
+        tag_strings.value_data().as_ptr(),
+        tag_column.as_bytes().bytes().as_ptr()
+    );
+    // the buffers outlive the tensor
+    drop(t);
+    assert_eq!(
+        name.iter().flatten().collect::<Vec<_>>(),
+        vec!["Bob", "Жозефина", ""]
+    );
+}
+
+#[test]
+fn sliced_and_large_string_arrays_read_back_rebased() {
+    use arrow_array::{LargeStringArray, StringArray};
+    let strings = StringArray::from(vec!["ab", "", "cde", "f"]);
+    let sliced: ArrayRef = Arc::new(strings.slice(1, 3));
+    let batch = RecordBatch::try_from_iter(vec![("s", sliced)]).unwrap();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    assert_eq!(t.to_json(), json!([{"s": ""}, {"s": "cde"}, {"s": "f"}]));
+    let Some(structured_tensor::Values::Str(column)) =
+        t.fields()["s"].as_array().map(|a| a.values())
+    else {
+        panic!("s is a string column")
+    };
+    assert_eq!(column.as_bytes().offsets_i32(), Some(&[0, 0, 3, 4][..]));
+    let large: ArrayRef = Arc::new(LargeStringArray::from(vec!["x", "yz"]).slice(1, 1));
+    let batch = RecordBatch::try_from_iter(vec![("s", large)]).unwrap();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    assert_eq!(t.to_json(), json!([{"s": "yz"}]));
+}
+
+#[test]
+fn narrow_numbers_and_bytes_map_to_their_arrow_types_and_back() {
+    let batch = RecordBatch::try_from_iter(vec![
+        ("i", Arc::new(Int32Array::from(vec![-1, 7])) as ArrayRef),
+        (
+            "f",
+            Arc::new(Float32Array::from(vec![0.5f32, -2.0])) as ArrayRef,
+        ),
+        ("u", Arc::new(UInt8Array::from(vec![0u8, 255])) as ArrayRef),
+        (
+            "b",
+            Arc::new(BinaryArray::from(vec![b"ok".as_slice(), &[0xFF, 0x00]])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    let dtype = |name: &str| t.fields()[name].as_array().unwrap().dtype();
+    assert_eq!(
+        [dtype("i"), dtype("f"), dtype("u"), dtype("b")],
+        [DType::I32, DType::F32, DType::U8, DType::Bytes]
+    );
+    // bytes that are not UTF-8 come out of JSON as their byte values
+    assert_eq!(
+        t.to_json(),
+        json!([
+            {"i": -1, "f": 0.5, "u": 0, "b": "ok"},
+            {"i": 7, "f": -2.0, "u": 255, "b": [255, 0]}
+        ])
+    );
+    assert_eq!(
+        t.to_json_string(),
+        serde_json::to_string(&t.to_json()).unwrap()
+    );
+    let out = t.to_record_batch().unwrap();
+    for name in ["i", "f", "u", "b"] {
+        assert_eq!(
+            out.column_by_name(name).unwrap().data_type(),
+            batch.column_by_name(name).unwrap().data_type()
+        );
+    }
+    assert_eq!(
+        out.column_by_name("b").unwrap().as_binary::<i32>().value(1),
+        &[0xFF, 0x00]
+    );
+    let Some(Values::I32(is)) = t.fields()["i"].as_array().map(|a| a.values()) else {
+        panic!("i is an int32 column")
+    };
+    assert_eq!(
+        out.column_by_name("i")
+            .unwrap()
+            .as_primitive::<arrow_array::types::Int32Type>()
+            .values()
+            .as_ptr(),
+        is.as_ptr()
+    );
+    assert_eq!(StructuredTensor::from_record_batch(&out).unwrap(), t);
 }

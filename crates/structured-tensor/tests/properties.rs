@@ -458,7 +458,7 @@ proptest! {
         }
         let built = Builder::vector(n)
             .scalar("age", Values::I64(ages)).unwrap()
-            .list_lengths("nicknames", Values::Str(names), &name_lens).unwrap()
+            .list_lengths("nicknames", Values::Str(names.into()), &name_lens).unwrap()
             .nested("shoes", |b| b.list_lengths("sizes", Values::F64(sizes), &size_lens)).unwrap()
             .build().unwrap();
         let v = Value::Array(records);

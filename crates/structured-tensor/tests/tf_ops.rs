@@ -274,6 +274,27 @@ fn zeros_and_ones_like_dtypes() {
         }
     ));
     assert_eq!(e.to_string(), "ones_like is not defined for string");
+    for (dtype, zeros, ones) in [
+        (DType::I32, json!([[0], [0, 0]]), json!([[1], [1, 1]])),
+        (
+            DType::F32,
+            json!([[0.0], [0.0, 0.0]]),
+            json!([[1.0], [1.0, 1.0]]),
+        ),
+        (DType::U8, json!([[0], [0, 0]]), json!([[1], [1, 1]])),
+    ] {
+        let z = s.zeros_like(dtype).unwrap();
+        assert_eq!((z.dtype(), z.to_json()), (dtype, zeros));
+        assert_eq!(s.ones_like(dtype).unwrap().to_json(), ones);
+    }
+    assert_eq!(
+        s.zeros_like(DType::Bytes).unwrap().to_json(),
+        json!([[""], ["", ""]])
+    );
+    assert_eq!(
+        s.ones_like(DType::Bytes).unwrap_err().to_string(),
+        "ones_like is not defined for bytes"
+    );
     let flat = st(json!([{"x": [3]}, {"x": [4, 5]}]));
     assert_eq!(
         flat.zeros_like(DType::I64).unwrap().to_json(),
@@ -873,4 +894,56 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn ops_on_the_narrow_dtypes_and_bytes() {
+    use structured_tensor::{Builder, BytesColumn, Values};
+    let bytes: BytesColumn = [b"a".as_slice(), &[0xFF], b"cd"].into_iter().collect();
+    let t = Builder::vector(3)
+        .scalar("i", Values::I32(vec![1, 2, 3]))
+        .unwrap()
+        .scalar("f", Values::F32(vec![0.5, 1.5, 2.5]))
+        .unwrap()
+        .list_lengths("u", Values::U8(vec![7, 8, 9]), &[2, 0, 1])
+        .unwrap()
+        .scalar("b", Values::Bytes(bytes))
+        .unwrap()
+        .build()
+        .unwrap();
+    // naive model: the JSON rows, picked and joined
+    let rows = [
+        json!({"i": 1, "f": 0.5, "u": [7, 8], "b": "a"}),
+        json!({"i": 2, "f": 1.5, "u": [], "b": [255]}),
+        json!({"i": 3, "f": 2.5, "u": [9], "b": "cd"}),
+    ];
+    assert_eq!(t.to_json(), json!(rows));
+    let g = t.gather(&[2, 0, 2], 0).unwrap();
+    assert_eq!(g.to_json(), json!([rows[2], rows[0], rows[2]]));
+    let c = StructuredTensor::concat(&[&t, &g], 0).unwrap();
+    assert_eq!(
+        c.to_json(),
+        json!([rows[0], rows[1], rows[2], rows[2], rows[0], rows[2]])
+    );
+    // a field of another dtype in one input: the dtypes' error, before any copy
+    let other = Builder::vector(1)
+        .scalar("i", Values::I64(vec![1]))
+        .unwrap()
+        .scalar("f", Values::F32(vec![0.5]))
+        .unwrap()
+        .list_lengths("u", Values::U8(vec![]), &[0])
+        .unwrap()
+        .scalar("b", Values::Bytes([b"x"].into_iter().collect()))
+        .unwrap()
+        .build()
+        .unwrap();
+    let e = StructuredTensor::concat(&[&t, &other], 0).unwrap_err();
+    assert_eq!(
+        e,
+        Error::DTypeMismatch {
+            expected: DType::I32,
+            got: DType::I64
+        }
+    );
+    assert_eq!(e.to_string(), "expected dtype int32, got int64");
 }
