@@ -16,10 +16,14 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{
-    Array as ArrowArray, ArrayRef, Int64Array, RecordBatch, StringArray, UInt32Array,
+    Array as ArrowArray, ArrayRef, Int64Array, RecordBatch, RecordBatchReader, StringArray,
+    UInt32Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::ProjectionMask;
 use rayon::prelude::*;
 
 use ragged_core::parquet::{
@@ -28,7 +32,7 @@ use ragged_core::parquet::{
 
 use crate::error::{is_valid_field_name, Error};
 use crate::spec::{FieldSpec, Spec};
-use crate::structured::StructuredTensor;
+use crate::structured::{FieldValue, StructuredTensor};
 
 /// How [`read_parquet_dir`] returns the files of a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,9 +117,7 @@ pub fn write_parquet(
 /// file that is not Parquet or is corrupt `Error::Ragged(Parquet)` (the `parquet` crate's
 /// message, with the path).
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<StructuredTensor, Error> {
-    let path = path.as_ref();
-    let batch = read_file(path, &[])?;
-    StructuredTensor::from_record_batch(&batch).map_err(in_file(path))
+    read_file(path.as_ref(), &[])
 }
 
 /// The columns a file holds (`schema`) followed by the partition key columns.
@@ -153,19 +155,22 @@ impl KeyColumn {
     }
 }
 
-/// Reads the Parquet file at `path` as one record batch, with the constant `keys` columns
-/// appended; checks first, from the footer alone, that the columns (keys included) convert
+/// Reads the Parquet file at `path` as a tensor, with the constant `keys` columns as
+/// fields; checks first, from the footer alone, that the columns (keys included) convert
 /// to a `StructuredTensor`, and that no key is also a column of the file.
-fn read_file(path: &Path, keys: &[(String, KeyColumn)]) -> Result<RecordBatch, Error> {
+fn read_file(path: &Path, keys: &[(String, KeyColumn)]) -> Result<StructuredTensor, Error> {
     let file = File::open(path).map_err(|err| io_error(path, "open", &err))?;
     catch_reader_panic(path, || read_opened(path, file, keys))
 }
 
+/// The columns of a file are decoded and converted in parallel, one task per top-level
+/// column (pyarrow's `read_table` also reads columns on several threads); each task opens
+/// the file itself and reuses the footer parsed here.
 fn read_opened(
     path: &Path,
     file: File,
     keys: &[(String, KeyColumn)],
-) -> Result<RecordBatch, Error> {
+) -> Result<StructuredTensor, Error> {
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| parquet_error(path, err))?;
     let file_schema = builder.schema().clone();
@@ -180,26 +185,91 @@ fn read_opened(
     let schema = schema_with_keys(&file_schema, keys);
     StructuredTensor::from_record_batch(&RecordBatch::new_empty(schema.clone()))
         .map_err(in_file(path))?;
+    if file_schema.fields().len() < 2 {
+        let batch = read_all(path, builder)?;
+        let n = batch.num_rows();
+        let mut columns = batch.columns().to_vec();
+        columns.extend(keys.iter().map(|(_, key)| key.column(n)));
+        let batch =
+            RecordBatch::try_new(schema, columns).map_err(|err| parquet_error(path, err))?;
+        return StructuredTensor::from_record_batch(&batch).map_err(in_file(path));
+    }
+    let footer =
+        ArrowReaderMetadata::try_new(builder.metadata().clone(), ArrowReaderOptions::new())
+            .map_err(|err| parquet_error(path, err))?;
+    drop(builder);
+    let read: Vec<Result<(Arc<Field>, ArrayRef), Error>> = (0..file_schema.fields().len())
+        .into_par_iter()
+        .map(|index| {
+            let file = File::open(path).map_err(|err| io_error(path, "open", &err))?;
+            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.clone());
+            let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
+            let batch = read_all(path, builder.with_projection(mask))?;
+            if batch.num_columns() != 1 {
+                return Err(parquet_error(
+                    path,
+                    format!("column {index} read as {} columns", batch.num_columns()),
+                ));
+            }
+            Ok((file_schema.fields()[index].clone(), batch.column(0).clone()))
+        })
+        .collect();
+    let mut columns = read.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    let n = columns[0].1.len();
+    if let Some((field, column)) = columns.iter().find(|(_, c)| c.len() != n) {
+        return Err(parquet_error(
+            path,
+            format!(
+                "column '{}' has {} rows, column '{}' {n}",
+                field.name(),
+                column.len(),
+                columns[0].0.name()
+            ),
+        ));
+    }
+    for (name, key) in keys {
+        columns.push((
+            Arc::new(Field::new(name, key.data_type(), false)),
+            key.column(n),
+        ));
+    }
+    let fields: Vec<Result<(String, FieldValue), Error>> = columns
+        .into_par_iter()
+        .map(|(field, column)| {
+            let name = field.name().clone();
+            let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column])
+                .map_err(|err| parquet_error(path, err))?;
+            let one = StructuredTensor::from_record_batch(&batch).map_err(in_file(path))?;
+            let value = one.fields().get(&name).cloned().ok_or_else(|| {
+                parquet_error(path, format!("column '{name}' did not become a field"))
+            })?;
+            Ok((name, value))
+        })
+        .collect();
+    let fields = fields.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    StructuredTensor::from_fields(fields, &[Some(n)], Some(n), None).map_err(in_file(path))
+}
+
+/// Every row of the file `builder` reads, as one batch (row groups concatenated).
+fn read_all(
+    path: &Path,
+    builder: ParquetRecordBatchReaderBuilder<File>,
+) -> Result<RecordBatch, Error> {
     let reader = with_read_batch_size(builder)
         .build()
         .map_err(|err| parquet_error(path, err))?;
+    // the projected columns' schema
+    let schema = reader.schema();
     let mut batches = Vec::new();
     for batch in reader {
         batches.push(batch.map_err(|err| parquet_error(path, err))?);
     }
-    let batch = match batches.len() {
-        0 => RecordBatch::new_empty(file_schema),
-        1 => batches.pop().expect("one batch"),
-        _ => arrow_select::concat::concat_batches(&file_schema, &batches)
-            .map_err(|err| parquet_error(path, err))?,
-    };
-    if keys.is_empty() {
-        return Ok(batch);
+    match batches.len() {
+        0 => Ok(RecordBatch::new_empty(schema)),
+        1 => Ok(batches.pop().expect("one batch")),
+        _ => arrow_select::concat::concat_batches(&schema, &batches)
+            .map_err(|err| parquet_error(path, err)),
     }
-    let n = batch.num_rows();
-    let mut columns = batch.columns().to_vec();
-    columns.extend(keys.iter().map(|(_, key)| key.column(n)));
-    RecordBatch::try_new(schema, columns).map_err(|err| parquet_error(path, err))
 }
 
 /// The data files under `dir`, in sorted path order, with the `key=value` partition keys of
@@ -397,10 +467,7 @@ pub fn read_parquet_dir(
     let read: Vec<Result<StructuredTensor, Error>> = parts
         .par_iter()
         .zip(&keys)
-        .map(|(part, keys)| {
-            let batch = read_file(&part.path, keys)?;
-            StructuredTensor::from_record_batch(&batch).map_err(in_file(&part.path))
-        })
+        .map(|(part, keys)| read_file(&part.path, keys))
         .collect();
     let mut tensors = Vec::with_capacity(read.len());
     let mut expected: Option<Spec> = None;
@@ -452,6 +519,14 @@ pub fn write_parquet_dir(
             return Err(Error::HivePartition {
                 path: dir.to_path_buf(),
                 problem: "the directory to write is not empty".to_string(),
+            });
+        }
+    }
+    for (i, key) in partition_by.iter().enumerate() {
+        if partition_by[..i].contains(key) {
+            return Err(Error::HivePartition {
+                path: dir.to_path_buf(),
+                problem: format!("partition field '{key}' is named twice"),
             });
         }
     }

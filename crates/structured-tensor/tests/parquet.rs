@@ -562,8 +562,21 @@ fn partitioned_write_groups_rows_and_reads_back() {
             problem: "the directory to write is not empty".to_string()
         }
     );
-    // partition fields must exist and be int64 or string
+    // partition fields must exist, be named once, and be int64 or string
     let other = scratch("partitioned-write-bad");
+    assert_eq!(
+        write_parquet_dir(
+            &other,
+            &st(json!([{"v": 1, "w": 1}])),
+            &["w", "w"],
+            &UNCOMPRESSED
+        )
+        .unwrap_err(),
+        Error::HivePartition {
+            path: other.clone(),
+            problem: "partition field 'w' is named twice".to_string()
+        }
+    );
     assert_eq!(
         write_parquet_dir(&other, &st(json!([{"v": 1}])), &["w"], &UNCOMPRESSED).unwrap_err(),
         Error::FieldNotFound {
