@@ -15,6 +15,14 @@ used up, the last one clipped.
   below(n) from seed 9.
 - concat: tf.concat([st, st], axis=0) / ak.concatenate([arr, arr]).
 Only the operation is timed (no start-up, no file I/O).
+
+pyarrow, on 1,000,000 records of the same generator (10,000 in quick runs), against
+crates/structured-tensor/benches/interchange.rs:
+- to_arrow: pa.array(list_of_dicts) (Python objects, pyarrow's native form, into Arrow).
+- from_arrow: to_pylist() (Arrow back to Python objects).
+- write_parquet: pq.write_table of that table, Snappy, pyarrow's default row groups
+  (1,048,576 rows), as ours; file I/O is part of this workload and the next.
+- read_parquet: pq.read_table of that file (pyarrow's default: threads on).
 """
 
 import json
@@ -103,6 +111,33 @@ def bench_awkward(recs, text, lengths):
     report(CRATE, "concat", "awkward", time_it(lambda: ak.concatenate([arr, arr])), version)
 
 
+def bench_pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except Exception as e:  # noqa: BLE001
+        skip(CRATE, "pyarrow", str(e))
+        return
+    import shutil
+    import tempfile
+
+    version = pa.__version__
+    recs = records(size(1_000_000, 100))
+    report(CRATE, "to_arrow", "pyarrow", time_it(lambda: pa.array(recs), repeats=5), version)
+    arr = pa.array(recs)
+    report(CRATE, "from_arrow", "pyarrow", time_it(lambda: arr.to_pylist(), repeats=5), version)
+    table = pa.Table.from_struct_array(arr)
+    del recs
+    directory = tempfile.mkdtemp(prefix="structured-tensor-peer-")
+    try:
+        path = os.path.join(directory, "records.parquet")
+        report(CRATE, "write_parquet", "pyarrow",
+               time_it(lambda: pq.write_table(table, path, compression="snappy")), version)
+        report(CRATE, "read_parquet", "pyarrow", time_it(lambda: pq.read_table(path)), version)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def main():
     n = size(100_000, 100)
     recs = records(n)
@@ -110,6 +145,7 @@ def main():
     lengths = household_lengths(n)
     bench_awkward(recs, text, lengths)
     bench_tensorflow(recs, lengths)
+    bench_pyarrow()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ const PEER_PACKAGES: &[&str] = &[
     "kaldifst",
     "kaldi-native-io",
     "threadpoolctl",
+    "pyarrow",
 ];
 
 /// Variables that pin OpenBLAS's kernel choice, removed from the peers' environment.
@@ -232,8 +233,12 @@ fn build_benches(
         .flat_map(|name| {
             let manifest = root().join("crates").join(name.as_str()).join("Cargo.toml");
             let text = std::fs::read_to_string(manifest).unwrap_or_default();
+            let benched = crate::manifest_features(&text)
+                .into_iter()
+                .filter(|feature| crate::INTERCHANGE_FEATURES.contains(&feature.as_str()));
             peer_features(&text)
                 .into_iter()
+                .chain(benched)
                 .map(move |feature| format!("{name}/{feature}"))
         })
         .collect();

@@ -33,6 +33,11 @@ commands:
                      crashes to fuzz/found/; prints executions, execs/s and crashes
 ";
 
+/// Optional features that the tours and the benches turn on where a crate has them:
+/// Parquet files (and the Arrow conversion they imply), which the structured-tensor tour
+/// writes and whose benches are timed against pyarrow.
+pub const INTERCHANGE_FEATURES: &[&str] = &["parquet"];
+
 /// A failed step: what failed, for the one-line report at the end.
 #[derive(Debug)]
 pub struct Failure(pub String);
@@ -268,8 +273,16 @@ fn demo() -> Step {
         let out_dir = demo_root.join(&member.name);
         println!("\n==== {} ====", member.name);
         let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
-        let output = cargo()
-            .args(["run", "--quiet", "--release", "-p", &member.name])
+        let features: Vec<String> = manifest_features(&manifest)
+            .into_iter()
+            .filter(|feature| INTERCHANGE_FEATURES.contains(&feature.as_str()))
+            .collect();
+        let mut command = cargo();
+        command.args(["run", "--quiet", "--release", "-p", &member.name]);
+        if !features.is_empty() {
+            command.args(["--features", &features.join(",")]);
+        }
+        let output = command
             .args(["--example", &tour_example_name(&manifest)])
             .env("DEMO_OUT_DIR", &out_dir)
             .stderr(std::process::Stdio::inherit())

@@ -172,6 +172,41 @@ pub enum Error {
         /// The index of the first null at that level.
         index: usize,
     },
+    /// A file operation failed (feature `parquet`).
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What was being done (`open`, `create`, ...).
+        operation: &'static str,
+        /// The operating system's message.
+        message: String,
+    },
+    /// A file the `parquet` crate could not read (not Parquet, corrupt) or write (feature
+    /// `parquet`).
+    Parquet {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The `parquet` crate's message.
+        message: String,
+    },
+    /// A Parquet file without the column asked for (feature `parquet`).
+    ParquetColumn {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The column asked for.
+        column: String,
+        /// The columns the file has.
+        found: Vec<String>,
+    },
+    /// A Parquet column that is no ragged array of the type asked for (feature `parquet`).
+    InParquetColumn {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The column.
+        column: String,
+        /// The Arrow conversion's error ([`Error::ArrowType`], [`Error::ArrowNull`], ...).
+        source: Box<Error>,
+    },
 }
 
 impl fmt::Display for Error {
@@ -293,6 +328,33 @@ impl fmt::Display for Error {
                 f,
                 "Arrow array at nesting level {axis} has a null at index {index}; ragged arrays hold no nulls"
             ),
+            Error::Io {
+                path,
+                operation,
+                message,
+            } => write!(f, "cannot {operation} {}: {message}", path.display()),
+            Error::Parquet { path, message } => {
+                write!(f, "Parquet file {}: {message}", path.display())
+            }
+            Error::ParquetColumn {
+                path,
+                column,
+                found,
+            } => write!(
+                f,
+                "Parquet file {} has no column '{column}' (its columns: {})",
+                path.display(),
+                found.join(", ")
+            ),
+            Error::InParquetColumn {
+                path,
+                column,
+                source,
+            } => write!(
+                f,
+                "Parquet file {}, column '{column}': {source}",
+                path.display()
+            ),
         }
     }
 }
@@ -300,7 +362,9 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::InAxis { source, .. } => Some(source.as_ref()),
+            Error::InAxis { source, .. } | Error::InParquetColumn { source, .. } => {
+                Some(source.as_ref())
+            }
             _ => None,
         }
     }

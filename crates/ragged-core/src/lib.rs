@@ -40,6 +40,8 @@
 //!
 //! Feature flags: `arrow` (off by default) converts a `Ragged<T>` to and from an Arrow
 //! `ListArray` (`into_arrow`, `to_arrow`, `from_arrow`), zero-copy where the layouts agree;
+//! `parquet` (off by default, implies `arrow`) writes and reads a `Ragged<T>` as one list
+//! column of a Parquet file (`write_ragged_parquet`, `read_ragged_parquet`);
 //! rayon is always on (see [`with_parallel_threshold`]).
 
 #[cfg(feature = "arrow")]
@@ -48,6 +50,8 @@ mod build;
 mod error;
 pub mod ops;
 mod par;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 mod ragged;
 mod renumbering;
 mod row_partition;
@@ -55,6 +59,10 @@ mod shape;
 mod simd;
 mod text;
 
+#[cfg(feature = "parquet")]
+pub use crate::parquet::{
+    read_ragged_parquet, write_ragged_parquet, Compression, ParquetOptions, DEFAULT_ROW_GROUP_SIZE,
+};
 #[cfg(feature = "arrow")]
 pub use arrow::ArrowValue;
 pub use build::{

@@ -1,6 +1,7 @@
 //! A tour of structured-tensor on the seed's people/shoes example: shapes and row
 //! partitions, `field_value`, `merge_dims`, `promote`, `with_updates` (shoe sizes US -> EU)
-//! and indexing. Writes its results as JSON under `DEMO_OUT_DIR`
+//! and indexing; with the feature `parquet`, a Parquet file written and read back, its
+//! schema printed. Writes its results as JSON (and Parquet) under `DEMO_OUT_DIR`
 //! (default `target/demo/structured-tensor`).
 
 use std::path::{Path, PathBuf};
@@ -196,5 +197,50 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(_) => println!("unexpectedly accepted"),
     }
     write(&out, "indexing.json", &Value::Object(index_out))?;
+    parquet_round_trip(&out, &people)?;
+    Ok(())
+}
+
+/// The people written to a Parquet file and read back; the file's schema as Parquet's Arrow
+/// reader sees it (what pyarrow, Spark or DataFusion would see), and ours.
+#[cfg(feature = "parquet")]
+fn parquet_round_trip(
+    out: &Path,
+    people: &StructuredTensor,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use structured_tensor::{read_parquet, write_parquet, Compression, ParquetOptions};
+
+    println!("\n== Parquet: the people written to a file and read back");
+    let path = out.join("people.parquet");
+    let options = ParquetOptions {
+        compression: Compression::Snappy,
+        ..ParquetOptions::default()
+    };
+    write_parquet(&path, people, &options)?;
+    println!("artefact: {}", path.display());
+    let file = std::fs::File::open(&path)?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)?;
+    println!(
+        "the file: {} rows in {} row group(s), columns:",
+        reader.metadata().file_metadata().num_rows(),
+        reader.metadata().num_row_groups()
+    );
+    for field in reader.schema().fields() {
+        println!("  {}: {}", field.name(), field.data_type());
+    }
+    let back = read_parquet(&path)?;
+    println!("read back: spec = {}", back.spec());
+    println!("read back == written: {}", back == *people);
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn parquet_round_trip(
+    _out: &Path,
+    _people: &StructuredTensor,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "\n== Parquet: run with `--features parquet` to write a Parquet file and read it back"
+    );
     Ok(())
 }

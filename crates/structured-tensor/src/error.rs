@@ -494,6 +494,40 @@ pub enum Error {
         /// What is wrong there.
         what: String,
     },
+    /// A Parquet file whose content the conversion cannot take (a column type we do not
+    /// hold, a null, a bad field name: the source names the column's path) (feature
+    /// `parquet`).
+    InParquetFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The conversion's error.
+        source: Box<Error>,
+    },
+    /// A file of a Parquet directory whose type differs from the first file's (feature
+    /// `parquet`).
+    ParquetSchemaMismatch {
+        /// The file that differs.
+        path: std::path::PathBuf,
+        /// The first file of the directory (sorted order).
+        first: std::path::PathBuf,
+        /// The first file's type, sizes left out.
+        expected: String,
+        /// This file's type, sizes left out.
+        found: String,
+    },
+    /// A directory of hive partitions (`key=value/...`) we cannot read or write as asked
+    /// (feature `parquet`).
+    HivePartition {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A Parquet directory without data files (feature `parquet`).
+    ParquetDirEmpty {
+        /// The directory.
+        dir: std::path::PathBuf,
+    },
 }
 
 impl fmt::Display for Error {
@@ -749,6 +783,29 @@ impl fmt::Display for Error {
             Error::InvalidStringColumn { index, what } => {
                 write!(f, "invalid string column at offset {index}: {what}")
             }
+            Error::InParquetFile { path, source } => {
+                write!(f, "Parquet file {}: {source}", path.display())
+            }
+            Error::ParquetSchemaMismatch {
+                path,
+                first,
+                expected,
+                found,
+            } => write!(
+                f,
+                "Parquet file {} has type {found}, but the first file {} has {expected}",
+                path.display(),
+                first.display()
+            ),
+            Error::HivePartition { path, problem } => {
+                write!(f, "hive partitions at {}: {problem}", path.display())
+            }
+            Error::ParquetDirEmpty { dir } => write!(
+                f,
+                "Parquet directory {} holds no data files (names starting with '.' or '_' \
+                 are skipped)",
+                dir.display()
+            ),
         }
     }
 }
@@ -756,7 +813,9 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::ParsePath { source, .. } | Error::UpdateFailed { source, .. } => Some(&**source),
+            Error::ParsePath { source, .. }
+            | Error::UpdateFailed { source, .. }
+            | Error::InParquetFile { source, .. } => Some(&**source),
             Error::Ragged(e) => Some(e),
             _ => None,
         }

@@ -52,7 +52,9 @@
 //!
 //! Feature flags: `arrow` (off by default): `StructuredTensor::to_arrow`/`from_arrow`
 //! (nested `ListArray`s over a `StructArray`, the row partitions shared with the offsets)
-//! and `to_record_batch`/`from_record_batch`. Large `to_json` calls build their field
+//! and `to_record_batch`/`from_record_batch`; `parquet` (off by default, implies `arrow`):
+//! `write_parquet`/`read_parquet` for one file, `read_parquet_dir`/`write_parquet_dir` for a
+//! directory of hive partitions (`key=value/part-0.parquet`). Large `to_json` calls build their field
 //! columns in parallel with rayon (a sequential path below a size threshold gives the same
 //! result).
 
@@ -65,6 +67,8 @@ mod index;
 mod json_in;
 mod json_out;
 mod ops;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod partition;
 mod spec;
 mod strings;
@@ -74,12 +78,19 @@ mod text_columns;
 mod tf_ops;
 mod values;
 
+#[cfg(feature = "parquet")]
+pub use crate::parquet::{
+    parquet_dir_files, read_parquet, read_parquet_dir, write_parquet, write_parquet_dir,
+    ParquetPart, PartitionMode,
+};
 pub use array::Array;
 pub use builder::Builder;
 pub use error::{is_valid_field_name, Error, FieldPath};
 pub use index::Key;
 pub use ops::{FieldFn, Update};
 pub use partition::RowPartition;
+#[cfg(feature = "parquet")]
+pub use ragged_core::{Compression, ParquetOptions};
 pub use spec::{FieldSpec, Spec};
 pub use strings::{BytesColumn, StringColumn};
 pub use structured::{FieldValue, StructuredTensor};

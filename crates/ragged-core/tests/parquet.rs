@@ -1,0 +1,219 @@
+//! Parquet files (feature `parquet`): pyarrow's golden file (written by structured-tensor's
+//! `tests/golden/make_parquet.py`, whose values are written out here as the model), round
+//! trips against a `Vec<Vec<..>>` model, row groups, and the errors.
+#![cfg(feature = "parquet")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use proptest::prelude::*;
+use ragged_core::{
+    read_ragged_parquet, write_ragged_parquet, Compression, Error, ParquetOptions, Ragged,
+};
+
+fn golden() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/ragged.parquet")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("ragged-parquet")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn pyarrow_list_columns_read_as_written() {
+    let tokens: Ragged<i32> = read_ragged_parquet(golden(), "tokens").unwrap();
+    assert_eq!(
+        tokens.to_vec_vec(),
+        vec![vec![1, 2, 3], vec![], vec![4], vec![i32::MIN, i32::MAX]]
+    );
+    let frames: Ragged<f32> = read_ragged_parquet(golden(), "frames").unwrap();
+    assert_eq!(frames.num_axes(), 3);
+    assert_eq!(
+        frames.to_vec_vec_vec(),
+        vec![
+            vec![vec![0.5, 1.5], vec![]],
+            vec![],
+            vec![vec![2.25]],
+            vec![vec![-1.0, 3.0, 1e-3]]
+        ]
+    );
+}
+
+#[test]
+fn golden_errors_name_file_and_column() {
+    let path = golden();
+    let err = read_ragged_parquet::<i32>(&path, "nope").unwrap_err();
+    assert_eq!(
+        err,
+        Error::ParquetColumn {
+            path: path.clone(),
+            column: "nope".to_string(),
+            found: vec![
+                "tokens".to_string(),
+                "frames".to_string(),
+                "ids".to_string(),
+                "holes".to_string()
+            ]
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "Parquet file {} has no column 'nope' (its columns: tokens, frames, ids, holes)",
+            path.display()
+        )
+    );
+    // not a list
+    let err = read_ragged_parquet::<i64>(&path, "ids").unwrap_err();
+    assert_eq!(
+        err,
+        Error::InParquetColumn {
+            path: path.clone(),
+            column: "ids".to_string(),
+            source: Box::new(Error::ArrowType {
+                axis: 0,
+                expected: "a list (List or LargeList)".to_string(),
+                found: "Int64".to_string()
+            })
+        }
+    );
+    // lists of another element type
+    let err = read_ragged_parquet::<i64>(&path, "tokens").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "Parquet file {}, column 'tokens': Arrow array at nesting level 1 has type Int32, \
+             expected a list or Int64",
+            path.display()
+        )
+    );
+    // a null item: an error, never dropped
+    assert_eq!(
+        read_ragged_parquet::<i32>(&path, "holes").unwrap_err(),
+        Error::InParquetColumn {
+            path: path.clone(),
+            column: "holes".to_string(),
+            source: Box::new(Error::ArrowNull { axis: 1, index: 2 })
+        }
+    );
+}
+
+#[test]
+fn missing_and_corrupt_files_are_clear_errors() {
+    let dir = scratch("errors");
+    let missing = dir.join("none.parquet");
+    let err = read_ragged_parquet::<i32>(&missing, "x").unwrap_err();
+    let Error::Io {
+        path,
+        operation,
+        message,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!((path, *operation), (&missing, "open"));
+    assert_eq!(
+        err.to_string(),
+        format!("cannot open {}: {message}", missing.display())
+    );
+    let bytes = std::fs::read(golden()).unwrap();
+    let bad = dir.join("bad.parquet");
+    for len in (0..bytes.len()).step_by(11) {
+        std::fs::write(&bad, &bytes[..len]).unwrap();
+        let err = read_ragged_parquet::<i32>(&bad, "tokens").unwrap_err();
+        assert!(
+            matches!(&err, Error::Parquet { path, .. } if *path == bad),
+            "truncated to {len}: {err:?}"
+        );
+    }
+    for position in (0..bytes.len()).step_by(5) {
+        let mut corrupt = bytes.clone();
+        corrupt[position] ^= 0xA5;
+        std::fs::write(&bad, &corrupt).unwrap();
+        // an error or an array, never a panic
+        let _ = read_ragged_parquet::<i32>(&bad, "tokens");
+    }
+}
+
+#[test]
+fn row_groups_split_and_read_back_in_order() {
+    let dir = scratch("row-groups");
+    let path = dir.join("r.parquet");
+    let v: V2 = (0..10).map(|i| (0..i % 4).collect()).collect();
+    let options = ParquetOptions {
+        row_group_size: 3,
+        compression: Compression::Uncompressed,
+    };
+    write_ragged_parquet(&path, &r2(&v), "rows", &options).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let reader = parquet::file::reader::SerializedFileReader::new(file).unwrap();
+    use parquet::file::reader::FileReader;
+    let rows: Vec<i64> = reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows())
+        .collect();
+    assert_eq!(rows, vec![3, 3, 3, 1]);
+    let back: Ragged<i32> = read_ragged_parquet(&path, "rows").unwrap();
+    assert_eq!(back.to_vec_vec(), v);
+}
+
+#[test]
+fn write_errors() {
+    let dir = scratch("write-errors");
+    let r = r2(&vec![vec![1]]);
+    let path = dir.join("absent/x.parquet");
+    let err = write_ragged_parquet(&path, &r, "x", &ParquetOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Io { path: at, operation: "create", .. } if *at == path),
+        "{err:?}"
+    );
+    let options = ParquetOptions {
+        row_group_size: 0,
+        compression: Compression::Snappy,
+    };
+    assert_eq!(
+        write_ragged_parquet(dir.join("y.parquet"), &r, "x", &options).unwrap_err(),
+        Error::InvalidArgument {
+            what: "Parquet row_group_size (at least 1)",
+            value: 0
+        }
+    );
+    assert!(!dir.join("y.parquet").exists());
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn two_axes_round_trip(v in v2(), snappy in any::<bool>(), row_group_size in 1usize..5) {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ragged-parquet").join("prop2");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.parquet");
+        let options = ParquetOptions {
+            row_group_size,
+            compression: if snappy { Compression::Snappy } else { Compression::Uncompressed },
+        };
+        write_ragged_parquet(&path, &r2(&v), "col", &options).unwrap();
+        let back: Ragged<i32> = read_ragged_parquet(&path, "col").unwrap();
+        prop_assert_eq!(back.to_vec_vec(), v);
+    }
+
+    #[test]
+    fn three_axes_round_trip(v in v3()) {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ragged-parquet").join("prop3");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.parquet");
+        write_ragged_parquet(&path, &r3(&v), "col", &ParquetOptions::default()).unwrap();
+        let back: Ragged<i32> = read_ragged_parquet(&path, "col").unwrap();
+        prop_assert_eq!(back.to_vec_vec_vec(), v);
+    }
+}

@@ -1,0 +1,74 @@
+//! Criterion benches of structured-tensor's Arrow and Parquet interchange (feature
+//! `parquet`), joined with pyarrow in `benches/peers/structured-tensor.py` by workload name.
+//!
+//! Input: the records of `benches/structured-tensor.rs` (SplitMix64 seed 7, identical in
+//! the peers), 1,000,000 of them (10,000 in quick runs): `{"age": below(100), "nicknames":
+//! ["n{below(1000)}"; below(4)], "shoes": {"sizes": [5.0 + below(20) * 0.5; below(4)]}}`.
+//! - `to_arrow`: the tensor -> an Arrow `RecordBatch` (pyarrow: `pa.array(list_of_dicts)`,
+//!   from its own native form, Python objects, into Arrow).
+//! - `from_arrow`: that `RecordBatch` -> a tensor (pyarrow: `to_pylist()`, Arrow back to its
+//!   native form).
+//! - `write_parquet`: the tensor -> a Snappy Parquet file, row groups of 1,048,576 rows
+//!   (pyarrow: `pq.write_table` of the same records with its defaults, the same codec and
+//!   row group size).
+//! - `read_parquet`: that file -> a tensor (pyarrow: `pq.read_table` of its own file).
+//! - `to_arrow_10k`, `to_arrow_100k`: `to_arrow` at 10,000 and 100,000 records, to read the
+//!   time against the record count (no peer).
+
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use serde_json::{json, Value};
+use structured_tensor::{read_parquet, write_parquet, ParquetOptions, StructuredTensor};
+
+fn records(n: usize) -> Value {
+    let mut rng = benches::SplitMix64::new(7);
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let age = rng.below(100);
+        let k = rng.below(4);
+        let nicknames: Vec<String> = (0..k).map(|_| format!("n{}", rng.below(1000))).collect();
+        let m = rng.below(4);
+        let sizes: Vec<f64> = (0..m).map(|_| 5.0 + rng.below(20) as f64 * 0.5).collect();
+        out.push(json!({"age": age, "nicknames": nicknames, "shoes": {"sizes": sizes}}));
+    }
+    Value::Array(out)
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("structured-tensor");
+    g.sample_size(10);
+    let n = benches::size(1_000_000, 100);
+    let st = StructuredTensor::from_json(&records(n)).unwrap();
+
+    for (name, size) in [("to_arrow_10k", 10_000), ("to_arrow_100k", 100_000)] {
+        if size < n {
+            let small = StructuredTensor::from_json(&records(size)).unwrap();
+            g.bench_function(name, |b| {
+                b.iter(|| black_box(&small).to_record_batch().unwrap())
+            });
+        }
+    }
+    g.bench_function("to_arrow", |b| {
+        b.iter(|| black_box(&st).to_record_batch().unwrap())
+    });
+    let batch = st.to_record_batch().unwrap();
+    g.bench_function("from_arrow", |b| {
+        b.iter(|| StructuredTensor::from_record_batch(black_box(&batch)).unwrap())
+    });
+
+    let dir = std::env::temp_dir().join(format!("structured-tensor-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("records.parquet");
+    let options = ParquetOptions::default();
+    g.bench_function("write_parquet", |b| {
+        b.iter(|| write_parquet(&path, black_box(&st), &options).unwrap())
+    });
+    write_parquet(&path, &st, &options).unwrap();
+    g.bench_function("read_parquet", |b| b.iter(|| read_parquet(&path).unwrap()));
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
