@@ -30,6 +30,7 @@ const PEER_PACKAGES: &[&str] = &[
     "tensorflow-cpu",
     "kaldifst",
     "kaldi-native-io",
+    "kaldi-decoder",
     "threadpoolctl",
     "pyarrow",
 ];

@@ -68,8 +68,9 @@ pub use algebra::{DeterminizeConfig, WeightPushing, INS_DEL_SCORE_OFFSET};
 pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use dense::{
-    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, nbest, one_best,
-    BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MAX_TRELLIS_STATES,
+    ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, mmi_loss_with,
+    nbest, one_best, BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MmiLossConfig,
+    MAX_TRELLIS_STATES,
 };
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};

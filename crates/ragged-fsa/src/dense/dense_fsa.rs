@@ -26,26 +26,43 @@ pub struct DenseFsaVec {
 impl DenseFsaVec {
     /// Builds the dense FSAs from `log_probs` `[N, T, C]` (symbol 0 is blank) and
     /// `supervision_segments` (sequence index, start frame, number of frames), in any order;
-    /// FSA `i` is segment `i`.
+    /// FSA `i` is segment `i`. Every segment must start inside its sequence
+    /// (`0 <= start < T`, as k2 asserts, also for a segment of 0 frames) and end by frame `T`;
+    /// otherwise [`Error::SegmentOutOfRange`].
     pub fn new(
         log_probs: ArrayView3<'_, f32>,
         supervision_segments: &[[i32; 3]],
+    ) -> Result<Self, Error> {
+        Self::with_allow_truncate(log_probs, supervision_segments, 0)
+    }
+
+    /// [`DenseFsaVec::new`] with k2's `allow_truncate`: a segment may run past the end of its
+    /// sequence by at most `allow_truncate` frames (`start + frames <= T + allow_truncate`)
+    /// and is then cut at frame `T`, as `k2.DenseFsaVec(log_probs, supervision_segments,
+    /// allow_truncate)` does; [`DenseFsaVec::segments`] reports the cut durations. A segment
+    /// further past the end, or starting at or after `T`, is [`Error::SegmentOutOfRange`].
+    pub fn with_allow_truncate(
+        log_probs: ArrayView3<'_, f32>,
+        supervision_segments: &[[i32; 3]],
+        allow_truncate: usize,
     ) -> Result<Self, Error> {
         let (n, t, c) = log_probs.dim();
         let num_cols = c.checked_add(1).ok_or(Error::TooLarge {
             what: "number of symbols",
         })?;
         // check the segments and count the rows before touching memory
+        let mut segments = Vec::with_capacity(supervision_segments.len());
         let mut row_splits = Vec::with_capacity(supervision_segments.len() + 1);
         row_splits.push(0i32);
         let mut rows = 0i32;
+        let limit = (t as u64).saturating_add(allow_truncate as u64);
         for (idx, &[seq, start, duration]) in supervision_segments.iter().enumerate() {
             let bad = seq < 0
                 || seq as usize >= n
                 || start < 0
+                || start as usize >= t
                 || duration < 0
-                || (start as i64 + duration as i64) > t as i64
-                || (duration > 0 && start as usize >= t);
+                || (start as u64 + duration as u64) > limit;
             if bad {
                 return Err(Error::SegmentOutOfRange {
                     segment: idx,
@@ -56,6 +73,9 @@ impl DenseFsaVec {
                     num_frames: t,
                 });
             }
+            // cut at the end of the sequence (at most `allow_truncate` frames)
+            let duration = duration.min(i32::try_from(t - start as usize).unwrap_or(i32::MAX));
+            segments.push([seq, start, duration]);
             rows = rows
                 .checked_add(duration)
                 .and_then(|r| r.checked_add(1))
@@ -71,7 +91,7 @@ impl DenseFsaVec {
                 what: "dense scores (frames x (symbols + 1))",
             })?;
         // NaN anywhere a segment reads
-        for &[seq, start, duration] in supervision_segments {
+        for &[seq, start, duration] in &segments {
             for frame in start..start + duration {
                 let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
                 if let Some(symbol) = row.iter().position(|x| x.is_nan()) {
@@ -89,7 +109,7 @@ impl DenseFsaVec {
             .map_err(|_| Error::TooLarge {
                 what: "dense scores (allocation failed)",
             })?;
-        for &[seq, start, duration] in supervision_segments {
+        for &[seq, start, duration] in &segments {
             for frame in start..start + duration {
                 scores.push(f32::NEG_INFINITY);
                 let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
@@ -106,7 +126,7 @@ impl DenseFsaVec {
             scores,
             num_cols,
             row_splits,
-            segments: supervision_segments.to_vec(),
+            segments,
             log_probs_dim: [n, t, c],
         })
     }
@@ -136,7 +156,8 @@ impl DenseFsaVec {
         &self.row_splits
     }
 
-    /// The supervision segments as given.
+    /// The supervision segments as given (durations cut at the end of the sequence by
+    /// [`DenseFsaVec::with_allow_truncate`]).
     pub fn segments(&self) -> &[[i32; 3]] {
         &self.segments
     }
@@ -266,8 +287,71 @@ mod tests {
     #[test]
     fn empty_segments_have_only_the_final_row() {
         let x = lp(1, 3, 1);
-        let d = DenseFsaVec::new(x.view(), &[[0, 3, 0]]).unwrap();
+        let d = DenseFsaVec::new(x.view(), &[[0, 2, 0]]).unwrap();
         assert_eq!(d.scores(), &[0., f32::NEG_INFINITY]);
         assert_eq!(d.duration(0), 0);
+    }
+
+    #[test]
+    fn a_segment_starting_at_the_end_is_an_error_even_when_empty() {
+        // k2 asserts `0 <= start_frame < T` for every segment
+        let x = lp(1, 3, 1);
+        for allow_truncate in [0, 5] {
+            assert_eq!(
+                DenseFsaVec::with_allow_truncate(x.view(), &[[0, 3, 0]], allow_truncate),
+                Err(Error::SegmentOutOfRange {
+                    segment: 0,
+                    sequence: 0,
+                    start: 3,
+                    duration: 0,
+                    num_sequences: 1,
+                    num_frames: 3
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn allow_truncate_cuts_segments_at_the_end_of_the_sequence() {
+        let x = lp(2, 3, 2);
+        let inf = f32::NEG_INFINITY;
+        // sequence 1 from frame 1: 2 frames remain; 3 asked, 1 allowed past the end
+        let d = DenseFsaVec::with_allow_truncate(x.view(), &[[1, 1, 3], [0, 0, 2]], 1).unwrap();
+        assert_eq!(d.segments(), &[[1, 1, 2], [0, 0, 2]]);
+        assert_eq!(d.duration(0), 2);
+        assert_eq!(
+            d.fsa_scores(0),
+            &[inf, 110., 111., inf, 120., 121., 0., inf, inf]
+        );
+        // the same as the segment that fits
+        let exact = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 2]]).unwrap();
+        assert_eq!(d.scores(), exact.scores());
+        assert_eq!(d.row_splits(), exact.row_splits());
+        // exactly `allow_truncate` past the end is allowed, one more is not
+        assert!(DenseFsaVec::with_allow_truncate(x.view(), &[[0, 2, 3]], 2).is_ok());
+        let err = DenseFsaVec::with_allow_truncate(x.view(), &[[0, 0, 1], [0, 2, 4]], 2);
+        assert_eq!(
+            err,
+            Err(Error::SegmentOutOfRange {
+                segment: 1,
+                sequence: 0,
+                start: 2,
+                duration: 4,
+                num_sequences: 2,
+                num_frames: 3
+            })
+        );
+        // without it, k2's rule `start + frames <= T`
+        assert_eq!(
+            DenseFsaVec::new(x.view(), &[[1, 1, 3]]),
+            Err(Error::SegmentOutOfRange {
+                segment: 0,
+                sequence: 1,
+                start: 1,
+                duration: 3,
+                num_sequences: 2,
+                num_frames: 3
+            })
+        );
     }
 }

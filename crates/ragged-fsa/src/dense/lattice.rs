@@ -6,7 +6,7 @@ use ndarray::Array3;
 use crate::attr::Attr;
 use crate::dense::ctc::{pair_posteriors, scatter};
 use crate::dense::dense_fsa::DenseFsaVec;
-use crate::dense::intersect_dense::{check_labels, pair_up};
+use crate::dense::intersect_dense::{check_beam, check_labels, pair_up};
 use crate::error::Error;
 use crate::fsa::{create_fsa_vec, Fsa, FsaVec};
 use crate::kernels::scores::{self, Semiring};
@@ -53,6 +53,28 @@ pub struct MmiLoss {
     pub grad: Array3<f32>,
 }
 
+/// Options of [`mmi_loss_with`]: icefall's `LFMMILoss(den_scale, beam_size)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MmiLossConfig {
+    /// The scale of the denominator's total score.
+    pub den_scale: f64,
+    /// k2's `output_beam` of both intersections (icefall's `beam_size`, 8 there):
+    /// numerator and denominator lattices keep the arcs within this of their best path,
+    /// and the totals and occupations are taken on those lattices, as
+    /// `k2.intersect_dense(graphs, dense, output_beam)` does. `f32::INFINITY` (the default)
+    /// is the exact objective on the whole trellis.
+    pub output_beam: f32,
+}
+
+impl Default for MmiLossConfig {
+    fn default() -> Self {
+        Self {
+            den_scale: 1.0,
+            output_beam: f32::INFINITY,
+        }
+    }
+}
+
 /// icefall's `LFMMILoss` (exact, no output beam): numerator graphs (one per segment, or
 /// one shared) and one denominator graph shared by all segments; per segment
 /// `loss = -(num_tot - den_scale * den_tot)` with log-semiring totals, and its gradient
@@ -63,6 +85,29 @@ pub fn mmi_loss(
     dense: &DenseFsaVec,
     den_scale: f64,
 ) -> Result<MmiLoss, Error> {
+    mmi_loss_with(
+        num_graphs,
+        den_graph,
+        dense,
+        &MmiLossConfig {
+            den_scale,
+            ..MmiLossConfig::default()
+        },
+    )
+}
+
+/// [`mmi_loss`] with options: icefall's `LFMMILoss(den_scale, beam_size)` as it computes
+/// the loss by default (`k2.intersect_dense(num_graphs, dense, output_beam=beam_size)` and
+/// the same with the denominator, log-semiring totals in `f64`). The gradient is the one of
+/// those pruned totals: occupations on the pruned lattices.
+pub fn mmi_loss_with(
+    num_graphs: &FsaVec,
+    den_graph: &Fsa,
+    dense: &DenseFsaVec,
+    config: &MmiLossConfig,
+) -> Result<MmiLoss, Error> {
+    check_beam("output_beam", config.output_beam)?;
+    let den_scale = config.den_scale;
     let num_pairs = pair_up(num_graphs.num_fsas(), dense.num_fsas(), None)?;
     for i in 0..num_graphs.num_fsas() {
         check_labels(num_graphs.view(i), i, dense.num_symbols())?;
@@ -70,8 +115,8 @@ pub fn mmi_loss(
     let den = create_fsa_vec(std::slice::from_ref(den_graph));
     check_labels(den.view(0), 0, dense.num_symbols())?;
     let den_pairs = pair_up(1, dense.num_fsas(), None)?;
-    let mut num = pair_posteriors(num_graphs, dense, &num_pairs, f32::INFINITY)?;
-    let mut den_post = pair_posteriors(&den, dense, &den_pairs, f32::INFINITY)?;
+    let mut num = pair_posteriors(num_graphs, dense, &num_pairs, config.output_beam)?;
+    let mut den_post = pair_posteriors(&den, dense, &den_pairs, config.output_beam)?;
     let mut loss = Vec::with_capacity(num.len());
     for (n, d) in num.iter_mut().zip(den_post.iter_mut()) {
         if n.tot == f64::NEG_INFINITY || d.tot == f64::NEG_INFINITY {
