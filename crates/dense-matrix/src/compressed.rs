@@ -518,6 +518,114 @@ impl CompressedMatrix {
         Matrix::from_vec(num_rows, num_cols, data).expect("the length is rows * cols")
     }
 
+    /// Kaldi's `CompressedMatrix(cmat, row_offset, num_rows, col_offset, num_cols,
+    /// allow_padding)`: the `num_rows x num_cols` window of `other` from `(row_offset,
+    /// col_offset)`, built from its codes without re-compressing (same format, global header
+    /// and column headers, so it decompresses to exactly the window of `other`'s
+    /// decompression). With `allow_padding`, rows before the first or after the last
+    /// repeat the first or last row. A window with no rows or no columns is the empty matrix.
+    ///
+    /// Unlike Kaldi, which also asserts `row_offset < other.num_rows()` with padding, any
+    /// `row_offset` is accepted with padding (as `extract_row_range_with_padding` does for
+    /// full and sparse matrices).
+    ///
+    /// # Errors
+    /// [`Error::HeaderSizeOverflow`] if `num_rows` does not fit Kaldi's `int32` header or
+    /// the data size overflows.
+    ///
+    /// # Panics
+    /// If the columns do not lie inside `other`; without `allow_padding`, if the rows do
+    /// not; with it, if `other` is empty and the window is not.
+    #[track_caller]
+    pub fn from_range(
+        other: &CompressedMatrix,
+        row_offset: i32,
+        num_rows: usize,
+        col_offset: usize,
+        num_cols: usize,
+        allow_padding: bool,
+    ) -> Result<Self, Error> {
+        let (old_rows, old_cols) = (other.num_rows, other.num_cols);
+        let cols_inside = col_offset
+            .checked_add(num_cols)
+            .is_some_and(|end| end <= old_cols);
+        let rows_inside = usize::try_from(row_offset).is_ok_and(|start| {
+            start
+                .checked_add(num_rows)
+                .is_some_and(|end| end <= old_rows)
+        });
+        let empty_window = num_rows == 0 || num_cols == 0;
+        if !cols_inside || (!allow_padding && !rows_inside) || (old_rows == 0 && !empty_window) {
+            crate::error::precondition(&format!(
+                "CompressedMatrix::from_range: {num_rows} rows from row {row_offset} and \
+                 {num_cols} columns from column {col_offset} do not lie inside a {old_rows} x \
+                 {old_cols} compressed matrix{}",
+                if allow_padding {
+                    " (rows may be padded, columns may not)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if empty_window {
+            return Ok(Self::empty());
+        }
+        let overflow = || Error::HeaderSizeOverflow {
+            what: "a compressed matrix (Kaldi's header holds int32 sizes)",
+            factors: vec![num_rows as u64, num_cols as u64],
+        };
+        if i32::try_from(num_rows).is_err() {
+            return Err(overflow());
+        }
+        let elements = num_rows.checked_mul(num_cols).ok_or_else(overflow)?;
+        // the source row of each output row: padding repeats the first or last row
+        let last = old_rows as i64 - 1;
+        let source_row = |r: usize| (i64::from(row_offset) + r as i64).clamp(0, last) as usize;
+        let data = match other.format {
+            Format::OneByteWithColHeaders => {
+                let size = num_cols
+                    .checked_mul(8)
+                    .and_then(|h| h.checked_add(elements))
+                    .ok_or_else(overflow)?;
+                let mut data = Vec::with_capacity(size);
+                let (headers, bytes) = other.data.split_at(old_cols * 8);
+                data.extend_from_slice(&headers[col_offset * 8..(col_offset + num_cols) * 8]);
+                for col in col_offset..col_offset + num_cols {
+                    let column = &bytes[col * old_rows..(col + 1) * old_rows];
+                    if rows_inside {
+                        let start = row_offset as usize;
+                        data.extend_from_slice(&column[start..start + num_rows]);
+                    } else {
+                        data.extend((0..num_rows).map(|r| column[source_row(r)]));
+                    }
+                }
+                data
+            }
+            Format::TwoByte | Format::OneByte => {
+                let width = if other.format == Format::TwoByte {
+                    2
+                } else {
+                    1
+                };
+                let size = elements.checked_mul(width).ok_or_else(overflow)?;
+                let mut data = Vec::with_capacity(size);
+                for r in 0..num_rows {
+                    let start = width * (source_row(r) * old_cols + col_offset);
+                    data.extend_from_slice(&other.data[start..start + width * num_cols]);
+                }
+                data
+            }
+        };
+        Ok(CompressedMatrix {
+            format: other.format,
+            min_value: other.min_value,
+            range: other.range,
+            num_rows,
+            num_cols,
+            data,
+        })
+    }
+
     /// Kaldi's binary `Write`: the token `CM `, `CM2 ` or `CM3 `, the global header without
     /// its format field, then the data; the empty matrix is `CM ` and 16 zero bytes.
     pub fn write_kaldi(&self, w: &mut impl Write) -> Result<(), Error> {

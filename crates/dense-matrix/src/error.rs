@@ -297,6 +297,21 @@ pub enum Error {
         /// What it must be, e.g. `"greater than 1"`.
         requirement: &'static str,
     },
+    /// A row filter (Kaldi's `FilterMatrixRows` and kin) whose `keep_rows` keeps no row.
+    NoKeptRows {
+        /// The function, e.g. `"filter_matrix_rows"`.
+        op: &'static str,
+        /// The number of rows of the input (the length of `keep_rows`).
+        num_rows: usize,
+    },
+    /// `extract_row_range_with_padding` asked for rows of a matrix that has none, so there
+    /// is no row to repeat.
+    PadEmptyMatrix {
+        /// The number of rows asked for.
+        num_rows: usize,
+        /// The row offset asked for.
+        row_offset: i32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -504,6 +519,18 @@ impl fmt::Display for Error {
                 value,
                 requirement,
             } => write!(f, "{op}: {name} = {value} must be {requirement}"),
+            Error::NoKeptRows { op, num_rows } => write!(
+                f,
+                "{op}: keep_rows keeps none of the {num_rows} rows (at least one must be kept)"
+            ),
+            Error::PadEmptyMatrix {
+                num_rows,
+                row_offset,
+            } => write!(
+                f,
+                "extract_row_range_with_padding: {num_rows} rows from row {row_offset} asked of \
+                 a matrix with no rows, which has no row to repeat"
+            ),
         }
     }
 }

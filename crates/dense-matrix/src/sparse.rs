@@ -25,6 +25,13 @@ use crate::{
 };
 
 mod build;
+mod convert;
+mod general;
+
+pub use general::{
+    append_general_matrix_rows, extract_row_range_with_padding, filter_compressed_matrix_rows,
+    filter_general_matrix_rows, filter_matrix_rows, filter_sparse_matrix_rows,
+};
 
 /// Kaldi's `SparseVector<Real>`: a dimension and `(index, value)` pairs sorted by index.
 #[derive(Debug, Clone, PartialEq, Default)]
