@@ -345,7 +345,17 @@ impl CompressedMatrix {
                 if max_value == min_value {
                     max_value = (min_value as f64 + (1.0 + min_value.abs() as f64)) as f32;
                 }
-                (min_value, max_value - min_value)
+                // a constant matrix near f32::MAX widens its range past what the header
+                // (and Kaldi's decompression) can hold: refuse it like any other such range
+                let range = max_value - min_value;
+                if !(range <= MAX_RANGE) {
+                    let (r, c) = lowest.1;
+                    return Err(Error::CannotCompress {
+                        position: Position::Matrix(r, c),
+                        value: f64::from(lowest.0),
+                    });
+                }
+                (min_value, range)
             }
             TwoByteSignedInteger => (-32768.0, 65535.0),
             OneByteUnsignedInteger => (0.0, 255.0),
@@ -951,6 +961,35 @@ mod tests {
                 "{method:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_constant_matrix_whose_widened_range_overflows_is_refused() {
+        // all values equal: the range becomes 1 + |min|, which overflows f32 here (the
+        // fuzzer's input: a 1 x 1 matrix holding 0x7f200001)
+        let big = f32::from_bits(0x7f20_0001);
+        for method in [
+            CompressionMethod::Auto,
+            CompressionMethod::SpeechFeature,
+            CompressionMethod::TwoByteAuto,
+            CompressionMethod::OneByteAuto,
+        ] {
+            assert_eq!(
+                CompressedMatrix::compress(&Matrix::from_rows(&[[big]]), method).unwrap_err(),
+                Error::CannotCompress {
+                    position: Position::Matrix(0, 0),
+                    value: f64::from(big)
+                },
+                "{method:?}"
+            );
+        }
+        // a constant matrix of ordinary values still compresses, to the same values
+        let c = CompressedMatrix::compress(
+            &Matrix::from_rows(&[[3.5f32, 3.5]]),
+            CompressionMethod::Auto,
+        )
+        .unwrap();
+        assert_eq!(c.to_matrix::<f32>(), Matrix::from_rows(&[[3.5f32, 3.5]]));
     }
 
     #[track_caller]
