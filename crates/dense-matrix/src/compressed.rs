@@ -348,7 +348,7 @@ impl CompressedMatrix {
                 // a constant matrix near f32::MAX widens its range past what the header
                 // (and Kaldi's decompression) can hold: refuse it like any other such range
                 let range = max_value - min_value;
-                if !(range <= MAX_RANGE) {
+                if !range.is_finite() || range > MAX_RANGE {
                     let (r, c) = lowest.1;
                     return Err(Error::CannotCompress {
                         position: Position::Matrix(r, c),
