@@ -52,11 +52,21 @@ def splitmix64_array(seed, n):
         return z ^ (z >> np.uint64(31))
 
 
-def time_it(fn, repeats=None):
-    """Median wall time of `fn()` in seconds over `repeats` runs (after one warm-up run),
-    stopping early once the runs have taken 20 s (2 s in a quick run)."""
+def target_dir():
+    """Cargo's target directory (`CARGO_TARGET_DIR`, else `target/` at the repository root),
+    where the Rust benches leave inputs for their peers."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    return target if os.path.isabs(target) else os.path.join(root, target)
+
+
+def time_it(fn, repeats=None, warm=False):
+    """Median wall time of `fn()` in seconds over `repeats` runs (after one warm-up run,
+    skipped when `warm` says the caller already ran it), stopping early once the runs have
+    taken 20 s (2 s in a quick run)."""
     repeats = repeats or (3 if QUICK else 10)
-    fn()
+    if not warm:
+        fn()
     times = []
     start_all = time.perf_counter()
     for _ in range(repeats):

@@ -32,12 +32,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from common import *  # noqa: E402,F401,F403
 
 CRATE = "kaldi-io"
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def target_dir():
-    target = os.environ.get("CARGO_TARGET_DIR", "target")
-    return target if os.path.isabs(target) else os.path.join(ROOT, target)
 
 
 def utterance(np, i):

@@ -17,9 +17,7 @@ ours (`best_<words>.txt`) and the agreement is printed on stderr.
 """
 
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from common import *  # noqa: E402,F403
@@ -27,31 +25,13 @@ from ctc_inputs import ctc_input  # noqa: E402
 
 CRATE = "ragged-fsa"
 PEER = "kaldi-decoder"
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NUM_PHONES = 40
 
 
-def time_runs(fn, repeats, warm):
-    """Median wall time of `fn()` over up to `repeats` runs, stopping once the runs have taken
-    20 s (a run of this workload is long); `fn()` runs once first unless `warm` says the
-    comparison with our answers already ran it."""
-    if not warm:
-        fn()
-    times = []
-    start_all = time.perf_counter()
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if time.perf_counter() - start_all > 20:
-            break
-    return statistics.median(times)
-
 
 def bench_dir():
-    target = os.environ.get("CARGO_TARGET_DIR", "target")
-    target = target if os.path.isabs(target) else os.path.join(ROOT, target)
-    return os.path.join(target, "ragged-fsa-bench")
+    """Where `benches/decode.rs` leaves the graph and our best paths."""
+    return os.path.join(target_dir(), "ragged-fsa-bench")
 
 
 def kaldi_graph_text(text):
@@ -136,7 +116,7 @@ def main():
               f"{n} utterances", file=sys.stderr)
     version = package_version("kaldi-decoder")
     repeats = 3 if QUICK else 5
-    report(CRATE, "decode_hlg_t1", PEER, time_runs(decode, repeats, warm), version)
+    report(CRATE, "decode_hlg_t1", PEER, time_it(decode, repeats, warm=warm), version)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,7 @@ then `k2.shortest_path`. Before timing, the best word sequences are compared wit
 """
 
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from common import *  # noqa: E402,F403
@@ -23,31 +21,13 @@ from ctc_inputs import ctc_input  # noqa: E402
 
 CRATE = "ragged-fsa"
 PEER = "k2"
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NUM_PHONES = 40
 
 
-def time_runs(fn, repeats, warm):
-    """Median wall time of `fn()` over up to `repeats` runs, stopping once the runs have taken
-    20 s (a run of this workload is long); `fn()` runs once first unless `warm` says the
-    comparison with our answers already ran it."""
-    if not warm:
-        fn()
-    times = []
-    start_all = time.perf_counter()
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if time.perf_counter() - start_all > 20:
-            break
-    return statistics.median(times)
-
 
 def bench_dir():
-    target = os.environ.get("CARGO_TARGET_DIR", "target")
-    target = target if os.path.isabs(target) else os.path.join(ROOT, target)
-    return os.path.join(target, "ragged-fsa-bench")
+    """Where `benches/decode.rs` leaves the graph and our best paths."""
+    return os.path.join(target_dir(), "ragged-fsa-bench")
 
 
 def best_words(k2, best):
@@ -101,7 +81,7 @@ def main():
     repeats = 3 if QUICK else 5
     for threads in (1, 2):
         torch.set_num_threads(threads)
-        seconds = time_runs(decode, repeats, warm or threads > 1)
+        seconds = time_it(decode, repeats, warm=warm or threads > 1)
         report(CRATE, f"decode_hlg_t{threads}", PEER, seconds, version)
 
 
