@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_close, matmul, model_of, rng, transpose, Model, Padded};
+use common::{assert_close, matmul, model_of, rng, smat_of, transpose, Model, Padded};
 use dense_matrix::{
     trace_mat_smat, vec_svec, Error, GeneralMatrix, Matrix, Real, SparseMatrix, SparseVector,
     Trans, Vector,
@@ -31,22 +31,6 @@ fn sparse_model(rng: &mut StdRng, rows: usize, cols: usize) -> Model {
                 .collect()
         })
         .collect()
-}
-
-fn smat_of<R: Real>(m: &Model, cols: usize) -> SparseMatrix<R> {
-    let rows = m
-        .iter()
-        .map(|row| {
-            let pairs = row
-                .iter()
-                .enumerate()
-                .filter(|(_, &v)| v != 0.0)
-                .map(|(i, &v)| (i, R::from_f64(v)))
-                .collect();
-            SparseVector::from_pairs(cols, pairs).unwrap()
-        })
-        .collect();
-    SparseMatrix::from_rows(cols, rows).unwrap()
 }
 
 fn dims(rng: &mut StdRng) -> usize {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{model_of, rng, Model};
+use common::{model_of, random_sparse_model, rng, smat_of, Model};
 use dense_matrix::{
     CompressedMatrix, CompressionMethod, Error, GeneralMatrix, Matrix, Position, SparseMatrix,
     SparseVector, Trans, Vector,
@@ -13,39 +13,6 @@ use dense_matrix::{
 use rand::Rng;
 
 const SEED: u64 = 0x5e_1ec7;
-
-/// A sparse matrix from a dense model (zeros not stored).
-fn smat(m: &Model, cols: usize) -> SparseMatrix<f64> {
-    let rows = m
-        .iter()
-        .map(|row| {
-            let pairs = row
-                .iter()
-                .enumerate()
-                .filter(|(_, &v)| v != 0.0)
-                .map(|(i, &v)| (i, v))
-                .collect();
-            SparseVector::from_pairs(cols, pairs).unwrap()
-        })
-        .collect();
-    SparseMatrix::from_rows(cols, rows).unwrap()
-}
-
-fn random_model(g: &mut rand::rngs::StdRng, rows: usize, cols: usize) -> Model {
-    (0..rows)
-        .map(|_| {
-            (0..cols)
-                .map(|_| {
-                    if g.random_range(0..3) == 0 {
-                        f64::from(g.random_range(-8i32..8)) / 4.0
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
 
 fn dense(s: &SparseMatrix<f64>) -> Model {
     if s.num_rows() == 0 || s.num_cols() == 0 {
@@ -60,8 +27,8 @@ fn select_rows_picks_rows_like_a_dense_gather() {
     eprintln!("select_rows: seed {SEED:#x}");
     for _ in 0..50 {
         let (rows, cols) = (g.random_range(1..8), g.random_range(1..8));
-        let m = random_model(&mut g, rows, cols);
-        let s = smat(&m, cols);
+        let m = random_sparse_model(&mut g, rows, cols);
+        let s = smat_of::<f64>(&m, cols);
         let idx: Vec<i32> = (0..g.random_range(0..10))
             .map(|_| g.random_range(0..rows as i32))
             .collect();
@@ -94,10 +61,10 @@ fn append_rows_concatenates_in_order() {
         let parts: Vec<Model> = (0..g.random_range(1..5))
             .map(|_| {
                 let r = g.random_range(0..4);
-                random_model(&mut g, r, cols)
+                random_sparse_model(&mut g, r, cols)
             })
             .collect();
-        let inputs = parts.iter().map(|p| smat(p, cols)).collect();
+        let inputs = parts.iter().map(|p| smat_of::<f64>(p, cols)).collect();
         let got = SparseMatrix::append_sparse_matrix_rows(inputs).unwrap();
         let want: Model = parts.concat();
         assert_eq!(got.num_cols(), cols);
@@ -107,7 +74,7 @@ fn append_rows_concatenates_in_order() {
 
 #[test]
 fn append_rows_allows_empty_inputs_of_any_width() {
-    let a = smat(&vec![vec![1.0, 0.0, 2.0]], 3);
+    let a = smat_of::<f64>(&vec![vec![1.0, 0.0, 2.0]], 3);
     let empty = SparseMatrix::<f64>::new(0, 7);
     let got =
         SparseMatrix::append_sparse_matrix_rows(vec![empty.clone(), a.clone(), empty, a]).unwrap();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{model_of, rng, Model};
+use common::{model_of, random_sparse_model, rng, smat_of, Model};
 use dense_matrix::{
     append_general_matrix_rows, extract_row_range_with_padding, filter_compressed_matrix_rows,
     filter_general_matrix_rows, filter_matrix_rows, filter_sparse_matrix_rows, CompressedMatrix,
@@ -16,40 +16,6 @@ use rand::rngs::StdRng;
 use rand::Rng;
 
 const SEED: u64 = 0x5a_2e_12;
-
-/// A sparse matrix holding the non-zeros of a dense model.
-fn smat(m: &Model, cols: usize) -> SparseMatrix<f64> {
-    let rows = m
-        .iter()
-        .map(|row| {
-            let pairs = row
-                .iter()
-                .enumerate()
-                .filter(|(_, &v)| v != 0.0)
-                .map(|(i, &v)| (i, v))
-                .collect();
-            SparseVector::from_pairs(cols, pairs).unwrap()
-        })
-        .collect();
-    SparseMatrix::from_rows(cols, rows).unwrap()
-}
-
-/// A model with about a third of its elements non-zero (quarters in -2..2: exact in f32).
-fn random_model(g: &mut StdRng, rows: usize, cols: usize) -> Model {
-    (0..rows)
-        .map(|_| {
-            (0..cols)
-                .map(|_| {
-                    if g.random_range(0..3) == 0 {
-                        f64::from(g.random_range(-8i32..8)) / 4.0
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
 
 /// A model with every element uniform in [-4, 4).
 fn dense_model(g: &mut StdRng, rows: usize, cols: usize) -> Model {
@@ -96,8 +62,8 @@ fn transpose_equals_the_dense_transpose() {
     eprintln!("transpose: seed {SEED:#x}");
     for _ in 0..60 {
         let (rows, cols) = (g.random_range(0..7), g.random_range(0..7));
-        let m = random_model(&mut g, rows, cols);
-        let s = smat(&m, cols);
+        let m = random_sparse_model(&mut g, rows, cols);
+        let s = smat_of::<f64>(&m, cols);
         let t = s.transpose();
         assert_eq!((t.num_rows(), t.num_cols()), (cols, rows));
         assert_eq!(dense_of(&t), transpose(&m, cols), "model {m:?}");
@@ -139,11 +105,11 @@ fn copy_from_smat_converts_precision_both_ways() {
     for _ in 0..40 {
         let (rows, cols) = (g.random_range(0..6), g.random_range(0..6));
         // values that f32 cannot hold exactly, so the rounding shows
-        let m: Model = random_model(&mut g, rows, cols)
+        let m: Model = random_sparse_model(&mut g, rows, cols)
             .into_iter()
             .map(|row| row.into_iter().map(|v| v / 3.0).collect())
             .collect();
-        let s64 = smat(&m, cols);
+        let s64 = smat_of::<f64>(&m, cols);
         let rounded: Model = m
             .iter()
             .map(|row| row.iter().map(|&v| f64::from(v as f32)).collect())
@@ -202,14 +168,14 @@ fn sparse_matrix_resize_matches_a_dense_model() {
     eprintln!("SparseMatrix::resize: seed {:#x}", SEED + 2);
     for _ in 0..60 {
         let (rows, cols) = (g.random_range(0..6), g.random_range(0..6));
-        let m = random_model(&mut g, rows, cols);
+        let m = random_sparse_model(&mut g, rows, cols);
         let (new_rows, new_cols) = (g.random_range(0..8), g.random_range(0..8));
         let ty = [
             ResizeType::CopyData,
             ResizeType::SetZero,
             ResizeType::Undefined,
         ][g.random_range(0..3)];
-        let mut s = smat(&m, cols);
+        let mut s = smat_of::<f64>(&m, cols);
         s.resize(new_rows, new_cols, ty);
         let mut want = vec![vec![0.0; new_cols]; new_rows];
         if ty == ResizeType::CopyData {
@@ -241,14 +207,14 @@ fn compressed(m: &Model, method: CompressionMethod) -> CompressedMatrix {
 fn append_of_sparse_or_empty_inputs_is_sparse() {
     let mut g = rng(SEED + 3);
     eprintln!("append_general_matrix_rows (sparse): seed {:#x}", SEED + 3);
-    let a = random_model(&mut g, 3, 4);
-    let b = random_model(&mut g, 2, 4);
+    let a = random_sparse_model(&mut g, 3, 4);
+    let b = random_sparse_model(&mut g, 2, 4);
     let inputs = [
-        GeneralMatrix::Sparse(smat(&a, 4)),
+        GeneralMatrix::Sparse(smat_of::<f64>(&a, 4)),
         GeneralMatrix::Full(Matrix::empty()),
         GeneralMatrix::Compressed(CompressedMatrix::empty()),
         GeneralMatrix::Sparse(SparseMatrix::new(0, 9)),
-        GeneralMatrix::Sparse(smat(&b, 4)),
+        GeneralMatrix::Sparse(smat_of::<f64>(&b, 4)),
     ];
     let refs: Vec<&GeneralMatrix<f64>> = inputs.iter().collect();
     let got = append_general_matrix_rows(&refs).unwrap();
@@ -268,10 +234,10 @@ fn append_with_a_full_or_compressed_input_is_full() {
         let mut want: Model = Vec::new();
         for _ in 0..g.random_range(1..5) {
             let rows = g.random_range(0..4);
-            let m = random_model(&mut g, rows, cols);
+            let m = random_sparse_model(&mut g, rows, cols);
             let input = match (rows, g.random_range(0..3)) {
                 (0, _) => GeneralMatrix::Sparse(SparseMatrix::new(0, 7)),
-                (_, 0) => GeneralMatrix::Sparse(smat(&m, cols)),
+                (_, 0) => GeneralMatrix::Sparse(smat_of::<f64>(&m, cols)),
                 (_, 1) => GeneralMatrix::Full(matrix(&m)),
                 _ => GeneralMatrix::Compressed(compressed(&m, CompressionMethod::TwoByteAuto)),
             };
@@ -279,7 +245,9 @@ fn append_with_a_full_or_compressed_input_is_full() {
             want.extend(model_of_general(&input));
             inputs.push(input);
         }
-        inputs.push(GeneralMatrix::Full(matrix(&random_model(&mut g, 1, cols))));
+        inputs.push(GeneralMatrix::Full(matrix(&random_sparse_model(
+            &mut g, 1, cols,
+        ))));
         want.extend(model_of_general(inputs.last().unwrap()));
         let refs: Vec<&GeneralMatrix<f64>> = inputs.iter().collect();
         let got = append_general_matrix_rows(&refs).unwrap();
@@ -335,11 +303,11 @@ fn filters_keep_the_masked_rows_in_order() {
     eprintln!("filter_*_rows: seed {:#x}", SEED + 5);
     for _ in 0..60 {
         let (rows, cols) = (g.random_range(1..12), g.random_range(1..6));
-        let m = random_model(&mut g, rows, cols);
+        let m = random_sparse_model(&mut g, rows, cols);
         let mask = random_mask(&mut g, rows);
         let want = filter_model(&m, &mask);
 
-        let s = filter_sparse_matrix_rows(&smat(&m, cols), &mask).unwrap();
+        let s = filter_sparse_matrix_rows(&smat_of::<f64>(&m, cols), &mask).unwrap();
         assert_eq!(s.num_cols(), cols);
         assert_eq!(dense_of(&s), want, "mask {mask:?}");
 
@@ -360,7 +328,7 @@ fn filters_keep_the_masked_rows_in_order() {
 
         let general = [
             GeneralMatrix::Full(matrix(&m)),
-            GeneralMatrix::Sparse(smat(&m, cols)),
+            GeneralMatrix::Sparse(smat_of::<f64>(&m, cols)),
             GeneralMatrix::Compressed(compressed(&m, CompressionMethod::TwoByteAuto)),
         ];
         for input in &general {
@@ -483,7 +451,7 @@ fn extract_row_range_with_padding_repeats_the_edge_rows() {
     eprintln!("extract_row_range_with_padding: seed {:#x}", SEED + 6);
     for _ in 0..60 {
         let (rows, cols) = (g.random_range(1..8), g.random_range(1..5));
-        let m = random_model(&mut g, rows, cols);
+        let m = random_sparse_model(&mut g, rows, cols);
         let offset = g.random_range(-6i32..10);
         let n = g.random_range(1..12);
         let want = padded_rows(&m, i64::from(offset), n);
@@ -495,7 +463,7 @@ fn extract_row_range_with_padding_repeats_the_edge_rows() {
             want,
             "offset {offset}, {n} rows of {m:?}"
         );
-        let sparse = GeneralMatrix::Sparse(smat(&m, cols));
+        let sparse = GeneralMatrix::Sparse(smat_of::<f64>(&m, cols));
         let got = extract_row_range_with_padding(&sparse, offset, n).unwrap();
         let GeneralMatrix::Sparse(s) = &got else {
             panic!("expected sparse, got {got:?}")

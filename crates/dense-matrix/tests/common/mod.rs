@@ -2,7 +2,10 @@
 //! padding, odd strides), a `Vec<Vec<f64>>` model, and relative-Frobenius comparisons.
 #![allow(dead_code, clippy::needless_range_loop)]
 
-use dense_matrix::{Matrix, MatrixBase, MatrixView, MatrixViewMut, Real, Vector, VectorBase};
+use dense_matrix::{
+    Matrix, MatrixBase, MatrixView, MatrixViewMut, Real, SparseMatrix, SparseVector, Vector,
+    VectorBase,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -172,4 +175,39 @@ pub fn shape(rng: &mut StdRng, max: usize) -> (usize, usize) {
     } else {
         (rng.random_range(1..=max), rng.random_range(1..=max))
     }
+}
+
+/// A sparse matrix holding the non-zeros of a dense model (zeros not stored), built pair by
+/// pair through `from_pairs` / `from_rows`.
+pub fn smat_of<R: Real>(m: &Model, cols: usize) -> SparseMatrix<R> {
+    let rows = m
+        .iter()
+        .map(|row| {
+            let pairs = row
+                .iter()
+                .enumerate()
+                .filter(|(_, &v)| v != 0.0)
+                .map(|(i, &v)| (i, R::from_f64(v)))
+                .collect();
+            SparseVector::from_pairs(cols, pairs).unwrap()
+        })
+        .collect();
+    SparseMatrix::from_rows(cols, rows).unwrap()
+}
+
+/// A model with about a third of its elements non-zero (quarters in -2..2: exact in f32).
+pub fn random_sparse_model(g: &mut StdRng, rows: usize, cols: usize) -> Model {
+    (0..rows)
+        .map(|_| {
+            (0..cols)
+                .map(|_| {
+                    if g.random_range(0..3) == 0 {
+                        f64::from(g.random_range(-8i32..8)) / 4.0
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }
