@@ -11,6 +11,7 @@
 
 pub mod ctc;
 pub mod graphs;
+pub mod records;
 
 /// The environment variable `cargo xtask bench --quick` sets; benches shrink their inputs.
 pub const QUICK_ENV: &str = "ARRAYS_BENCH_QUICK";

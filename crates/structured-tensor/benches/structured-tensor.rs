@@ -23,23 +23,10 @@
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
+use benches::records::records;
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
-use serde_json::{json, Value};
+use serde_json::Value;
 use structured_tensor::{RowPartition, StructuredTensor};
-
-fn records(n: usize) -> Value {
-    let mut rng = benches::SplitMix64::new(7);
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        let age = rng.below(100);
-        let k = rng.below(4);
-        let nicknames: Vec<String> = (0..k).map(|_| format!("n{}", rng.below(1000))).collect();
-        let m = rng.below(4);
-        let sizes: Vec<f64> = (0..m).map(|_| 5.0 + rng.below(20) as f64 * 0.5).collect();
-        out.push(json!({"age": age, "nicknames": nicknames, "shoes": {"sizes": sizes}}));
-    }
-    Value::Array(out)
-}
 
 fn households(n: usize) -> RowPartition {
     let mut rng = benches::SplitMix64::new(8);

@@ -602,22 +602,8 @@ fn partitioned_write_groups_rows_and_reads_back() {
 
 // ---- round trips over generated records ----
 
-/// SplitMix64, driven by a proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+// SplitMix64 (the benchmarks' generator), driven by a proptest seed.
+use benches::SplitMix64 as Rng;
 
 /// A field type: a leaf (0 int64, 1 float64, 2 bool, 3 string) under `depth` lists, a
 /// struct, or a list of structs.
@@ -646,8 +632,8 @@ fn gen_fields(rng: &mut Rng, budget: u32, at_least_one: bool) -> Vec<(String, Ty
 
 fn gen_scalar(rng: &mut Rng, leaf: u64) -> Value {
     match leaf {
-        0 => json!(rng.next() as i64 >> rng.below(64)),
-        1 => json!((rng.next() as i64 >> 11) as f64 / 1024.0),
+        0 => json!(rng.next_u64() as i64 >> rng.below(64)),
+        1 => json!((rng.next_u64() as i64 >> 11) as f64 / 1024.0),
         2 => json!(rng.below(2) == 1),
         _ => json!(["", "Bob", "Жозефина", "😀 x", "a\"b\\c"][rng.below(5) as usize]),
     }
@@ -683,7 +669,7 @@ fn gen_object(rng: &mut Rng, fields: &[(String, Ty)]) -> Value {
 
 /// 1 to 8 records of one generated schema (at least one field: a Parquet file has columns).
 fn gen_records(seed: u64) -> Value {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let fields = gen_fields(&mut rng, 3, true);
     Value::Array(
         (0..1 + rng.below(8))

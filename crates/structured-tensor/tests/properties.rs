@@ -6,22 +6,8 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use structured_tensor::{Builder, Key, StructuredTensor, Values};
 
-/// A small deterministic generator (SplitMix64) driven by a proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+// SplitMix64 (the benchmarks' generator), driven by a proptest seed.
+use benches::SplitMix64 as Rng;
 
 #[derive(Clone, Copy, Debug)]
 enum Leaf {
@@ -68,11 +54,11 @@ fn gen_scalar(rng: &mut Rng, leaf: Leaf) -> Value {
     match leaf {
         Leaf::I64 => match rng.below(3) {
             0 => json!(rng.below(100) as i64 - 50),
-            1 => json!(rng.next() as i64),
+            1 => json!(rng.next_u64() as i64),
             _ => json!(i64::MIN + rng.below(3) as i64),
         },
         Leaf::F64 => {
-            let v = (rng.next() as i64 >> 11) as f64 / 1024.0;
+            let v = (rng.next_u64() as i64 >> 11) as f64 / 1024.0;
             json!(if rng.below(4) == 0 { v.trunc() } else { v })
         }
         Leaf::Bool => json!(rng.below(2) == 1),
@@ -112,7 +98,7 @@ fn gen_value(rng: &mut Rng, ty: &Ty) -> Value {
 
 /// A valid input: an object, or a list of objects at a uniform depth.
 fn gen_valid(seed: u64) -> Value {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let fields = gen_fields(&mut rng, 3);
     if rng.below(3) == 0 {
         gen_object(&mut rng, &fields)
@@ -354,7 +340,7 @@ proptest! {
         // makes it int64; `-0.0` is a float. Both readers, over the generator's documents
         // (valid and arbitrary) with integer zeros written as `-0`, give the same tensor
         // (or the same error) as `from_json` on the value Python would have parsed.
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let mut docs = vec![gen_valid(seed), gen_any(&mut rng, 4)];
         docs.push(json!({"z": [0, 0, 0], "f": [-0.0, 0.5], "m": [[0], [1, 0]]}));
         for v in docs {
@@ -368,7 +354,7 @@ proptest! {
 
     #[test]
     fn arbitrary_json_never_panics(seed in any::<u64>()) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let v = gen_any(&mut rng, 4);
         // The text reader and the Value path agree, errors included.
         let text = serde_json::to_string(&v).unwrap();
@@ -384,7 +370,7 @@ proptest! {
 
     #[test]
     fn mixed_int_float_lists_round_trip_by_value(seed in any::<u64>()) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let n = 1 + rng.below(6);
         let vals: Vec<Value> = (0..n)
             .map(|_| if rng.below(2) == 0 { json!(rng.below(100)) } else { json!(rng.below(100) as f64 + 0.5) })
@@ -396,7 +382,7 @@ proptest! {
 
     #[test]
     fn indexing_matches_naive_model(seed in any::<u64>()) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let rank = 1 + rng.below(3) as usize;
         let v = gen_ragged_records(&mut rng, rank);
         let st = StructuredTensor::from_json(&v).unwrap();
@@ -422,7 +408,7 @@ proptest! {
 
     #[test]
     fn merge_dims_matches_naive_flatten(seed in any::<u64>()) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let depth = 2 + rng.below(3) as usize;
         let v = gen_ragged_records(&mut rng, depth);
         let st = StructuredTensor::from_json(&v).unwrap();
@@ -439,7 +425,7 @@ proptest! {
 
     #[test]
     fn builder_matches_from_json(seed in any::<u64>()) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let n = rng.below(20) as usize;
         let mut records = Vec::new();
         let (mut ages, mut names, mut name_lens, mut sizes, mut size_lens) = (vec![], vec![], vec![], vec![], vec![]);
