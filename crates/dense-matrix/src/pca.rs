@@ -88,9 +88,8 @@ pub fn compute_pca<R: Real>(
         // an eigenvalue at the Gram matrix's roundoff level (below N ulps of the largest)
         // is a zero that LAPACK could not resolve: dividing by its root would turn noise
         // into a direction, so it counts as zero (Kaldi tests `l(g) != 0.0` only)
-        let roundoff = l.data().first().copied().unwrap_or(R::ZERO)
-            * R::from_f64(n as f64)
-            * R::EPSILON;
+        let roundoff =
+            l.data().first().copied().unwrap_or(R::ZERO) * R::from_f64(n as f64) * R::EPSILON;
         let mut l = l;
         for v in l.data_mut() {
             if *v <= roundoff {
