@@ -50,6 +50,7 @@
 //! Rust mapping.
 
 mod error;
+mod fresh;
 mod holder;
 mod range;
 mod specifier;

@@ -20,7 +20,15 @@ use crate::Error;
 
 /// Reads one value at the input's position: the `\0B` marker decides binary or text.
 fn read_value<T: Holder>(input: &mut Input, key: Option<&str>) -> Result<T, Error> {
-    read_object::<T, T>(input, key, |input, binary| T::read(input, binary))
+    read_object::<T, T>(input, key, |input, binary| {
+        // a float matrix or vector in its own precision goes straight into new memory
+        if binary {
+            if let Some(value) = crate::fresh::read_new::<T>(input)? {
+                return Ok(value);
+            }
+        }
+        T::read(input, binary)
+    })
 }
 
 /// [`read_value`] into `value`, reusing its memory ([`Holder::read_into`]).
