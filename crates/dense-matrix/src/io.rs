@@ -284,6 +284,19 @@ impl<R: Real> Matrix<R> {
     }
 }
 
+/// The element count a compressed matrix's header claims, when the header is in `head`.
+fn compressed_elements(head: &[u8]) -> Option<usize> {
+    let start = match head.get(..4)? {
+        [b'C', b'M', b' ', _] => 3,
+        [b'C', b'M', b'2' | b'3', b' '] => 4,
+        _ => return None,
+    };
+    let h = head.get(start + 8..start + 16)?;
+    let rows = usize::try_from(i32::from_le_bytes([h[0], h[1], h[2], h[3]])).ok()?;
+    let cols = usize::try_from(i32::from_le_bytes([h[4], h[5], h[6], h[7]])).ok()?;
+    rows.checked_mul(cols)
+}
+
 /// The body of [`Matrix::read_kaldi_into`]: reads the object's elements into `data` (row
 /// by row, `rows * cols` of them) and returns its shape.
 fn read_matrix_into<R: Real>(
@@ -300,7 +313,16 @@ fn read_matrix_into<R: Real>(
         }
         return Ok(shape);
     }
-    if r.fill_buf().map_err(io_err)?.first() == Some(&b'C') {
+    let head = r.fill_buf().map_err(io_err)?;
+    if head.first() == Some(&b'C') {
+        // the decompressed matrix's memory first, then the compressed data's: in this
+        // order a loop that drops each matrix reuses the same two blocks, where the other
+        // made the allocator give back the top of its heap and take it again for every
+        // matrix (a page fault and the kernel's zeroing for each of its pages)
+        if let Some(n) = compressed_elements(head) {
+            let want = n.min(READ_CHUNK / std::mem::size_of::<R>());
+            data.reserve(want.saturating_sub(data.len()));
+        }
         let cm = crate::CompressedMatrix::read_kaldi(r)?;
         cm.decompress_into(data);
         return Ok((cm.num_rows(), cm.num_cols()));
@@ -855,6 +877,33 @@ mod tests {
         m.read_kaldi_into(&mut &b" [ 1 2\n 3 4 ]\n"[..], false)
             .unwrap();
         assert!(m == Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]]));
+    }
+
+    /// The element count read ahead from a compressed header (to reserve the matrix's
+    /// memory before the compressed data's), for each format, and none from a header that
+    /// is cut short or negative.
+    #[test]
+    fn compressed_header_element_count() {
+        let m = Matrix::from_vec(7, 3, (0..21).map(|i| i as f32).collect()).unwrap();
+        for method in [
+            crate::CompressionMethod::SpeechFeature,
+            crate::CompressionMethod::TwoByteAuto,
+            crate::CompressionMethod::OneByteAuto,
+        ] {
+            let mut bytes = Vec::new();
+            crate::CompressedMatrix::compress(&m, method)
+                .unwrap()
+                .write_kaldi(&mut bytes)
+                .unwrap();
+            let header = if bytes[2] == b' ' { 3 + 16 } else { 4 + 16 };
+            assert_eq!(compressed_elements(&bytes), Some(21), "{method:?}");
+            assert_eq!(compressed_elements(&bytes[..header]), Some(21));
+            assert_eq!(compressed_elements(&bytes[..header - 1]), None);
+            let mut negative = bytes.clone();
+            negative[header - 5] = 0xff; // the top byte of the row count
+            assert_eq!(compressed_elements(&negative), None);
+        }
+        assert_eq!(compressed_elements(b"FM \x04"), None);
     }
 
     #[test]
