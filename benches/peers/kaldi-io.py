@@ -7,6 +7,10 @@ a quick run), keys utt0000, utt0001, ... This script writes its own archives wit
 kaldi-native-io (`ark,scp:`, float and SpeechFeature-compressed) under the target dir
 (`kaldi-io-bench/peer/`), outside the timed region.
 - read_scp_float / read_scp_compressed: SequentialFloatMatrixReader over the scp.
+- read_scp_float_into / read_scp_compressed_into / random_access_scp_into: read_scp_float,
+  read_scp_compressed and random_access_scp with kaldi-native-io's own views, not copied
+  (each value used before the next read): the counterpart of reading into one reused
+  matrix (`next_into`, `get_into`) on the Rust side.
 - random_access_scp: RandomAccessFloatMatrixReader over the float scp, every key in the
   shuffled order of the Rust side (Fisher-Yates with SplitMix64(7).below).
 - compress_speech_feature: CompressedMatrixWriter writing utterance 0 with kSpeechFeature
@@ -17,10 +21,10 @@ kaldi-native-io (`ark,scp:`, float and SpeechFeature-compressed) under the targe
   --compression-method=2 scp:first.scp ark:/dev/null` over the first 100 utterances
   (first.scp: the first 100 lines of the float scp), read with SequentialFloatMatrixReader
   (`scp:` / `scp,bg:`) and written with CompressedMatrixWriter (kSpeechFeature).
-Owned values on both sides: kaldi-native-io's readers hand out numpy views of the
-reader's own matrix, which the next record (or `get`) overwrites in place; the Rust side
-returns a `Matrix<f32>` that owns its data, so each value here is copied (`.copy()`) into
-an array of its own, as a caller keeping it must do.
+Owned values on both sides in the other workloads: kaldi-native-io's readers hand out
+numpy views of the reader's own matrix, which the next record (or `get`) overwrites in
+place; the Rust side returns a `Matrix<f32>` that owns its data, so each value here is
+copied (`.copy()`) into an array of its own, as a caller keeping it must do.
 When the Rust bench has run, its archives are read back here with kaldi-native-io and
 compared with the inputs (an exception on any difference).
 """
@@ -92,18 +96,42 @@ def main():
             w["utt%04d" % i] = m
             cw.write("utt%04d" % i, m, method)
 
+    # The copies' cost depends on glibc's heap: here, after the inputs were generated and
+    # written, each copy reuses freed memory; in a fresh process glibc gives the heap's top
+    # back and takes it again for every 160 KB copy (page faults on fresh pages), and
+    # read_all took 6-8 times as long on the reference machine.
     def read_all(rspecifier):
         rows = 0
         for _, value in kio.SequentialFloatMatrixReader(rspecifier):
             rows += value.copy().shape[0]
         return rows
 
+    def read_views(rspecifier):
+        rows = 0
+        for _, value in kio.SequentialFloatMatrixReader(rspecifier):
+            rows += value.shape[0]
+        return rows
+
     report(CRATE, "read_scp_float", "kaldi-native-io", time_it(lambda: read_all("scp:" + scp)), version)
+    report(
+        CRATE,
+        "read_scp_float_into",
+        "kaldi-native-io",
+        time_it(lambda: read_views("scp:" + scp)),
+        version,
+    )
     report(
         CRATE,
         "read_scp_compressed",
         "kaldi-native-io",
         time_it(lambda: read_all("scp:" + cscp)),
+        version,
+    )
+    report(
+        CRATE,
+        "read_scp_compressed_into",
+        "kaldi-native-io",
+        time_it(lambda: read_views("scp:" + cscp)),
         version,
     )
     report(
@@ -136,6 +164,22 @@ def main():
         return rows
 
     report(CRATE, "random_access_scp", "kaldi-native-io", time_it(random_access), version)
+
+    def random_access_views():
+        reader = kio.RandomAccessFloatMatrixReader("scp:" + scp)
+        rows = 0
+        for key in keys:
+            rows += reader[key].shape[0]
+        reader.close()
+        return rows
+
+    report(
+        CRATE,
+        "random_access_scp_into",
+        "kaldi-native-io",
+        time_it(random_access_views),
+        version,
+    )
     m0 = utterance(np, 0)
 
     def compress():
