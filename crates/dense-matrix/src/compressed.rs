@@ -479,6 +479,31 @@ impl CompressedMatrix {
             return Matrix::new(num_rows, num_cols);
         }
         let mut data = vec![R::ZERO; num_rows * num_cols];
+        self.decode_window(row_offset, num_rows, col_offset, num_cols, &mut data);
+        Matrix::from_vec(num_rows, num_cols, data).expect("the length is rows * cols")
+    }
+
+    /// The whole decompressed matrix, row by row, into `data` (replacing its contents and
+    /// reusing its memory: only growth beyond its present length is zeroed first).
+    pub(crate) fn decompress_into<R: Real>(&self, data: &mut Vec<R>) {
+        let n = self.num_rows * self.num_cols;
+        data.truncate(n);
+        data.resize(n, R::ZERO);
+        if n > 0 {
+            self.decode_window(0, self.num_rows, 0, self.num_cols, data);
+        }
+    }
+
+    /// Decodes the `num_rows x num_cols` window at `(row_offset, col_offset)` into `data`
+    /// (`num_rows * num_cols` elements, row-major); the window lies inside the matrix.
+    fn decode_window<R: Real>(
+        &self,
+        row_offset: usize,
+        num_rows: usize,
+        col_offset: usize,
+        num_cols: usize,
+        data: &mut [R],
+    ) {
         let (min_value, range) = (self.min_value, self.range);
         match self.format {
             Format::OneByteWithColHeaders => {
@@ -525,7 +550,6 @@ impl CompressedMatrix {
                 }
             }
         }
-        Matrix::from_vec(num_rows, num_cols, data).expect("the length is rows * cols")
     }
 
     /// Kaldi's `CompressedMatrix(cmat, row_offset, num_rows, col_offset, num_cols,

@@ -104,15 +104,18 @@ fn write_elements<R: Real>(w: &mut impl Write, xs: &[R]) -> Result<(), Error> {
     w.write_all(&buf).map_err(io_err)
 }
 
-/// Reads `n` elements stored as `f32` (`single`) or `f64`, converting to `R`, in bounded
-/// pieces; `what` names the object for the overflow error, `reading` for the end of data.
-fn read_elements<R: Real>(
+/// Reads `n` elements stored as `f32` (`single`) or `f64`, converting to `R`, into `out`
+/// (replacing its contents and reusing its memory), in bounded pieces; `what` names the
+/// object for the overflow error, `reading` for the end of data. On an error `out` holds
+/// the elements read before it.
+fn read_elements_into<R: Real>(
     r: &mut impl Read,
+    out: &mut Vec<R>,
     n: usize,
     single: bool,
     what: &'static str,
     reading: impl Fn() -> String,
-) -> Result<Vec<R>, Error> {
+) -> Result<(), Error> {
     let width = if single { 4 } else { 8 };
     let total = n
         .checked_mul(width)
@@ -122,9 +125,10 @@ fn read_elements<R: Real>(
         })?;
     #[cfg(target_endian = "little")]
     if width == std::mem::size_of::<R>() {
-        return read_native(r, n, total, reading);
+        return read_native_into(r, out, n, total, reading);
     }
-    let mut out: Vec<R> = Vec::with_capacity(n.min(READ_CHUNK / width));
+    out.clear();
+    out.reserve(n.min(READ_CHUNK / width));
     let mut buf = vec![0u8; total.min(READ_CHUNK)];
     let mut done = 0;
     while done < total {
@@ -152,27 +156,31 @@ fn read_elements<R: Real>(
         }
         done += piece;
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Reads `n` elements stored in `R`'s own little-endian layout straight into the result
-/// (one copy fewer than decoding), in pieces of at most [`READ_CHUNK`] bytes so the memory
-/// follows the data actually present.
+/// Reads `n` elements stored in `R`'s own little-endian layout straight into `out` (one
+/// copy fewer than decoding), in pieces of at most [`READ_CHUNK`] bytes so the memory
+/// follows the data actually present. Elements `out` already holds are read over in place
+/// (a reused buffer is neither zeroed nor reallocated); only its growth is zeroed first.
 #[cfg(target_endian = "little")]
-fn read_native<R: Real>(
+fn read_native_into<R: Real>(
     r: &mut impl Read,
+    out: &mut Vec<R>,
     n: usize,
     total: usize,
     reading: impl Fn() -> String,
-) -> Result<Vec<R>, Error> {
+) -> Result<(), Error> {
     let size = std::mem::size_of::<R>();
     let per_piece = READ_CHUNK / size;
-    let mut out: Vec<R> = Vec::with_capacity(n.min(per_piece));
-    while out.len() < n {
-        let start = out.len();
+    out.truncate(n);
+    let mut start = 0;
+    while start < n {
         let piece = (n - start).min(per_piece);
-        out.resize(start + piece, R::ZERO);
-        let dst = &mut out[start..];
+        if out.len() < start + piece {
+            out.resize(start + piece, R::ZERO);
+        }
+        let dst = &mut out[start..start + piece];
         let len = std::mem::size_of_val(dst);
         // SAFETY: `R` is `f32` or `f64` (`Real` is sealed): plain old data with no padding,
         // for which every bit pattern is a valid value, and whose alignment is at least
@@ -183,14 +191,16 @@ fn read_native<R: Real>(
         let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), len) };
         let got = read_up_to(r, bytes)?;
         if got < len {
+            out.truncate(start + got / size);
             return Err(Error::UnexpectedEnd {
                 reading: reading(),
                 needed: total as u64,
                 got: (start * size + got) as u64,
             });
         }
+        start += piece;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Reads a three-byte token and says whether it is the single-precision one of the pair.
@@ -248,25 +258,90 @@ impl<R: Real> Matrix<R> {
         if !binary {
             return read_text(r)?.parse();
         }
-        if r.fill_buf().map_err(io_err)?.first() == Some(&b'C') {
-            return Ok(crate::CompressedMatrix::read_kaldi(r)?.to_matrix());
-        }
-        let single = read_token(r, b"FM ", b"DM ", "the matrix token `FM ` or `DM `")?;
-        let name = if single { "FM" } else { "DM" };
-        let rows = read_size(r, "the number of rows of a Kaldi matrix")?;
-        let cols = read_size(r, "the number of columns of a Kaldi matrix")?;
-        if (rows == 0) != (cols == 0) {
-            return Err(Error::EmptyDimension { rows, cols });
-        }
-        let n = rows.checked_mul(cols).ok_or(Error::HeaderSizeOverflow {
-            what: "a Kaldi matrix",
-            factors: vec![rows as u64, cols as u64],
-        })?;
-        let data = read_elements::<R>(r, n, single, "a Kaldi matrix", || {
-            format!("the elements of a {rows} x {cols} `{name}` matrix")
-        })?;
-        Matrix::from_vec(rows, cols, data)
+        let mut m = Matrix::empty();
+        m.read_kaldi_into(r, binary)?;
+        Ok(m)
     }
+
+    /// [`Matrix::read_kaldi`] into this matrix, reusing its memory (as Kaldi's `Read`
+    /// into an existing matrix does): the matrix takes the object's shape, with stride
+    /// equal to its columns, and a binary object of no more elements than the matrix's
+    /// memory holds is read over it in place, neither reallocated nor zeroed first. On
+    /// an error the matrix is left 0 x 0 (its memory kept for the next read).
+    pub fn read_kaldi_into(&mut self, r: &mut impl BufRead, binary: bool) -> Result<(), Error> {
+        let mut data = std::mem::take(self).data;
+        match read_matrix_into(r, binary, &mut data) {
+            Ok((rows, cols)) => {
+                *self = Matrix::from_parts(data, rows, cols, cols);
+                Ok(())
+            }
+            Err(e) => {
+                data.clear();
+                *self = Matrix::from_parts(data, 0, 0, 0);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The element count a compressed matrix's header claims, when the header is in `head`.
+fn compressed_elements(head: &[u8]) -> Option<usize> {
+    let start = match head.get(..4)? {
+        [b'C', b'M', b' ', _] => 3,
+        [b'C', b'M', b'2' | b'3', b' '] => 4,
+        _ => return None,
+    };
+    let h = head.get(start + 8..start + 16)?;
+    let rows = usize::try_from(i32::from_le_bytes([h[0], h[1], h[2], h[3]])).ok()?;
+    let cols = usize::try_from(i32::from_le_bytes([h[4], h[5], h[6], h[7]])).ok()?;
+    rows.checked_mul(cols)
+}
+
+/// The body of [`Matrix::read_kaldi_into`]: reads the object's elements into `data` (row
+/// by row, `rows * cols` of them) and returns its shape.
+fn read_matrix_into<R: Real>(
+    r: &mut impl BufRead,
+    binary: bool,
+    data: &mut Vec<R>,
+) -> Result<(usize, usize), Error> {
+    if !binary {
+        let m: Matrix<R> = read_text(r)?.parse()?;
+        let shape = m.shape();
+        data.clear();
+        for row in m.rows() {
+            data.extend_from_slice(row);
+        }
+        return Ok(shape);
+    }
+    let head = r.fill_buf().map_err(io_err)?;
+    if head.first() == Some(&b'C') {
+        // the decompressed matrix's memory first, then the compressed data's: in this
+        // order a loop that drops each matrix reuses the same two blocks, where the other
+        // made the allocator give back the top of its heap and take it again for every
+        // matrix (a page fault and the kernel's zeroing for each of its pages)
+        if let Some(n) = compressed_elements(head) {
+            let want = n.min(READ_CHUNK / std::mem::size_of::<R>());
+            data.reserve(want.saturating_sub(data.len()));
+        }
+        let cm = crate::CompressedMatrix::read_kaldi(r)?;
+        cm.decompress_into(data);
+        return Ok((cm.num_rows(), cm.num_cols()));
+    }
+    let single = read_token(r, b"FM ", b"DM ", "the matrix token `FM ` or `DM `")?;
+    let name = if single { "FM" } else { "DM" };
+    let rows = read_size(r, "the number of rows of a Kaldi matrix")?;
+    let cols = read_size(r, "the number of columns of a Kaldi matrix")?;
+    if (rows == 0) != (cols == 0) {
+        return Err(Error::EmptyDimension { rows, cols });
+    }
+    let n = rows.checked_mul(cols).ok_or(Error::HeaderSizeOverflow {
+        what: "a Kaldi matrix",
+        factors: vec![rows as u64, cols as u64],
+    })?;
+    read_elements_into::<R>(r, data, n, single, "a Kaldi matrix", || {
+        format!("the elements of a {rows} x {cols} `{name}` matrix")
+    })?;
+    Ok((rows, cols))
 }
 
 impl<R: Real> VectorBase<R> {
@@ -285,17 +360,39 @@ impl<R: Real> Vector<R> {
     /// Kaldi's `Read(is, binary)`: a binary `FV` or `DV` object (converted to `R`), or
     /// the text form.
     pub fn read_kaldi(r: &mut impl BufRead, binary: bool) -> Result<Self, Error> {
-        if !binary {
-            return read_text(r)?.parse();
-        }
-        let single = read_token(r, b"FV ", b"DV ", "the vector token `FV ` or `DV `")?;
-        let name = if single { "FV" } else { "DV" };
-        let n = read_size(r, "the dimension of a Kaldi vector")?;
-        let data = read_elements::<R>(r, n, single, "a Kaldi vector", || {
-            format!("the elements of a `{name}` vector of dimension {n}")
-        })?;
-        Ok(Vector::from_vec(data))
+        let mut v = Vector::empty();
+        v.read_kaldi_into(r, binary)?;
+        Ok(v)
     }
+
+    /// [`Vector::read_kaldi`] into this vector, reusing its memory: a binary object of no
+    /// more elements than the vector's memory holds is read over it in place, neither
+    /// reallocated nor zeroed first. On an error the vector is left empty (its memory kept).
+    pub fn read_kaldi_into(&mut self, r: &mut impl BufRead, binary: bool) -> Result<(), Error> {
+        let mut data = std::mem::take(self).into_vec();
+        let read = if binary {
+            read_vector_into(r, &mut data)
+        } else {
+            read_text(r)
+                .and_then(|text| text.parse::<Vector<R>>())
+                .map(|v| data = v.into_vec())
+        };
+        if read.is_err() {
+            data.clear();
+        }
+        *self = Vector::from_vec(data);
+        read
+    }
+}
+
+/// The binary body of [`Vector::read_kaldi_into`].
+fn read_vector_into<R: Real>(r: &mut impl BufRead, data: &mut Vec<R>) -> Result<(), Error> {
+    let single = read_token(r, b"FV ", b"DV ", "the vector token `FV ` or `DV `")?;
+    let name = if single { "FV" } else { "DV" };
+    let n = read_size(r, "the dimension of a Kaldi vector")?;
+    read_elements_into::<R>(r, data, n, single, "a Kaldi vector", || {
+        format!("the elements of a `{name}` vector of dimension {n}")
+    })
 }
 
 /// The `n (n + 1) / 2` elements of an order-`n` packed matrix from a header, checked.
@@ -481,7 +578,8 @@ fn read_packed<R: Real>(r: &mut impl BufRead, binary: bool) -> Result<(usize, Ve
     let name = if single { "FP" } else { "DP" };
     let n = read_size(r, "the order of a Kaldi packed matrix")?;
     let count = packed_count(n)?;
-    let data = read_elements::<R>(r, count, single, "a Kaldi packed matrix", || {
+    let mut data = Vec::new();
+    read_elements_into::<R>(r, &mut data, count, single, "a Kaldi packed matrix", || {
         format!("the elements of an order-{n} `{name}` packed matrix")
     })?;
     Ok((n, data))
@@ -691,6 +789,179 @@ mod tests {
                 got: (rows * 7 * 4 - 3) as u64,
             }
         );
+    }
+
+    /// Kaldi's bytes for a `rows x cols` float (`FM`) or double (`DM`) matrix whose element
+    /// `(r, c)` is `f(r, c)`, built by hand as in `kaldi_fm_bytes`.
+    fn matrix_bytes(
+        single: bool,
+        rows: usize,
+        cols: usize,
+        f: impl Fn(usize, usize) -> f64,
+    ) -> Vec<u8> {
+        let mut b = if single {
+            b"FM ".to_vec()
+        } else {
+            b"DM ".to_vec()
+        };
+        for n in [rows, cols] {
+            b.push(4);
+            b.extend((n as i32).to_le_bytes());
+        }
+        for r in 0..rows {
+            for c in 0..cols {
+                if single {
+                    b.extend((f(r, c) as f32).to_le_bytes());
+                } else {
+                    b.extend(f(r, c).to_le_bytes());
+                }
+            }
+        }
+        b
+    }
+
+    #[track_caller]
+    fn assert_elements<R: Real>(
+        m: &Matrix<R>,
+        rows: usize,
+        cols: usize,
+        f: impl Fn(usize, usize) -> f64,
+    ) {
+        assert_eq!((m.shape(), m.stride()), ((rows, cols), cols));
+        for r in 0..rows {
+            for c in 0..cols {
+                assert_eq!(m[(r, c)].to_f64(), f(r, c), "element ({r}, {c})");
+            }
+        }
+    }
+
+    #[test]
+    fn reading_into_a_matrix_reuses_its_memory() {
+        let big = |r: usize, c: usize| (r * 8 + c) as f64;
+        let small = |r: usize, c: usize| -(r as f64) - c as f64 / 8.0;
+        let big_bytes = matrix_bytes(true, 50, 8, big);
+        let small_bytes = matrix_bytes(true, 3, 5, small);
+        // a padded 2 x 3 matrix (stride 4) to start from: its shape and stride go
+        let mut m = Matrix::from_rows(&[[9.0f32; 3]; 2]);
+        m.read_kaldi_into(&mut &big_bytes[..], true).unwrap();
+        assert_elements(&m, 50, 8, big);
+        let memory = m.as_ptr();
+        // smaller, then as large again: read over the same memory, every element new
+        m.read_kaldi_into(&mut &small_bytes[..], true).unwrap();
+        assert_elements(&m, 3, 5, small);
+        assert_eq!(m.as_ptr(), memory);
+        m.read_kaldi_into(&mut &big_bytes[..], true).unwrap();
+        assert_elements(&m, 50, 8, big);
+        assert_eq!(m.as_ptr(), memory);
+        // doubles converted to f32, as `read_kaldi` does
+        let wide = matrix_bytes(false, 4, 2, |r, c| (r as f64 - 1.5) * (c as f64 + 0.25));
+        m.read_kaldi_into(&mut &wide[..], true).unwrap();
+        assert_elements(&m, 4, 2, |r, c| {
+            ((r as f64 - 1.5) * (c as f64 + 0.25)) as f32 as f64
+        });
+        assert_eq!(m.as_ptr(), memory);
+        // an empty matrix, then a compressed one (the same floats as decompressing it)
+        m.read_kaldi_into(&mut &b"FM \x04\0\0\0\0\x04\0\0\0\0"[..], true)
+            .unwrap();
+        assert_eq!(m.shape(), (0, 0));
+        let source = Matrix::<f32>::read_kaldi(&mut &big_bytes[..], true).unwrap();
+        let cm =
+            crate::CompressedMatrix::compress(&source, crate::CompressionMethod::SpeechFeature)
+                .unwrap();
+        let mut cm_bytes = Vec::new();
+        cm.write_kaldi(&mut cm_bytes).unwrap();
+        m.read_kaldi_into(&mut &cm_bytes[..], true).unwrap();
+        assert!(m == cm.to_matrix::<f32>());
+        assert_eq!(m.as_ptr(), memory);
+        // text
+        m.read_kaldi_into(&mut &b" [ 1 2\n 3 4 ]\n"[..], false)
+            .unwrap();
+        assert!(m == Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]]));
+    }
+
+    /// The element count read ahead from a compressed header (to reserve the matrix's
+    /// memory before the compressed data's), for each format, and none from a header that
+    /// is cut short or negative.
+    #[test]
+    fn compressed_header_element_count() {
+        let m = Matrix::from_vec(7, 3, (0..21).map(|i| i as f32).collect()).unwrap();
+        for method in [
+            crate::CompressionMethod::SpeechFeature,
+            crate::CompressionMethod::TwoByteAuto,
+            crate::CompressionMethod::OneByteAuto,
+        ] {
+            let mut bytes = Vec::new();
+            crate::CompressedMatrix::compress(&m, method)
+                .unwrap()
+                .write_kaldi(&mut bytes)
+                .unwrap();
+            let header = if bytes[2] == b' ' { 3 + 16 } else { 4 + 16 };
+            assert_eq!(compressed_elements(&bytes), Some(21), "{method:?}");
+            assert_eq!(compressed_elements(&bytes[..header]), Some(21));
+            assert_eq!(compressed_elements(&bytes[..header - 1]), None);
+            let mut negative = bytes.clone();
+            negative[header - 5] = 0xff; // the top byte of the row count
+            assert_eq!(compressed_elements(&negative), None);
+        }
+        assert_eq!(compressed_elements(b"FM \x04"), None);
+    }
+
+    #[test]
+    fn reading_into_after_an_error_leaves_an_empty_matrix() {
+        let f = |r: usize, c: usize| (r * 100 + c) as f64;
+        let bytes = matrix_bytes(true, 20, 6, f);
+        let mut m = Matrix::<f32>::read_kaldi(&mut &bytes[..], true).unwrap();
+        let cut = &bytes[..bytes.len() - 5];
+        assert_eq!(
+            m.read_kaldi_into(&mut &cut[..], true).unwrap_err(),
+            Error::UnexpectedEnd {
+                reading: "the elements of a 20 x 6 `FM` matrix".into(),
+                needed: 20 * 6 * 4,
+                got: 20 * 6 * 4 - 5,
+            }
+        );
+        assert_eq!(m.shape(), (0, 0));
+        // a header claiming 2^31 - 1 rows: the same error as for a new matrix, and the
+        // memory does not follow the claim
+        let hostile = b"FM \x04\xff\xff\xff\x7f\x04\x04\0\0\0\x01\x02";
+        assert_eq!(
+            m.read_kaldi_into(&mut &hostile[..], true).unwrap_err(),
+            Error::UnexpectedEnd {
+                reading: "the elements of a 2147483647 x 4 `FM` matrix".into(),
+                needed: 2147483647 * 4 * 4,
+                got: 2,
+            }
+        );
+        assert_eq!(m.shape(), (0, 0));
+        m.read_kaldi_into(&mut &b"FM \x04\x02\0\0\0\x04\x03\0\0\0"[..], true)
+            .unwrap_err();
+        assert_eq!(m.shape(), (0, 0));
+        m.read_kaldi_into(&mut &bytes[..], true).unwrap();
+        assert_elements(&m, 20, 6, f);
+    }
+
+    #[test]
+    fn reading_into_a_vector_reuses_its_memory() {
+        let mut long = b"FV \x04\x06\0\0\0".to_vec();
+        for x in [1.0f32, -2.0, 3.5, 4.0, 5.0, 6.25] {
+            long.extend(x.to_le_bytes());
+        }
+        let mut short = b"DV \x04\x02\0\0\0".to_vec();
+        for x in [0.1f64, 1e300] {
+            short.extend(x.to_le_bytes());
+        }
+        let mut v = Vector::<f64>::from_vec(vec![7.0; 3]);
+        v.read_kaldi_into(&mut &long[..], true).unwrap();
+        assert_eq!(v.data(), &[1.0, -2.0, 3.5, 4.0, 5.0, 6.25]);
+        let memory = v.data().as_ptr();
+        v.read_kaldi_into(&mut &short[..], true).unwrap();
+        assert_eq!(v.data(), &[0.1, 1e300]);
+        assert_eq!(v.data().as_ptr(), memory);
+        assert!(v.read_kaldi_into(&mut &long[..10], true).is_err());
+        assert_eq!(v.dim(), 0);
+        v.read_kaldi_into(&mut &b" [ 1.5 -2 ]\n"[..], false)
+            .unwrap();
+        assert_eq!(v.data(), &[1.5, -2.0]);
     }
 
     #[test]

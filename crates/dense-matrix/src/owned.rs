@@ -48,7 +48,8 @@ impl<R: Real> Matrix<R> {
         Self::from_parts(Vec::new(), 0, 0, 0)
     }
 
-    fn from_parts(mut data: Vec<R>, rows: usize, cols: usize, stride: usize) -> Self {
+    /// A matrix over `data`, which holds `rows * stride` elements (not checked).
+    pub(crate) fn from_parts(mut data: Vec<R>, rows: usize, cols: usize, stride: usize) -> Self {
         let ptr = data.as_mut_ptr();
         Self {
             data,

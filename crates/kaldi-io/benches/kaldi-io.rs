@@ -6,11 +6,19 @@
 //! Each side writes its own archives (`ark,scp:`, float and SpeechFeature-compressed)
 //! under the target dir (`kaldi-io-bench/`), outside the timed region.
 //! - `read_scp_float`: every matrix of the float archive, in order, through its scp;
-//!   throughput = the archive's bytes. `peer_cat__read_scp_float`: reading the archive file
-//!   to a sink (`cat feats.ark > /dev/null`), the disk-cache ceiling.
-//! - `read_scp_compressed`: the compressed archive through its scp, decompressed to f32.
+//!   throughput = the archive's bytes. `peer_cat__read_scp_float`: the system's `cat
+//!   feats.ark > /dev/null` as a child process (its start included: about a millisecond),
+//!   the page-cache ceiling. `peer_memcpy__read_scp_float`: each matrix's bytes copied from
+//!   the archive in memory into one reused buffer, the floor of one copy of the data.
+//! - `read_scp_float_into`: `read_scp_float` through `next_into`, every matrix read into
+//!   one reused `Matrix` (the peer: kaldi-native-io's views of its reader's matrix, not
+//!   copied).
+//! - `read_scp_compressed`: the compressed archive through its scp, decompressed to f32;
+//!   `read_scp_compressed_into` through `next_into` (the peer: views, not copied).
 //! - `random_access_scp`: `get` of every key through the float scp in a shuffled order
 //!   (Fisher-Yates with `SplitMix64::new(7).below`, from the last position down).
+//!   `random_access_scp_into`: the same through `get_into`, into one reused `Matrix` (the
+//!   peer: kaldi-native-io's views, not copied).
 //! - `compress_speech_feature`: compressing utterance 0 with `SpeechFeature`.
 //! - `read_scp_float_bg`: `read_scp_float` with the `bg` option (`scp,bg:`), the reading
 //!   in a background thread.
@@ -51,6 +59,21 @@ fn shuffled_keys(n: usize) -> Vec<String> {
         keys.swap(i, j);
     }
     keys
+}
+
+/// The byte ranges of the matrices' elements in a float archive of 500 x 80 matrices:
+/// each entry is `key \0BFM `, two int32 sizes (5 bytes each) and the elements.
+fn record_ranges(ark: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let len = 500 * 80 * 4;
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    while at < ark.len() {
+        let key = ark[at..].iter().position(|&b| b == b' ').expect("a key");
+        let start = at + key + 1 + 2 + 3 + 10;
+        ranges.push(start..start + len);
+        at = start + len;
+    }
+    ranges
 }
 
 fn kaldi_io(c: &mut Criterion) {
@@ -95,18 +118,59 @@ fn kaldi_io(c: &mut Criterion) {
             black_box(rows)
         })
     });
-    group.bench_function("peer_cat__read_scp_float", |b| {
+    group.bench_function("read_scp_float_into", |b| {
         b.iter(|| {
-            let mut file = std::fs::File::open(&ark).unwrap();
-            black_box(std::io::copy(&mut file, &mut std::io::sink()).unwrap())
+            let mut reader = SequentialTableReader::<Matrix<f32>>::open(&rspecifier).unwrap();
+            let mut m = Matrix::empty();
+            let mut rows = 0;
+            while reader.next_into(&mut m).unwrap().is_some() {
+                rows += m.num_rows();
+            }
+            black_box(rows)
         })
     });
+    group.bench_function("peer_cat__read_scp_float", |b| {
+        let sink = || std::fs::File::create("/dev/null").unwrap();
+        b.iter(|| {
+            let cat = std::process::Command::new("cat")
+                .arg(&ark)
+                .stdout(sink())
+                .status()
+                .unwrap();
+            assert!(cat.success(), "cat {}", ark.display())
+        })
+    });
+    // the archive's records copied out of memory into one reused buffer: one copy of the
+    // data and nothing else, the floor of any reader that hands out the values
+    let bytes = std::fs::read(&ark).unwrap();
+    let records = record_ranges(&bytes);
+    group.bench_function("peer_memcpy__read_scp_float", |b| {
+        let mut buffer = vec![0u8; 500 * 80 * 4];
+        b.iter(|| {
+            for range in &records {
+                buffer.copy_from_slice(&bytes[range.clone()]);
+                black_box(&mut buffer);
+            }
+        })
+    });
+    drop(bytes);
     let crspecifier = format!("scp:{}", cscp.display());
     group.bench_function("read_scp_compressed", |b| {
         b.iter(|| {
             let mut rows = 0;
             for entry in SequentialTableReader::<Matrix<f32>>::open(&crspecifier).unwrap() {
                 rows += entry.unwrap().1.num_rows();
+            }
+            black_box(rows)
+        })
+    });
+    group.bench_function("read_scp_compressed_into", |b| {
+        b.iter(|| {
+            let mut reader = SequentialTableReader::<Matrix<f32>>::open(&crspecifier).unwrap();
+            let mut m = Matrix::empty();
+            let mut rows = 0;
+            while reader.next_into(&mut m).unwrap().is_some() {
+                rows += m.num_rows();
             }
             black_box(rows)
         })
@@ -118,6 +182,18 @@ fn kaldi_io(c: &mut Criterion) {
             let mut rows = 0;
             for key in &keys {
                 rows += reader.get(key).unwrap().unwrap().num_rows();
+            }
+            black_box(rows)
+        })
+    });
+    group.bench_function("random_access_scp_into", |b| {
+        b.iter(|| {
+            let mut reader = RandomAccessTableReader::<Matrix<f32>>::open(&rspecifier).unwrap();
+            let mut m = Matrix::empty();
+            let mut rows = 0;
+            for key in &keys {
+                assert!(reader.get_into(key, &mut m).unwrap());
+                rows += m.num_rows();
             }
             black_box(rows)
         })

@@ -30,6 +30,16 @@ pub trait Holder: Sized + Clone + Send + 'static {
     /// Writes one value, after the marker (if any); `binary` chooses the form.
     fn write<W: Write>(&self, w: &mut W, binary: bool) -> Result<(), ObjError>;
 
+    /// Reads one value into `self` (the marker, if any, already consumed), reusing its
+    /// memory where the type can: the matrix and vector holders read a binary object over
+    /// the elements they hold, neither reallocating nor zeroing first. The default reads a
+    /// new value and assigns it. After an error `self` holds some valid value (the matrix
+    /// and vector holders: an empty one, their memory kept).
+    fn read_into<R: BufRead>(&mut self, r: &mut R, binary: bool) -> Result<(), ObjError> {
+        *self = Self::read(r, binary)?;
+        Ok(())
+    }
+
     /// Kaldi's `ExtractRange`: the part named by an scp line's `[...]` range; only the
     /// matrix and vector holders have one.
     fn extract_range(&self, range: &str) -> Result<Self, String> {
@@ -263,6 +273,10 @@ macro_rules! matrix_holder {
                 Matrix::read_kaldi(r, binary)
             }
 
+            fn read_into<R: BufRead>(&mut self, r: &mut R, binary: bool) -> Result<(), ObjError> {
+                self.read_kaldi_into(r, binary)
+            }
+
             fn write<W: Write>(&self, w: &mut W, binary: bool) -> Result<(), ObjError> {
                 if binary {
                     self.write_kaldi(w, true)
@@ -279,6 +293,10 @@ macro_rules! matrix_holder {
         impl Holder for Vector<$t> {
             fn read<R: BufRead>(r: &mut R, binary: bool) -> Result<Self, ObjError> {
                 Vector::read_kaldi(r, binary)
+            }
+
+            fn read_into<R: BufRead>(&mut self, r: &mut R, binary: bool) -> Result<(), ObjError> {
+                self.read_kaldi_into(r, binary)
             }
 
             fn write<W: Write>(&self, w: &mut W, binary: bool) -> Result<(), ObjError> {

@@ -2,8 +2,10 @@
 //! with all of Kaldi's options, and holders for the value types of Kaldi's tools.
 //!
 //! Core items:
-//! - [`SequentialTableReader`]: iterate `(key, value)` over `ark:...` or `scp:...`.
-//! - [`RandomAccessTableReader`]: values by key, with Kaldi's `s`, `cs`, `o`, `p` options.
+//! - [`SequentialTableReader`]: iterate `(key, value)` over `ark:...` or `scp:...`; or
+//!   `next_into`, reading each value into one the caller reuses (no allocation, no zeroing).
+//! - [`RandomAccessTableReader`]: values by key, with Kaldi's `s`, `cs`, `o`, `p` options;
+//!   `get_into` reads into a reused value.
 //! - [`TableWriter`]: `ark:`, `scp:`, `ark,scp:` (with byte offsets), `t`/`b`, `f`/`nf`.
 //! - [`read_kaldi_object`] / [`write_kaldi_object`]: one object from or to an
 //!   rxfilename / wxfilename (files, `file:offset`, `-`, pipes `cmd |` and `| cmd`).
@@ -50,6 +52,7 @@
 //! Rust mapping.
 
 mod error;
+mod fresh;
 mod holder;
 mod range;
 mod specifier;

@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::mem::MaybeUninit;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use crate::error::io_error;
@@ -44,6 +45,40 @@ fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
 #[cfg(windows)]
 fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, pos)
+}
+
+/// Reads at byte `pos` of `file` into memory that need not be initialised; returns how
+/// many bytes it wrote at the start of `buf`, each of them initialised.
+#[cfg(unix)]
+fn read_at_uninit(file: &File, buf: &mut [MaybeUninit<u8>], pos: u64) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let offset = libc::off_t::try_from(pos)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset past off_t"))?;
+    // SAFETY: `buf` is a live, exclusive slice, so its `buf.len()` bytes may be written
+    // through its pointer (`MaybeUninit<u8>` bytes need no initialisation before a write);
+    // `pread` writes at most that many bytes there and returns their count or -1, and the
+    // descriptor stays open while `file` is borrowed. A short or empty read (the end of a
+    // truncated file) returns fewer bytes, and only the returned count is taken as
+    // initialised (`read_uninit`; tested with archives cut inside a matrix).
+    let n = unsafe { libc::pread(file.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), offset) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Reads at byte `pos` of `file` into memory that need not be initialised, through a
+/// zeroed stack buffer (targets without `pread` from `libc`).
+#[cfg(not(unix))]
+fn read_at_uninit(file: &File, buf: &mut [MaybeUninit<u8>], pos: u64) -> io::Result<usize> {
+    let mut bytes = [0u8; 1 << 12];
+    let want = buf.len().min(bytes.len());
+    let n = read_at(file, &mut bytes[..want], pos)?;
+    for (dst, &b) in buf.iter_mut().zip(&bytes[..n]) {
+        dst.write(b);
+    }
+    Ok(n)
 }
 
 /// Reads at byte `pos` of `file` through its cursor (targets without positioned reads).
@@ -194,6 +229,49 @@ impl Input {
             .map_err(|e| io_error(&self.name, &e))?;
         self.pos = offset;
         Ok(())
+    }
+
+    /// Fills `buf` (memory that need not be initialised) with the next bytes, as many as
+    /// there are up to its length; returns how many it wrote at its start, each of them
+    /// initialised (fewer than `buf.len()` only at the end of the data). The bytes already
+    /// buffered come first; the rest of a file goes straight into `buf`, one positioned
+    /// read for all of it where the file has it.
+    pub(crate) fn read_uninit(&mut self, buf: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            let direct = self.reader.buffer().is_empty() && buf.len() - filled >= INPUT_BUFFER;
+            let n = match self.reader.get_mut() {
+                Source::File { file, pos, .. } if direct => {
+                    match read_at_uninit(file, &mut buf[filled..], *pos) {
+                        Ok(n) => {
+                            *pos += n as u64;
+                            n
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(e),
+                    }
+                }
+                _ => {
+                    let have = match self.reader.fill_buf() {
+                        Ok(have) => have,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(e),
+                    };
+                    let n = have.len().min(buf.len() - filled);
+                    for (dst, &b) in buf[filled..filled + n].iter_mut().zip(have) {
+                        dst.write(b);
+                    }
+                    self.reader.consume(n);
+                    n
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            filled += n;
+            self.pos += n as u64;
+        }
+        Ok(filled)
     }
 
     /// Waits for a pipe's command and reports its failure; a no-op for files.

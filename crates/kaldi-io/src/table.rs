@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::marker::PhantomData;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use dense_matrix::Error as ObjError;
@@ -20,11 +20,38 @@ use crate::Error;
 
 /// Reads one value at the input's position: the `\0B` marker decides binary or text.
 fn read_value<T: Holder>(input: &mut Input, key: Option<&str>) -> Result<T, Error> {
+    read_object::<T, T>(input, key, |input, binary| {
+        // a float matrix or vector in its own precision goes straight into new memory
+        if binary {
+            if let Some(value) = crate::fresh::read_new::<T>(input)? {
+                return Ok(value);
+            }
+        }
+        T::read(input, binary)
+    })
+}
+
+/// [`read_value`] into `value`, reusing its memory ([`Holder::read_into`]).
+fn read_value_into<T: Holder>(
+    input: &mut Input,
+    key: Option<&str>,
+    value: &mut T,
+) -> Result<(), Error> {
+    read_object::<T, ()>(input, key, |input, binary| value.read_into(input, binary))
+}
+
+/// Runs `read` after the marker (for holders that have one) and names the input, key and
+/// offset in its error.
+fn read_object<T: Holder, V>(
+    input: &mut Input,
+    key: Option<&str>,
+    read: impl FnOnce(&mut Input, bool) -> Result<V, ObjError>,
+) -> Result<V, Error> {
     let offset = input.pos();
     let result = if T::BINARY_MARKER {
-        read_binary_marker(input).and_then(|binary| T::read(input, binary))
+        read_binary_marker(input).and_then(|binary| read(input, binary))
     } else {
-        T::read(input, false)
+        read(input, false)
     };
     result.map_err(|source| {
         if let Some(pipe) = input.pipe_failure() {
@@ -37,6 +64,47 @@ fn read_value<T: Holder>(input: &mut Input, key: Option<&str>) -> Result<T, Erro
             source,
         }
     })
+}
+
+/// Where a value read from a table goes: a new value, or the caller's, read over in place.
+enum Slot<'a, T> {
+    New(Option<T>),
+    Reuse(&'a mut T),
+}
+
+impl<T: Holder> Slot<'_, T> {
+    /// Reads the value at the input's position into the slot.
+    fn fill(&mut self, input: &mut Input, key: &str) -> Result<(), Error> {
+        match self {
+            Slot::New(value) => *value = Some(read_value(input, Some(key))?),
+            Slot::Reuse(value) => read_value_into(input, Some(key), *value)?,
+        }
+        Ok(())
+    }
+
+    /// The value read (the slot has been filled).
+    fn value(&self) -> &T {
+        match self {
+            Slot::New(value) => value.as_ref().expect("the slot was filled"),
+            Slot::Reuse(value) => value,
+        }
+    }
+
+    /// Puts `value` into the slot.
+    fn put(&mut self, value: T) {
+        match self {
+            Slot::New(slot) => *slot = Some(value),
+            Slot::Reuse(slot) => **slot = value,
+        }
+    }
+
+    /// The new value read (a `New` slot that has been filled).
+    fn take(self) -> T {
+        match self {
+            Slot::New(value) => value.expect("the slot was filled"),
+            Slot::Reuse(_) => unreachable!("only a new slot is taken"),
+        }
+    }
 }
 
 /// Writes the marker (in binary mode) and the value.
@@ -225,9 +293,9 @@ struct DataFiles {
 }
 
 impl DataFiles {
-    /// Reads the object an scp entry names, with its range applied.
-    fn read<T: Holder>(&mut self, entry: &ScpEntry) -> Result<T, Error> {
-        let value = match classify_rxfilename(&entry.rxfilename)? {
+    /// Reads the object an scp entry names into `slot`, with its range applied.
+    fn read<T: Holder>(&mut self, entry: &ScpEntry, slot: &mut Slot<'_, T>) -> Result<(), Error> {
+        match classify_rxfilename(&entry.rxfilename)? {
             InputKind::OffsetFile { path, offset } => {
                 if !self.open.contains_key(&path) {
                     if self.open.len() >= OPEN_DATA_FILES {
@@ -240,24 +308,27 @@ impl DataFiles {
                 }
                 let input = self.open.get_mut(&path).expect("opened above");
                 input.seek_to(offset)?;
-                read_value::<T>(input, Some(&entry.key))?
+                slot.fill(input, &entry.key)?;
             }
             _ => {
                 // a whole file, `-` or a pipe: opened for this entry only
                 let mut input = Input::open(&entry.rxfilename)?;
-                let value = read_value::<T>(&mut input, Some(&entry.key))?;
+                slot.fill(&mut input, &entry.key)?;
                 input.finish()?;
-                value
             }
-        };
-        match &entry.range {
-            None => Ok(value),
-            Some(range) => value.extract_range(range).map_err(|reason| Error::Range {
-                key: entry.key.clone(),
-                range: range.clone(),
-                reason,
-            }),
         }
+        if let Some(range) = &entry.range {
+            let part = slot
+                .value()
+                .extract_range(range)
+                .map_err(|reason| Error::Range {
+                    key: entry.key.clone(),
+                    range: range.clone(),
+                    reason,
+                })?;
+            slot.put(part);
+        }
+        Ok(())
     }
 }
 
@@ -282,7 +353,27 @@ struct PlainReader<T: Holder> {
 /// of one record, so the next value is read while the caller works on this one.
 struct Background<T: Holder> {
     items: Receiver<Result<(String, T), Error>>,
+    /// Values `next_into` has replaced, handed back for the thread to read into.
+    recycle: SyncSender<T>,
     thread: Option<JoinHandle<()>>,
+}
+
+impl<T: Holder> Background<T> {
+    /// The next item from the thread; `None` once it has finished (a panic in it is
+    /// passed on, as a plain reader's would have been).
+    fn receive(&mut self) -> Option<Result<(String, T), Error>> {
+        match self.items.recv() {
+            Ok(item) => Some(item),
+            Err(_) => {
+                if let Some(thread) = self.thread.take() {
+                    if let Err(panic) = thread.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                }
+                None
+            }
+        }
+    }
 }
 
 enum Mode<T: Holder> {
@@ -325,27 +416,84 @@ impl<T: Holder> SequentialTableReader<T> {
         }
         // one record in the channel (and one being read): Kaldi's read-ahead of one
         let (sender, items) = sync_channel(1);
+        // the values `next_into` gives back: the thread reads into them rather than into
+        // new ones (at most the two in flight and the caller's go round)
+        let (recycle, recycled) = sync_channel::<T>(2);
+        let mut plain = plain;
         let thread = std::thread::Builder::new()
             .name("kaldi-io-bg".into())
-            .spawn(move || {
-                for item in plain {
-                    if sender.send(item).is_err() {
-                        break; // the caller dropped the reader
+            .spawn(move || loop {
+                let item = match recycled.try_recv() {
+                    Ok(mut value) => {
+                        let read = plain.step(&mut Slot::Reuse(&mut value));
+                        read.map(|read| read.map(|key| (key, value)))
                     }
+                    Err(_) => plain.next(),
+                };
+                let Some(item) = item else { break };
+                if sender.send(item).is_err() {
+                    break; // the caller dropped the reader
                 }
             })
             .map_err(|e| crate::error::io_error(rspecifier, &e))?;
         Ok(SequentialTableReader {
             mode: Mode::Background(Background {
                 items,
+                recycle,
                 thread: Some(thread),
             }),
         })
     }
+
+    /// Reads the next entry into `value` and returns its key (`None` at the end): the
+    /// same entries and errors as the iterator, but the value is read over the caller's,
+    /// reusing its memory ([`Holder::read_into`]: a matrix or vector of no fewer elements
+    /// is neither reallocated nor zeroed), as Kaldi's readers reuse their holder's. A loop
+    /// that works on each value in turn reads into memory that is already in the cache.
+    /// With `bg`, the thread's value is swapped in and the caller's handed back to the
+    /// thread to read a later entry into. After an error `value` holds some valid value,
+    /// and later calls return `None`.
+    ///
+    /// ```
+    /// # use dense_matrix::Matrix;
+    /// # use kaldi_io::{SequentialTableReader, TableWriter};
+    /// # let dir = std::env::temp_dir().join(format!("kaldi-io-next-into-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let ark = dir.join("feats.ark");
+    /// # let mut w = TableWriter::<Matrix<f32>>::create(&format!("ark:{}", ark.display())).unwrap();
+    /// # w.write("a", &Matrix::from_rows(&[[1.0, 2.0]])).unwrap();
+    /// # w.write("b", &Matrix::from_rows(&[[3.0], [4.0]])).unwrap();
+    /// # w.finish().unwrap();
+    /// let mut reader = SequentialTableReader::<Matrix<f32>>::open(&format!("ark:{}", ark.display()))?;
+    /// let mut feats = Matrix::empty();
+    /// let mut total = 0.0;
+    /// while let Some(_key) = reader.next_into(&mut feats)? {
+    ///     total += feats.sum();
+    /// }
+    /// assert_eq!(total, 10.0);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), kaldi_io::Error>(())
+    /// ```
+    pub fn next_into(&mut self, value: &mut T) -> Result<Option<String>, Error> {
+        match &mut self.mode {
+            Mode::Plain(plain) => plain.step(&mut Slot::Reuse(value)).transpose(),
+            Mode::Background(bg) => match bg.receive() {
+                Some(Ok((key, read))) => {
+                    let old = std::mem::replace(value, read);
+                    // a full channel or a finished thread: the old value is dropped
+                    let _ = bg.recycle.try_send(old);
+                    Ok(Some(key))
+                }
+                Some(Err(e)) => Err(e),
+                None => Ok(None),
+            },
+        }
+    }
 }
 
 impl<T: Holder> PlainReader<T> {
-    fn next_entry(&mut self) -> Result<Option<(String, T)>, Error> {
+    /// Reads the next entry into `slot` and returns its key; `None` at the end.
+    fn next_entry(&mut self, slot: &mut Slot<'_, T>) -> Result<Option<String>, Error> {
         match &mut self.state {
             SequentialState::Done => Ok(None),
             SequentialState::Archive(input) => {
@@ -353,8 +501,8 @@ impl<T: Holder> PlainReader<T> {
                     input.finish()?;
                     return Ok(None);
                 };
-                let value = read_value::<T>(input, Some(&key))?;
-                Ok(Some((key, value)))
+                slot.fill(input, &key)?;
+                Ok(Some(key))
             }
             SequentialState::Script {
                 script,
@@ -367,8 +515,8 @@ impl<T: Holder> PlainReader<T> {
                 };
                 *line_no += 1;
                 let entry = parse_scp_line(script.name(), *line_no, &line)?;
-                match data.read::<T>(&entry) {
-                    Ok(value) => return Ok(Some((entry.key, value))),
+                match data.read::<T>(&entry, slot) {
+                    Ok(()) => return Ok(Some(entry.key)),
                     // `p`: an entry that cannot be read is skipped
                     Err(_) if self.options.permissive => continue,
                     Err(e) => return Err(e),
@@ -376,21 +524,18 @@ impl<T: Holder> PlainReader<T> {
             },
         }
     }
-}
 
-impl<T: Holder> Iterator for PlainReader<T> {
-    type Item = Result<(String, T), Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self.next_entry() {
-            Ok(Some(entry)) => Some(Ok(entry)),
+    /// [`PlainReader::next_entry`] with the iterator's rules: the end or an error ends the
+    /// reading, and `p` on an archive turns an error into the end, as in Kaldi.
+    fn step(&mut self, slot: &mut Slot<'_, T>) -> Option<Result<String, Error>> {
+        match self.next_entry(slot) {
+            Ok(Some(key)) => Some(Ok(key)),
             Ok(None) => {
                 self.state = SequentialState::Done;
                 None
             }
             Err(e) => {
                 self.state = SequentialState::Done;
-                // `p` on an archive: an error ends the archive quietly, as in Kaldi
                 if self.options.permissive {
                     None
                 } else {
@@ -401,37 +546,38 @@ impl<T: Holder> Iterator for PlainReader<T> {
     }
 }
 
+impl<T: Holder> Iterator for PlainReader<T> {
+    type Item = Result<(String, T), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut slot = Slot::New(None);
+        let key = self.step(&mut slot)?;
+        Some(key.map(|key| (key, slot.take())))
+    }
+}
+
 impl<T: Holder> Iterator for SequentialTableReader<T> {
     type Item = Result<(String, T), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.mode {
             Mode::Plain(plain) => plain.next(),
-            Mode::Background(bg) => match bg.items.recv() {
-                Ok(item) => Some(item),
-                Err(_) => {
-                    // the thread has finished: a panic in it is passed on, as a plain
-                    // reader's would have been
-                    if let Some(thread) = bg.thread.take() {
-                        if let Err(panic) = thread.join() {
-                            std::panic::resume_unwind(panic);
-                        }
-                    }
-                    None
-                }
-            },
+            Mode::Background(bg) => bg.receive(),
         }
     }
 }
 
+/// A random-access archive: read on as far as the keys asked need, the values read kept.
+struct ArchiveTable<T> {
+    input: Option<Input>,
+    name: String,
+    cache: BTreeMap<String, T>,
+    last_read: Option<String>,
+    seen: HashSet<String>,
+}
+
 enum RandomState<T> {
-    Archive {
-        input: Option<Input>,
-        name: String,
-        cache: BTreeMap<String, T>,
-        last_read: Option<String>,
-        seen: HashSet<String>,
-    },
+    Archive(ArchiveTable<T>),
     Script {
         entries: HashMap<String, ScpEntry>,
         data: DataFiles,
@@ -456,13 +602,13 @@ impl<T: Holder> RandomAccessTableReader<T> {
         let spec = Rspecifier::parse(rspecifier)?;
         let mut input = Input::open(&spec.rxfilename)?;
         let state = match spec.kind {
-            RspecifierKind::Archive => RandomState::Archive {
+            RspecifierKind::Archive => RandomState::Archive(ArchiveTable {
                 name: input.name().to_string(),
                 input: Some(input),
                 cache: BTreeMap::new(),
                 last_read: None,
                 seen: HashSet::new(),
-            },
+            }),
             RspecifierKind::Script => {
                 let mut entries = HashMap::new();
                 let mut previous: Option<String> = None;
@@ -516,6 +662,24 @@ impl<T: Holder> RandomAccessTableReader<T> {
 
     /// The value of `key`, `None` if the table has none.
     pub fn get(&mut self, key: &str) -> Result<Option<T>, Error> {
+        let mut slot = Slot::New(None);
+        Ok(if self.lookup(key, &mut slot)? {
+            Some(slot.take())
+        } else {
+            None
+        })
+    }
+
+    /// [`RandomAccessTableReader::get`] into `value`, reusing its memory
+    /// ([`Holder::read_into`]: through an `scp:`, a matrix or vector of no fewer elements is
+    /// read over in place, neither reallocated nor zeroed); `false` (and `value` untouched)
+    /// if the table has no `key`. After an error `value` holds some valid value.
+    pub fn get_into(&mut self, key: &str, value: &mut T) -> Result<bool, Error> {
+        self.lookup(key, &mut Slot::Reuse(value))
+    }
+
+    /// Finds `key` and reads its value into `slot`; whether the table has it.
+    fn lookup(&mut self, key: &str, slot: &mut Slot<'_, T>) -> Result<bool, Error> {
         if self.options.called_sorted {
             if let Some(previous) = &self.last_asked {
                 if previous.as_str() > key {
@@ -532,98 +696,110 @@ impl<T: Holder> RandomAccessTableReader<T> {
         match &mut self.state {
             RandomState::Script { entries, data } => {
                 let Some(entry) = entries.get(key) else {
-                    return Ok(None);
+                    return Ok(false);
                 };
-                let read = data.read::<T>(entry);
+                let read = data.read::<T>(entry, slot);
                 if options.once {
                     entries.remove(key);
                 }
                 match read {
-                    Ok(value) => Ok(Some(value)),
-                    Err(_) if options.permissive => Ok(None),
+                    Ok(()) => Ok(true),
+                    Err(_) if options.permissive => Ok(false),
                     Err(e) => Err(e),
                 }
             }
-            RandomState::Archive {
-                input,
-                name,
-                cache,
-                last_read,
-                seen,
-            } => {
-                if options.called_sorted {
-                    // keys before this one will not be asked again
-                    let keep = cache.split_off(key);
-                    *cache = keep;
+            RandomState::Archive(archive) => match archive.get(key, options)? {
+                Some(value) => {
+                    slot.put(value);
+                    Ok(true)
                 }
-                if let Some(value) = cache.get(key) {
-                    return Ok(Some(if options.once {
-                        cache.remove(key).expect("present")
-                    } else {
-                        value.clone()
-                    }));
-                }
-                if options.sorted && last_read.as_deref().is_some_and(|last| last >= key) {
+                None => Ok(false),
+            },
+        }
+    }
+}
+
+impl<T: Holder> ArchiveTable<T> {
+    /// The value of `key`, from the values read so far or by reading on.
+    fn get(&mut self, key: &str, options: RspecifierOptions) -> Result<Option<T>, Error> {
+        let ArchiveTable {
+            input,
+            name,
+            cache,
+            last_read,
+            seen,
+        } = self;
+        if options.called_sorted {
+            // keys before this one will not be asked again
+            let keep = cache.split_off(key);
+            *cache = keep;
+        }
+        if let Some(value) = cache.get(key) {
+            return Ok(Some(if options.once {
+                cache.remove(key).expect("present")
+            } else {
+                value.clone()
+            }));
+        }
+        if options.sorted && last_read.as_deref().is_some_and(|last| last >= key) {
+            return Ok(None);
+        }
+        loop {
+            let Some(reader) = input.as_mut() else {
+                return Ok(None);
+            };
+            let next = match read_key(reader) {
+                Ok(Some(k)) => read_value::<T>(reader, Some(&k)).map(|v| Some((k, v))),
+                Ok(None) => reader.finish().map(|()| None),
+                Err(e) => Err(e),
+            };
+            let (k, value) = match next {
+                Ok(Some(entry)) => entry,
+                Ok(None) => {
+                    *input = None;
                     return Ok(None);
                 }
-                loop {
-                    let Some(reader) = input.as_mut() else {
-                        return Ok(None);
-                    };
-                    let next = match read_key(reader) {
-                        Ok(Some(k)) => read_value::<T>(reader, Some(&k)).map(|v| Some((k, v))),
-                        Ok(None) => reader.finish().map(|()| None),
-                        Err(e) => Err(e),
-                    };
-                    let (k, value) = match next {
-                        Ok(Some(entry)) => entry,
-                        Ok(None) => {
-                            *input = None;
-                            return Ok(None);
-                        }
-                        Err(_) if options.permissive => {
-                            *input = None;
-                            return Ok(None);
-                        }
-                        Err(e) => {
-                            *input = None;
-                            return Err(e);
-                        }
-                    };
-                    let order_err = |previous: &str, reason| Error::KeyOrder {
-                        name: name.clone(),
-                        previous: previous.to_string(),
-                        key: k.clone(),
-                        reason,
-                    };
-                    if let Some(last) = last_read.as_deref() {
-                        if options.sorted && last >= k.as_str() {
-                            let reason = if last == k {
-                                "duplicate key"
-                            } else {
-                                "not sorted, but the `s` option says it is"
-                            };
-                            return Err(order_err(last, reason));
-                        }
-                    }
-                    if !options.sorted && !seen.insert(k.clone()) {
-                        return Err(order_err(&k, "duplicate key"));
-                    }
-                    *last_read = Some(k.clone());
-                    if k == key {
-                        if !options.once {
-                            cache.insert(k, value.clone());
-                        }
-                        return Ok(Some(value));
-                    }
-                    let passed = k.as_str() > key;
-                    if !options.called_sorted || passed {
-                        cache.insert(k, value);
-                    }
-                    if options.sorted && passed {
-                        return Ok(None);
-                    }
+                Err(_) if options.permissive => {
+                    *input = None;
+                    return Ok(None);
                 }
+                Err(e) => {
+                    *input = None;
+                    return Err(e);
+                }
+            };
+            let order_err = |previous: &str, reason| Error::KeyOrder {
+                name: name.clone(),
+                previous: previous.to_string(),
+                key: k.clone(),
+                reason,
+            };
+            if let Some(last) = last_read.as_deref() {
+                if options.sorted && last >= k.as_str() {
+                    let reason = if last == k {
+                        "duplicate key"
+                    } else {
+                        "not sorted, but the `s` option says it is"
+                    };
+                    return Err(order_err(last, reason));
+                }
+            }
+            if !options.sorted && !seen.insert(k.clone()) {
+                return Err(order_err(&k, "duplicate key"));
+            }
+            *last_read = Some(k.clone());
+            if k == key {
+                if !options.once {
+                    cache.insert(k, value.clone());
+                }
+                return Ok(Some(value));
+            }
+            let passed = k.as_str() > key;
+            if !options.called_sorted || passed {
+                cache.insert(k, value);
+            }
+            if options.sorted && passed {
+                return Ok(None);
             }
         }
     }
