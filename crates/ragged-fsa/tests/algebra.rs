@@ -547,6 +547,68 @@ fn offsets(v: &FsaVec) -> Vec<i32> {
     out
 }
 
+/// A random FSA with cycles (epsilon cycles included) whose epsilon arcs score at most 0,
+/// so that no epsilon cycle is positive: labels 0..3 on inner arcs, `-1` into the final
+/// state.
+fn cyclic_with_epsilons(rng: &mut Rng, max_states: u64) -> Fsa {
+    let n = 2 + rng.below(max_states - 1) as i32;
+    let mut arcs = Vec::new();
+    for s in 0..n - 1 {
+        for _ in 0..rng.below(4) {
+            let d = rng.below(n as u64) as i32;
+            let label = if d == n - 1 { -1 } else { rng.below(4) as i32 };
+            let score = if label == 0 {
+                -rng.score().abs()
+            } else {
+                rng.score()
+            };
+            arcs.push(Arc::new(s, d, label, score));
+        }
+    }
+    Fsa::from_arcs(arcs, n as usize).unwrap()
+}
+
+/// The best score with which an FSA (cycles allowed, no positive epsilon cycle) accepts
+/// `seq` (label 0 is epsilon), by relaxing the (position, state) trellis to a fixed point;
+/// `-inf` when it does not accept it.
+fn best_score_of(fsa: &Fsa, seq: &[i32]) -> f64 {
+    let n = fsa.num_states();
+    if n == 0 {
+        return f64::NEG_INFINITY;
+    }
+    let arcs = fsa.arcs().values();
+    // positions 0..=len, then one more for the final -1
+    let mut best = vec![vec![f64::NEG_INFINITY; n]; seq.len() + 2];
+    best[0][0] = 0.0;
+    for pos in 0..seq.len() + 2 {
+        // epsilons within a position until nothing improves
+        loop {
+            let mut changed = false;
+            for a in arcs.iter().filter(|a| a.label == 0) {
+                let cand = best[pos][a.src_state as usize] + a.score as f64;
+                if cand > best[pos][a.dest_state as usize] + 1e-9 {
+                    best[pos][a.dest_state as usize] = cand;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if pos == seq.len() + 1 {
+            break;
+        }
+        let want = if pos < seq.len() { seq[pos] } else { -1 };
+        for a in arcs.iter().filter(|a| a.label == want) {
+            let cand = best[pos][a.src_state as usize] + a.score as f64;
+            if cand > best[pos + 1][a.dest_state as usize] {
+                best[pos + 1][a.dest_state as usize] = cand;
+            }
+        }
+    }
+    best[seq.len() + 1][n - 1]
+}
+
 // ---- brute force ----
 
 proptest! {
@@ -627,6 +689,41 @@ proptest! {
             let sum: f32 = row.iter().map(|&j| a.arcs().values()[j as usize].score).sum();
             prop_assert!((arc.score - sum).abs() < 1e-4);
             prop_assert_eq!(a.arcs().values()[*row.last().unwrap() as usize].label, arc.label);
+        }
+    }
+
+    #[test]
+    fn remove_epsilon_of_cyclic_fsas_keeps_tropical_scores(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let a = cyclic_with_epsilons(&mut rng, 6);
+        let (out, derivs) = a.remove_epsilon().unwrap();
+        prop_assert!(out.labels().iter().all(|&l| l != 0));
+        // every label sequence of length up to 3 keeps its best score
+        let mut seqs: Vec<Vec<i32>> = vec![vec![]];
+        for len in 1..=3usize {
+            for code in 0..3usize.pow(len as u32) {
+                seqs.push((0..len).map(|k| 1 + (code / 3usize.pow(k as u32) % 3) as i32).collect());
+            }
+        }
+        for seq in &seqs {
+            let (want, got) = (best_score_of(&a, seq), best_score_of(&out, seq));
+            prop_assert!(
+                want == got || (want - got).abs() < 1e-4,
+                "{:?}: {} after remove_epsilon, {} before", seq, got, want
+            );
+        }
+        // each arc stands for a path of the input: one real label, scores summed
+        let rows = derivs.to_vec_vec();
+        let input = a.arcs().values();
+        for (k, arc) in out.arcs().values().iter().enumerate() {
+            let row = &rows[k];
+            let sum: f32 = row.iter().map(|&j| input[j as usize].score).sum();
+            prop_assert!((arc.score - sum).abs() < 1e-4);
+            let labels: Vec<i32> = row.iter().map(|&j| input[j as usize].label).filter(|&l| l != 0).collect();
+            prop_assert_eq!(labels, vec![arc.label]);
+            for w in row.windows(2) {
+                prop_assert_eq!(input[w[0] as usize].dest_state, input[w[1] as usize].src_state);
+            }
         }
     }
 

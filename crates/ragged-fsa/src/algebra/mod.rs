@@ -230,10 +230,20 @@ fn derivs_ragged(d: &BuiltDerivs) -> Ragged<i32> {
     ragged_from_parts(d.deriv_splits.clone(), d.deriv_values.clone())
 }
 
-/// The epsilon-removed `fsa`, connected. When every input state reaches the final state,
-/// so does every kept state (each has an arc for the first non-epsilon arc of such a path),
-/// and all kept states are reachable by construction: the result is connected already.
+/// The epsilon-removed `fsa`, connected, by k2's rule for picking the algorithm: a
+/// top-sorted acyclic input has its epsilons folded into the arcs that follow them (k2's
+/// host `EpsilonsRemoverPrunedMax`), any other input into the following or the preceding
+/// arcs, whichever makes fewer (k2's `RemoveEpsilonDevice`). In the first case, when every
+/// input state reaches the final state, so does every kept state (each has an arc for the
+/// first non-epsilon arc of such a path), and all kept states are reachable by
+/// construction: the result is connected already.
 fn remove_epsilon_connected(fsa: &Fsa, fsa_idx: usize) -> Result<BuiltDerivs, Error> {
+    let view = fsa.view();
+    let top_sorted_acyclic = view.arcs.iter().all(|a| a.dest_state > a.src_state);
+    if !top_sorted_acyclic {
+        let d = rmeps::remove_epsilon_combining(view, fsa_idx)?;
+        return Ok(connect_derivs(d));
+    }
     let (accessible, coaccessible) = structure::accessible_coaccessible(fsa.view());
     let d = rmeps::remove_epsilon(fsa.view(), fsa_idx, &accessible)?;
     Ok(if coaccessible.iter().all(|&c| c) {
