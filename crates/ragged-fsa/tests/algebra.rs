@@ -287,13 +287,20 @@ fn remove_epsilon_handles_cycles_and_rejects_positive_epsilon_cycles() {
 
 #[test]
 fn determinize_example_and_errors() {
-    // two arcs labelled 1 from the start: merged, scores max'ed, residual carried
+    // two arcs labelled 1 from the start: merged; without pushing the scores wait until
+    // the best paths meet again (k2 1.23.2's kNoWeightPushing output, arc for arc)
     let fsa: Fsa = "0 1 1 1\n0 2 1 2\n1 3 2 0\n2 3 2 0.5\n3 4 -1 0\n4"
         .parse()
         .unwrap();
     let (det, derivs) = fsa.determinize(WeightPushing::None).unwrap();
     assert_eq!(
         tuples(&det),
+        vec![(0, 1, 1, 0.0), (1, 2, 2, 2.5), (2, 3, -1, 0.0)]
+    );
+    // eager scores: the best score so far on each arc (k2's kTropicalWeightPushing output)
+    let (eager, _) = fsa.determinize(WeightPushing::Eager).unwrap();
+    assert_eq!(
+        tuples(&eager),
         vec![(0, 1, 1, 2.0), (1, 2, 2, 0.5), (2, 3, -1, 0.0)]
     );
     // one entry per input state reached: both label-2 arcs reach state 3, the best wins
@@ -307,7 +314,8 @@ fn determinize_example_and_errors() {
             arc: 0
         })
     );
-    // a transducer: the outputs wait until the paths agree (10 on both), then the rest
+    // a transducer: outputs and scores come out with the input arcs the best paths share,
+    // so both wait until the paths meet (k2 1.23.2's output, arc for arc)
     let fst = Fsa::from_text(
         "0 1 1 10 1\n0 2 1 10 2\n1 3 2 11 0\n2 3 3 12 0\n3 4 -1 -1 0\n4",
         &ragged_fsa::TextFormat::transducer(),
@@ -317,15 +325,26 @@ fn determinize_example_and_errors() {
     assert_eq!(
         tuples(&det),
         vec![
-            (0, 1, 1, 2.0),
-            (1, 2, 2, -1.0),
-            (1, 2, 3, 0.0),
+            (0, 1, 1, 0.0),
+            (1, 2, 2, 1.0),
+            (1, 2, 3, 2.0),
             (2, 3, -1, 0.0)
         ]
     );
     assert_eq!(
         det.aux_labels().unwrap().as_ragged().unwrap().to_vec_vec(),
-        vec![vec![10], vec![11], vec![12], vec![]]
+        vec![vec![], vec![10, 11], vec![10, 12], vec![]]
+    );
+    // with tropical pushing the scores go as far forward as they can
+    let (pushed, _) = fst.determinize(WeightPushing::Tropical).unwrap();
+    assert_eq!(
+        tuples(&pushed),
+        vec![
+            (0, 1, 1, 2.0),
+            (1, 2, 2, -1.0),
+            (1, 2, 3, 0.0),
+            (2, 3, -1, 0.0)
+        ]
     );
 }
 
@@ -728,10 +747,10 @@ proptest! {
     }
 
     #[test]
-    fn determinize_and_minimize_keep_tropical_scores(seed in any::<u64>(), push in 0..3u8) {
+    fn determinize_and_minimize_keep_tropical_scores(seed in any::<u64>(), push in 0..4u8) {
         let mut rng = Rng(seed);
         let a = epsilon_free(&mut rng, 8);
-        let pushing = [WeightPushing::None, WeightPushing::Tropical, WeightPushing::Log][push as usize];
+        let pushing = [WeightPushing::None, WeightPushing::Tropical, WeightPushing::Log, WeightPushing::Eager][push as usize];
         let (det, _) = a.determinize(pushing).unwrap();
         prop_assert!(is_deterministic(&det));
         let want = best(&a, false);

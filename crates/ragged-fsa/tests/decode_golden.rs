@@ -23,6 +23,13 @@ fn hlg_best_paths_agree_with_k2() {
         let (n, t, c) = (dims[0], dims[1], dims[2]);
         assert_eq!(c, hlg::NUM_PHONES + 1);
         let graph: Fsa = hlg::compile_hlg(words[0]);
+        let k2_size: Vec<usize> = case.get("hlg");
+        assert_eq!(
+            vec![graph.num_states(), graph.num_arcs()],
+            k2_size,
+            "{}: our HLG has k2's states and arcs",
+            case.name
+        );
         let input = benches::ctc::ctc_input(n, t, c, 50.min(t / 5), 120.min(t / 4), 14);
         let log_probs = input.log_probs();
         let view = ArrayView3::from_shape((n, t, c), &log_probs).unwrap();
