@@ -88,7 +88,9 @@ fn search_one(
         let mut best = f32::NEG_INFINITY;
         for &(state, f) in cur {
             for arc in graph.state_arcs(state as usize) {
-                best = best.max(f + arc.score + row[(arc.label + 1) as usize]);
+                // k2's order of the sums (arc score plus dense score, then forward),
+                // so that scores at the cutoff round the same way as k2's
+                best = best.max(f + (row[(arc.label + 1) as usize] + arc.score));
             }
         }
         beam = next_beam(
@@ -106,7 +108,7 @@ fn search_one(
         let mut next: Vec<(u32, f32)> = Vec::new();
         for &(state, f) in cur {
             for arc in graph.state_arcs(state as usize) {
-                let end = f + arc.score + row[(arc.label + 1) as usize];
+                let end = f + (row[(arc.label + 1) as usize] + arc.score);
                 if end <= cutoff {
                     continue;
                 }
