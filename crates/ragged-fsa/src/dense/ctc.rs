@@ -96,6 +96,14 @@ struct Trellis {
     /// occupations are summed in registers from the arcs' posteriors.
     by_label: Vec<u32>,
     label_splits: Vec<u32>,
+    /// When every arc into a state has the same label (CTC graphs, HMM topologies), that
+    /// label per state (0 for a state nothing enters), and the states of each label
+    /// (`label_states[label_state_splits[l]..label_state_splits[l + 1]]`): the emission then
+    /// factors out of each state's sum, and a frame's label occupations are the products of
+    /// the next frame's forward and backward values, summed per label.
+    state_lab: Option<Vec<u32>>,
+    label_states: Vec<u32>,
+    label_state_splits: Vec<u32>,
     max_score: f64,
     cols: Vec<u32>,
 }
@@ -177,6 +185,39 @@ impl Trellis {
             by_label[*slot as usize] = i as u32;
             *slot += 1;
         }
+        let mut state_lab = vec![u32::MAX; num_states];
+        let mut state_labelled = true;
+        for arc in &out {
+            let (d, lab) = (arc.other as usize, arc.lab);
+            if state_lab[d] == u32::MAX {
+                state_lab[d] = lab;
+            } else if state_lab[d] != lab {
+                state_labelled = false;
+            }
+        }
+        let (state_lab, label_states, label_state_splits) = if state_labelled {
+            for l in state_lab.iter_mut() {
+                if *l == u32::MAX {
+                    *l = 0;
+                }
+            }
+            let mut splits = vec![0u32; cols.len() + 1];
+            for &l in &state_lab {
+                splits[l as usize + 1] += 1;
+            }
+            for l in 0..cols.len() {
+                splits[l + 1] += splits[l];
+            }
+            let mut fill: Vec<u32> = splits[..cols.len()].to_vec();
+            let mut states = vec![0u32; num_states];
+            for (d, &l) in state_lab.iter().enumerate() {
+                states[fill[l as usize] as usize] = d as u32;
+                fill[l as usize] += 1;
+            }
+            (Some(state_lab), states, splits)
+        } else {
+            (None, Vec::new(), Vec::new())
+        };
         Self {
             num_states,
             into,
@@ -185,6 +226,9 @@ impl Trellis {
             out_splits,
             by_label,
             label_splits,
+            state_lab,
+            label_states,
+            label_state_splits,
             src: graph.arcs.iter().map(|a| a.src_state as u32).collect(),
             dest: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
             lab: graph
@@ -241,15 +285,31 @@ impl Trellis {
             let e = &emit[t * k..(t + 1) * k];
             let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
             let mut m = 0f64;
-            for (d, x) in next.iter_mut().enumerate() {
-                let arcs =
-                    &self.into[self.into_splits[d] as usize..self.into_splits[d + 1] as usize];
-                let mut acc = 0f64;
-                for arc in arcs {
-                    acc += cur[arc.other as usize] * arc.weight * e[arc.lab as usize];
+            match &self.state_lab {
+                Some(state_lab) => {
+                    for (d, (x, &lab)) in next.iter_mut().zip(state_lab).enumerate() {
+                        let arcs = &self.into
+                            [self.into_splits[d] as usize..self.into_splits[d + 1] as usize];
+                        let mut acc = 0f64;
+                        for arc in arcs {
+                            acc += cur[arc.other as usize] * arc.weight;
+                        }
+                        *x = acc * e[lab as usize];
+                        m = m.max(*x);
+                    }
                 }
-                *x = acc;
-                m = m.max(acc);
+                None => {
+                    for (d, x) in next.iter_mut().enumerate() {
+                        let arcs = &self.into
+                            [self.into_splits[d] as usize..self.into_splits[d + 1] as usize];
+                        let mut acc = 0f64;
+                        for arc in arcs {
+                            acc += cur[arc.other as usize] * arc.weight * e[arc.lab as usize];
+                        }
+                        *x = acc;
+                        m = m.max(acc);
+                    }
+                }
             }
             if m == 0.0 || !m.is_finite() {
                 // no path, or only paths the flushing dropped: the log domain decides
@@ -277,31 +337,63 @@ impl Trellis {
         beta_next[num_states - 1] = 1.0;
         let frames = rows - 1;
         let mut occ = vec![0f64; frames * k];
-        // each arc's posterior on the frame (alpha * arc * beta, in the frame's scale)
+        // each arc's posterior on the frame (alpha * arc * beta, in the frame's scale), or
+        // for a state-labelled graph each state's emission times its backward value and its
+        // occupation
         let mut post = vec![0f64; self.out.len()];
+        let mut emitted_beta = vec![0f64; num_states];
+        let mut gamma = vec![0f64; num_states];
         let mut log_scale_bwd = 0f64;
         for t in (0..rows).rev() {
             let e = &emit[t * k..(t + 1) * k];
             let a_t = &alpha[t * num_states..(t + 1) * num_states];
             let mut sum = 0f64;
-            for (src, x) in beta_cur.iter_mut().enumerate() {
-                let range = self.out_splits[src] as usize..self.out_splits[src + 1] as usize;
-                let mut acc = 0f64;
-                let a = a_t[src];
-                for (arc, p) in self.out[range.clone()].iter().zip(&mut post[range]) {
-                    let w = arc.weight * e[arc.lab as usize] * beta_next[arc.other as usize];
-                    acc += w;
-                    *p = a * w;
+            if let Some(state_lab) = &self.state_lab {
+                // the arcs into d carry d's label: what enters d on this frame is
+                // alpha[t + 1][d] (up to the frame's scale), its occupation that times beta
+                let a_next = &alpha[(t + 1) * num_states..(t + 2) * num_states];
+                for d in 0..num_states {
+                    emitted_beta[d] = e[state_lab[d] as usize] * beta_next[d];
+                    gamma[d] = a_next[d] * beta_next[d];
+                    sum += gamma[d];
                 }
-                sum += a * acc;
-                *x = acc;
-            }
-            if t < frames && sum > 0.0 {
-                let inv = 1.0 / sum;
-                for (l, o) in occ[t * k..(t + 1) * k].iter_mut().enumerate() {
-                    let arcs = &self.by_label
-                        [self.label_splits[l] as usize..self.label_splits[l + 1] as usize];
-                    *o = arcs.iter().map(|&i| post[i as usize]).sum::<f64>() * inv;
+                for (src, x) in beta_cur.iter_mut().enumerate() {
+                    let arcs =
+                        &self.out[self.out_splits[src] as usize..self.out_splits[src + 1] as usize];
+                    let mut acc = 0f64;
+                    for arc in arcs {
+                        acc += arc.weight * emitted_beta[arc.other as usize];
+                    }
+                    *x = acc;
+                }
+                if t < frames && sum > 0.0 {
+                    let inv = 1.0 / sum;
+                    for (l, o) in occ[t * k..(t + 1) * k].iter_mut().enumerate() {
+                        let states = &self.label_states[self.label_state_splits[l] as usize
+                            ..self.label_state_splits[l + 1] as usize];
+                        *o = states.iter().map(|&d| gamma[d as usize]).sum::<f64>() * inv;
+                    }
+                }
+            } else {
+                for (src, x) in beta_cur.iter_mut().enumerate() {
+                    let range = self.out_splits[src] as usize..self.out_splits[src + 1] as usize;
+                    let mut acc = 0f64;
+                    let a = a_t[src];
+                    for (arc, p) in self.out[range.clone()].iter().zip(&mut post[range]) {
+                        let w = arc.weight * e[arc.lab as usize] * beta_next[arc.other as usize];
+                        acc += w;
+                        *p = a * w;
+                    }
+                    sum += a * acc;
+                    *x = acc;
+                }
+                if t < frames && sum > 0.0 {
+                    let inv = 1.0 / sum;
+                    for (l, o) in occ[t * k..(t + 1) * k].iter_mut().enumerate() {
+                        let arcs = &self.by_label
+                            [self.label_splits[l] as usize..self.label_splits[l + 1] as usize];
+                        *o = arcs.iter().map(|&i| post[i as usize]).sum::<f64>() * inv;
+                    }
                 }
             }
             let m = beta_cur.iter().copied().fold(0f64, f64::max);
