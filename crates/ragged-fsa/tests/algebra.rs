@@ -287,13 +287,20 @@ fn remove_epsilon_handles_cycles_and_rejects_positive_epsilon_cycles() {
 
 #[test]
 fn determinize_example_and_errors() {
-    // two arcs labelled 1 from the start: merged, scores max'ed, residual carried
+    // two arcs labelled 1 from the start: merged; without pushing the scores wait until
+    // the best paths meet again (k2 1.23.2's kNoWeightPushing output, arc for arc)
     let fsa: Fsa = "0 1 1 1\n0 2 1 2\n1 3 2 0\n2 3 2 0.5\n3 4 -1 0\n4"
         .parse()
         .unwrap();
     let (det, derivs) = fsa.determinize(WeightPushing::None).unwrap();
     assert_eq!(
         tuples(&det),
+        vec![(0, 1, 1, 0.0), (1, 2, 2, 2.5), (2, 3, -1, 0.0)]
+    );
+    // eager scores: the best score so far on each arc (k2's kTropicalWeightPushing output)
+    let (eager, _) = fsa.determinize(WeightPushing::Eager).unwrap();
+    assert_eq!(
+        tuples(&eager),
         vec![(0, 1, 1, 2.0), (1, 2, 2, 0.5), (2, 3, -1, 0.0)]
     );
     // one entry per input state reached: both label-2 arcs reach state 3, the best wins
@@ -307,7 +314,8 @@ fn determinize_example_and_errors() {
             arc: 0
         })
     );
-    // a transducer: the outputs wait until the paths agree (10 on both), then the rest
+    // a transducer: outputs and scores come out with the input arcs the best paths share,
+    // so both wait until the paths meet (k2 1.23.2's output, arc for arc)
     let fst = Fsa::from_text(
         "0 1 1 10 1\n0 2 1 10 2\n1 3 2 11 0\n2 3 3 12 0\n3 4 -1 -1 0\n4",
         &ragged_fsa::TextFormat::transducer(),
@@ -317,15 +325,26 @@ fn determinize_example_and_errors() {
     assert_eq!(
         tuples(&det),
         vec![
-            (0, 1, 1, 2.0),
-            (1, 2, 2, -1.0),
-            (1, 2, 3, 0.0),
+            (0, 1, 1, 0.0),
+            (1, 2, 2, 1.0),
+            (1, 2, 3, 2.0),
             (2, 3, -1, 0.0)
         ]
     );
     assert_eq!(
         det.aux_labels().unwrap().as_ragged().unwrap().to_vec_vec(),
-        vec![vec![10], vec![11], vec![12], vec![]]
+        vec![vec![], vec![10, 11], vec![10, 12], vec![]]
+    );
+    // with tropical pushing the scores go as far forward as they can
+    let (pushed, _) = fst.determinize(WeightPushing::Tropical).unwrap();
+    assert_eq!(
+        tuples(&pushed),
+        vec![
+            (0, 1, 1, 2.0),
+            (1, 2, 2, -1.0),
+            (1, 2, 3, 0.0),
+            (2, 3, -1, 0.0)
+        ]
     );
 }
 
@@ -547,6 +566,68 @@ fn offsets(v: &FsaVec) -> Vec<i32> {
     out
 }
 
+/// A random FSA with cycles (epsilon cycles included) whose epsilon arcs score at most 0,
+/// so that no epsilon cycle is positive: labels 0..3 on inner arcs, `-1` into the final
+/// state.
+fn cyclic_with_epsilons(rng: &mut Rng, max_states: u64) -> Fsa {
+    let n = 2 + rng.below(max_states - 1) as i32;
+    let mut arcs = Vec::new();
+    for s in 0..n - 1 {
+        for _ in 0..rng.below(4) {
+            let d = rng.below(n as u64) as i32;
+            let label = if d == n - 1 { -1 } else { rng.below(4) as i32 };
+            let score = if label == 0 {
+                -rng.score().abs()
+            } else {
+                rng.score()
+            };
+            arcs.push(Arc::new(s, d, label, score));
+        }
+    }
+    Fsa::from_arcs(arcs, n as usize).unwrap()
+}
+
+/// The best score with which an FSA (cycles allowed, no positive epsilon cycle) accepts
+/// `seq` (label 0 is epsilon), by relaxing the (position, state) trellis to a fixed point;
+/// `-inf` when it does not accept it.
+fn best_score_of(fsa: &Fsa, seq: &[i32]) -> f64 {
+    let n = fsa.num_states();
+    if n == 0 {
+        return f64::NEG_INFINITY;
+    }
+    let arcs = fsa.arcs().values();
+    // positions 0..=len, then one more for the final -1
+    let mut best = vec![vec![f64::NEG_INFINITY; n]; seq.len() + 2];
+    best[0][0] = 0.0;
+    for pos in 0..seq.len() + 2 {
+        // epsilons within a position until nothing improves
+        loop {
+            let mut changed = false;
+            for a in arcs.iter().filter(|a| a.label == 0) {
+                let cand = best[pos][a.src_state as usize] + a.score as f64;
+                if cand > best[pos][a.dest_state as usize] + 1e-9 {
+                    best[pos][a.dest_state as usize] = cand;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if pos == seq.len() + 1 {
+            break;
+        }
+        let want = if pos < seq.len() { seq[pos] } else { -1 };
+        for a in arcs.iter().filter(|a| a.label == want) {
+            let cand = best[pos][a.src_state as usize] + a.score as f64;
+            if cand > best[pos + 1][a.dest_state as usize] {
+                best[pos + 1][a.dest_state as usize] = cand;
+            }
+        }
+    }
+    best[seq.len() + 1][n - 1]
+}
+
 // ---- brute force ----
 
 proptest! {
@@ -631,10 +712,45 @@ proptest! {
     }
 
     #[test]
-    fn determinize_and_minimize_keep_tropical_scores(seed in any::<u64>(), push in 0..3u8) {
+    fn remove_epsilon_of_cyclic_fsas_keeps_tropical_scores(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let a = cyclic_with_epsilons(&mut rng, 6);
+        let (out, derivs) = a.remove_epsilon().unwrap();
+        prop_assert!(out.labels().iter().all(|&l| l != 0));
+        // every label sequence of length up to 3 keeps its best score
+        let mut seqs: Vec<Vec<i32>> = vec![vec![]];
+        for len in 1..=3usize {
+            for code in 0..3usize.pow(len as u32) {
+                seqs.push((0..len).map(|k| 1 + (code / 3usize.pow(k as u32) % 3) as i32).collect());
+            }
+        }
+        for seq in &seqs {
+            let (want, got) = (best_score_of(&a, seq), best_score_of(&out, seq));
+            prop_assert!(
+                want == got || (want - got).abs() < 1e-4,
+                "{:?}: {} after remove_epsilon, {} before", seq, got, want
+            );
+        }
+        // each arc stands for a path of the input: one real label, scores summed
+        let rows = derivs.to_vec_vec();
+        let input = a.arcs().values();
+        for (k, arc) in out.arcs().values().iter().enumerate() {
+            let row = &rows[k];
+            let sum: f32 = row.iter().map(|&j| input[j as usize].score).sum();
+            prop_assert!((arc.score - sum).abs() < 1e-4);
+            let labels: Vec<i32> = row.iter().map(|&j| input[j as usize].label).filter(|&l| l != 0).collect();
+            prop_assert_eq!(labels, vec![arc.label]);
+            for w in row.windows(2) {
+                prop_assert_eq!(input[w[0] as usize].dest_state, input[w[1] as usize].src_state);
+            }
+        }
+    }
+
+    #[test]
+    fn determinize_and_minimize_keep_tropical_scores(seed in any::<u64>(), push in 0..4u8) {
         let mut rng = Rng(seed);
         let a = epsilon_free(&mut rng, 8);
-        let pushing = [WeightPushing::None, WeightPushing::Tropical, WeightPushing::Log][push as usize];
+        let pushing = [WeightPushing::None, WeightPushing::Tropical, WeightPushing::Log, WeightPushing::Eager][push as usize];
         let (det, _) = a.determinize(pushing).unwrap();
         prop_assert!(is_deterministic(&det));
         let want = best(&a, false);

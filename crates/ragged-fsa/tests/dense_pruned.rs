@@ -73,9 +73,18 @@ fn pruned_search_agrees_with_k2() {
 fn wide_beams_find_the_exact_best_path() {
     for case in &cases(include_str!("golden/ctc_k2_pruned.txt")) {
         let (_, dense, graphs) = inputs(case);
-        let (exact, _, _) = intersect_dense(&graphs, &dense, f32::INFINITY, None).unwrap();
-        let (pruned, _, b_map) =
+        let (exact, exact_a_map, exact_b_map) =
+            intersect_dense(&graphs, &dense, f32::INFINITY, None).unwrap();
+        let (pruned, a_map, b_map) =
             intersect_dense_pruned(&graphs, &dense, 1e4, 1e4, 1, 100_000).unwrap();
+        // nothing pruned: the very same lattice, states numbered by frame then graph state
+        assert_eq!(pruned, exact, "{}", case.name);
+        assert_eq!(
+            (&a_map, &b_map),
+            (&exact_a_map, &exact_b_map),
+            "{}",
+            case.name
+        );
         assert_eq!(
             one_best(&pruned).unwrap(),
             one_best(&exact).unwrap(),

@@ -90,6 +90,29 @@ fn openfst_writer_refuses_what_openfst_cannot_express() {
         two_finals.to_openfst(),
         Err(Error::NotOpenFstExpressible { state: 0, .. })
     ));
+    // word ids on an arc into the final state have no place on a final line
+    let format = TextFormat::acceptor().ragged(&["aux_labels"]).openfst();
+    let words_at_the_end = Fsa::from_text(
+        "0 1 5 [7] 1\n1 2 -1 [8] 0.5\n2\n",
+        &TextFormat::acceptor().ragged(&["aux_labels"]),
+    )
+    .unwrap();
+    assert_eq!(
+        words_at_the_end.to_text(&format),
+        Err(Error::NotOpenFstExpressible {
+            state: 1,
+            reason: "an arc entering the final state has ragged labels other than -1",
+        })
+    );
+    let no_words_at_the_end = Fsa::from_text(
+        "0 1 5 [7] 1\n1 2 -1 [] 0.5\n2\n",
+        &TextFormat::acceptor().ragged(&["aux_labels"]),
+    )
+    .unwrap();
+    assert_eq!(
+        no_words_at_the_end.to_text(&format).unwrap(),
+        "0 1 5 [7] -1\n1 -0.5\n"
+    );
 }
 
 #[track_caller]

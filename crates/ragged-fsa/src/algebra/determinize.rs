@@ -1,7 +1,9 @@
 //! The determinization kernel: weighted subset construction in the tropical semiring
 //! (scores combined with `max`). A subset is a list of (input state, residual score,
 //! residual output string); for an acceptor every string is empty, for a transducer the
-//! output labels are delayed until the paths agree on them (as Kaldi's `DeterminizeStar`).
+//! output labels wait, as in k2, until the best paths into a subset share the input arcs
+//! that carry them (k2's base state advances). Each element also keeps its best path from
+//! that base state, which gives k2's unpushed scores (see [`Determinized::pending`]).
 
 use std::collections::HashMap;
 
@@ -51,6 +53,23 @@ pub(crate) struct Determinized {
     pub(crate) fsa: BuiltDerivs,
     pub(crate) out_splits: Vec<i32>,
     pub(crate) out_labels: Vec<i32>,
+    /// Per output state, the score of the best path from k2's base state of that subset
+    /// (the last input state all of its best paths share) to its best element. The arc
+    /// scores are those of the eager construction (each arc carries the best score so
+    /// far); `score + pending[src] - pending[dest]` gives k2's unpushed scores, where each
+    /// arc carries the scores of the input arcs the best paths agree on so far.
+    pub(crate) pending: Vec<f64>,
+}
+
+/// `score + pending[src] - pending[dest]` on every arc: k2's `kNoWeightPushing` scores from
+/// the eager ones (see [`Determinized::pending`]).
+pub(crate) fn delay_scores(fsa: &mut BuiltDerivs, pending: &[f64]) {
+    for arc in &mut fsa.arcs {
+        let shift = pending[arc.src_state as usize] - pending[arc.dest_state as usize];
+        if shift != 0.0 {
+            arc.score = (arc.score as f64 + shift) as f32;
+        }
+    }
 }
 
 /// Determinizes one connected, epsilon-free FSA whose arc `i` outputs `output(i)` (empty
@@ -71,6 +90,7 @@ pub(crate) fn determinize<'o>(
         fsa: BuiltDerivs::empty(),
         out_splits: vec![0],
         out_labels: Vec::new(),
+        pending: Vec::new(),
     };
     if n == 0 {
         return Ok(result);
@@ -86,21 +106,29 @@ pub(crate) fn determinize<'o>(
     // subsets of two or more elements, by content
     let mut ids: HashMap<Subset, i32, FastBuild> = HashMap::default();
     let mut subsets: Vec<Subset> = vec![vec![(0, 0, 0)]];
+    // per subset and element, the input arcs of its best path from the subset's base state
+    // (an id in `chains`; 0 is the empty path), and the subset's pending score
+    let mut chains = Strings::new();
+    let mut subset_chains: Vec<Vec<u32>> = vec![vec![0]];
+    let pending_scores = &mut result.pending;
+    pending_scores.push(0.0);
+    let mut chain_scratch: Vec<Vec<i32>> = Vec::new();
     // singleton subsets {(state, 0, empty)}, the common case, are found without hashing
     let mut singleton: Vec<i32> = vec![i32::MIN; n];
     singleton[0] = 0;
     singleton[final_state as usize] = FINAL;
     let out = &mut result.fsa;
-    // (label as u32, dest, value, arc index, residual string id of the source element)
-    let mut moves: Vec<(u32, i32, f64, i32, u32)> = Vec::new();
-    // per destination: (dest, value, arc, residual string id of the source element)
-    let mut heads: Vec<(i32, f64, i32, u32)> = Vec::new();
+    // (label as u32, dest, value, arc index, residual string id and chain id of the source
+    // element)
+    let mut moves: Vec<(u32, i32, f64, i32, u32, u32)> = Vec::new();
+    // per destination: (dest, value, arc, residual string id, chain id of the source element)
+    let mut heads: Vec<(i32, f64, i32, u32, u32)> = Vec::new();
     let mut pending: Vec<Vec<i32>> = Vec::new();
     let mut next = 0usize;
     while next < subsets.len() {
         let src = next as i32;
         moves.clear();
-        for &(state, residual, string) in &subsets[next] {
+        for (&(state, residual, string), &chain) in subsets[next].iter().zip(&subset_chains[next]) {
             let r = residual as f64 * QUANTUM;
             for idx in view.arc_range(state as usize) {
                 let arc = view.arcs[idx];
@@ -110,6 +138,7 @@ pub(crate) fn determinize<'o>(
                     r + arc.score as f64,
                     idx as i32,
                     string,
+                    chain,
                 ));
             }
         }
@@ -131,8 +160,8 @@ pub(crate) fn determinize<'o>(
             heads.clear();
             for k in begin..end {
                 if k == begin || moves[k].1 != moves[k - 1].1 {
-                    let (_, dest, value, arc, string) = moves[k];
-                    heads.push((dest, value, arc, string));
+                    let (_, dest, value, arc, string, chain) = moves[k];
+                    heads.push((dest, value, arc, string, chain));
                 }
             }
             let best_pos = (0..heads.len())
@@ -154,7 +183,7 @@ pub(crate) fn determinize<'o>(
             };
             let dest = if heads.len() == 1 || is_final {
                 // one path (or the end): everything pending is emitted
-                let (dest_state, _, arc, string) = heads[best_pos];
+                let (dest_state, _, arc, string, _) = heads[best_pos];
                 result
                     .out_labels
                     .extend_from_slice(&strings.all[string as usize]);
@@ -172,25 +201,26 @@ pub(crate) fn determinize<'o>(
                         let id = subsets.len() as i32;
                         singleton[dest_state as usize] = id;
                         subsets.push(vec![(dest_state, 0, 0)]);
+                        subset_chains.push(vec![0]);
+                        pending_scores.push(0.0);
                         id
                     }
                 }
             } else {
-                // emit what every path agrees on; the rest stays pending
+                // k2's rule: the input arcs every best path shares (from the base state
+                // on) are emitted with their outputs; the rest stays pending
                 pending.clear();
                 for h in heads.iter() {
                     let mut p = strings.all[h.3 as usize].clone();
                     p.extend(output_of(h.2));
                     pending.push(p);
                 }
-                let first = &pending[0];
-                let emit_len = pending.iter().skip(1).fold(first.len(), |len, p| {
-                    first[..len]
-                        .iter()
-                        .zip(p)
-                        .take_while(|(a, b)| a == b)
-                        .count()
-                });
+                let shared = shared_chain_prefix(&chains, &heads);
+                let best_chain = &chains.all[heads[best_pos].4 as usize];
+                let emit_len: usize = best_chain[..shared]
+                    .iter()
+                    .map(|&a| output_of(a).count())
+                    .sum();
                 result
                     .out_labels
                     .extend_from_slice(&pending[best_pos][..emit_len]);
@@ -206,8 +236,25 @@ pub(crate) fn determinize<'o>(
                             return Err(limit());
                         }
                         let id = subsets.len() as i32;
+                        // k2's base state: the best paths' common prefix is dropped
+                        chain_scratch.clear();
+                        for h in heads.iter() {
+                            let mut c = chains.all[h.4 as usize].clone();
+                            c.push(h.2);
+                            chain_scratch.push(c);
+                        }
+                        let pending: f64 = chain_scratch[best_pos][shared..]
+                            .iter()
+                            .map(|&a| view.arcs[a as usize].score as f64)
+                            .sum();
+                        let element_chains: Vec<u32> = chain_scratch
+                            .iter()
+                            .map(|c| chains.id(&c[shared..]))
+                            .collect();
                         ids.insert(subset.clone(), id);
                         subsets.push(subset);
+                        subset_chains.push(element_chains);
+                        pending_scores.push(pending);
                         id
                     }
                 }
@@ -231,6 +278,7 @@ pub(crate) fn determinize<'o>(
         out.splits.push(out.arcs.len() as i32);
     }
     let final_id = subsets.len() as i32;
+    pending_scores.push(0.0);
     for arc in &mut out.arcs {
         if arc.dest_state == FINAL {
             arc.dest_state = final_id;
@@ -238,4 +286,29 @@ pub(crate) fn determinize<'o>(
     }
     out.splits.push(out.arcs.len() as i32);
     Ok(result)
+}
+
+/// The length of the common prefix of the heads' best paths (each the chain of its source
+/// element followed by its arc). The paths are equally long and end in distinct states, so
+/// the prefix is shorter than each.
+fn shared_chain_prefix(chains: &Strings, heads: &[(i32, f64, i32, u32, u32)]) -> usize {
+    let first = &chains.all[heads[0].4 as usize];
+    let mut shared = first.len();
+    for h in &heads[1..] {
+        let other = &chains.all[h.4 as usize];
+        debug_assert_eq!(
+            other.len(),
+            first.len(),
+            "chains from one base are equally long"
+        );
+        shared = first[..shared]
+            .iter()
+            .zip(other)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if shared == 0 {
+            break;
+        }
+    }
+    shared
 }

@@ -25,18 +25,25 @@ use rmeps::BuiltDerivs;
 
 pub use extras::INS_DEL_SCORE_OFFSET;
 
-/// How `determinize` pushes the scores of its result (k2's `DeterminizeWeightPushingType`).
+/// Where `determinize` puts the scores of its result (after k2's
+/// `DeterminizeWeightPushingType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WeightPushing {
-    /// No pushing (k2's `kNoWeightPushing`).
+    /// No pushing, k2's `kNoWeightPushing` arc for arc: an arc carries the scores of the
+    /// input arcs that all best paths into its destination subset share, so scores wait
+    /// until the paths meet again, as the output labels do.
     #[default]
     None,
-    /// Push with `max` (k2's `kTropicalWeightPushing`): the best path out of every state
-    /// scores 0, except for the total on the first arcs.
+    /// Push with `max` towards the start: the best path out of every state scores 0, except
+    /// for the total on the first arcs (OpenFst's `Push` to the initial state).
     Tropical,
-    /// Push with log-sum (k2's `kLogWeightPushing`): every state's outgoing arcs sum to 1
-    /// in probability, except for the total on the first arcs.
+    /// Push with log-sum towards the start: every state's outgoing arcs sum to 1 in
+    /// probability, except for the total on the first arcs.
     Log,
+    /// No pushing, with the scores as early as the subsets allow: an arc carries the best
+    /// score its destination subset reaches, less its source's (OpenFst's and Kaldi's
+    /// `Determinize`; k2's `kTropicalWeightPushing` gives the same arcs).
+    Eager,
 }
 
 /// Options of [`Fsa::determinize_with`]: the pushing and the bound that stops a
@@ -230,10 +237,20 @@ fn derivs_ragged(d: &BuiltDerivs) -> Ragged<i32> {
     ragged_from_parts(d.deriv_splits.clone(), d.deriv_values.clone())
 }
 
-/// The epsilon-removed `fsa`, connected. When every input state reaches the final state,
-/// so does every kept state (each has an arc for the first non-epsilon arc of such a path),
-/// and all kept states are reachable by construction: the result is connected already.
+/// The epsilon-removed `fsa`, connected, by k2's rule for picking the algorithm: a
+/// top-sorted acyclic input has its epsilons folded into the arcs that follow them (k2's
+/// host `EpsilonsRemoverPrunedMax`), any other input into the following or the preceding
+/// arcs, whichever makes fewer (k2's `RemoveEpsilonDevice`). In the first case, when every
+/// input state reaches the final state, so does every kept state (each has an arc for the
+/// first non-epsilon arc of such a path), and all kept states are reachable by
+/// construction: the result is connected already.
 fn remove_epsilon_connected(fsa: &Fsa, fsa_idx: usize) -> Result<BuiltDerivs, Error> {
+    let view = fsa.view();
+    let top_sorted_acyclic = view.arcs.iter().all(|a| a.dest_state > a.src_state);
+    if !top_sorted_acyclic {
+        let d = rmeps::remove_epsilon_combining(view, fsa_idx)?;
+        return Ok(connect_derivs(d));
+    }
     let (accessible, coaccessible) = structure::accessible_coaccessible(fsa.view());
     let d = rmeps::remove_epsilon(fsa.view(), fsa_idx, &accessible)?;
     Ok(if coaccessible.iter().all(|&c| c) {
@@ -374,9 +391,12 @@ impl Fsa {
     }
 
     /// k2's `remove_epsilon`: an equivalent FSA in the tropical semiring without epsilon
-    /// arcs. Each kept state gets, per (label, destination) of the non-epsilon arcs its
-    /// epsilon closure reaches, one arc with the best score; the result is connected and
-    /// arc-sorted. Cycles are allowed, but not an epsilon cycle with positive score
+    /// arcs, connected and arc-sorted. On a top-sorted acyclic input (k2's host algorithm)
+    /// each kept state gets, per (label, destination) of the non-epsilon arcs its epsilon
+    /// closure reaches, one arc with the best score. On any other input (k2's
+    /// `RemoveEpsilonDevice`, which k2 also runs on the CPU there) each best epsilon chain
+    /// between two states with non-epsilon arcs is folded into the arcs that follow it or
+    /// into those that precede it, whichever are fewer, so that the result stays small. Cycles are allowed, but not an epsilon cycle with positive score
     /// ([`Error::PositiveEpsilonCycle`]). `arc_derivs` row `i` is the epsilon chain and the
     /// arc that result arc `i` stands for; attributes follow k2's ragged rule (`f32` summed,
     /// `i32` turned into ragged lists without zeros and final `-1`s).
@@ -421,10 +441,12 @@ impl Fsa {
     /// Determinizes an epsilon-free FSA on its labels by weighted subset construction in the
     /// tropical semiring: the result is deterministic, arc-sorted and equivalent in the
     /// tropical semiring; states are numbered in breadth-first order from the start, the
-    /// final state last. The input is connected first. A transducer's output labels are
-    /// delayed until the paths agree on them (Kaldi's `DeterminizeStar` way) and come out as
-    /// ragged `aux_labels`; where paths with the same labels disagree on their output (a
-    /// non-functional input), the best path's output is kept, as k2's does. `arc_derivs` row
+    /// final state last. The input is connected first. As in k2, an arc emits the input
+    /// arcs that all best paths into its destination subset share (from k2's base state on):
+    /// a transducer's output labels come out with them as ragged `aux_labels`, and so do the
+    /// scores unless [`WeightPushing`] says otherwise; where paths with the same labels
+    /// disagree on their output (a non-functional input), the best path's output is kept,
+    /// as k2's does. `arc_derivs` row
     /// `i` lists the input arcs that result arc `i` merges (one per input state it reaches,
     /// the best first); other attributes follow the best (first) arc. Stops with
     /// [`Error::DeterminizeLimit`] past the configured bound.
@@ -474,7 +496,8 @@ impl Fsa {
             *v = conn_map[*v as usize];
         }
         match config.weight_pushing {
-            WeightPushing::None => {}
+            WeightPushing::None => determinize::delay_scores(d, &det.pending),
+            WeightPushing::Eager => {}
             WeightPushing::Tropical => push::push(&d.splits, &mut d.arcs, false, fsa_idx)?,
             WeightPushing::Log => push::push(&d.splits, &mut d.arcs, true, fsa_idx)?,
         }

@@ -254,3 +254,221 @@ pub(crate) fn remove_epsilon(
     }
     Ok(out)
 }
+
+/// One arc of the epsilon closure between two kept states: its destination, the best
+/// epsilon chain's score and that chain (a range of `Combining::chains`).
+#[derive(Clone, Copy)]
+struct ClosureArc {
+    dest: usize,
+    score: f64,
+    chain: (u32, u32),
+}
+
+/// The epsilon closure restricted to kept states, split by where each arc is folded: into
+/// the non-epsilon arcs that follow it (`foll`) or into those that precede it (`prec`).
+struct Combining {
+    /// Per input state, the range of its closure arcs in `foll` / `prec`.
+    foll_splits: Vec<u32>,
+    foll: Vec<ClosureArc>,
+    prec_splits: Vec<u32>,
+    prec: Vec<ClosureArc>,
+    chains: Vec<i32>,
+}
+
+impl Combining {
+    fn foll(&self, s: usize) -> &[ClosureArc] {
+        &self.foll[self.foll_splits[s] as usize..self.foll_splits[s + 1] as usize]
+    }
+
+    fn prec(&self, s: usize) -> &[ClosureArc] {
+        &self.prec[self.prec_splits[s] as usize..self.prec_splits[s + 1] as usize]
+    }
+
+    fn chain(&self, e: &ClosureArc) -> &[i32] {
+        &self.chains[e.chain.0 as usize..e.chain.1 as usize]
+    }
+}
+
+/// Removes the epsilon arcs of one FSA as k2 does for an input that is not top-sorted and
+/// acyclic (k2's `RemoveEpsilonDevice`, which its CPU build also runs on cyclic input):
+/// exact in the tropical semiring, and small when an epsilon arc leads into a state with
+/// many arcs (the back-off and word-end arcs of a decoding graph).
+///
+/// The kept states are the start, the final state and every state with a non-epsilon arc
+/// entering or leaving it, in their order. The best epsilon chain between two kept states
+/// (the epsilon closure) becomes one closure arc `a -> b`, folded into the non-epsilon
+/// arcs that follow it (those leaving `b`) when `a` is the start or fewer non-epsilon arcs
+/// leave `b` than enter `a`, and otherwise into the non-epsilon arcs that precede it (those
+/// entering `a`). Each kept state's arcs are, in this order: closure arcs folded forwards
+/// (`[e, n]`), its non-epsilon arcs folded with a following closure arc (`[n, e]`), the
+/// former folded with a following closure arc (`[e, n, e']`), its non-epsilon arcs; then
+/// sorted as k2 sorts arcs (stable). The result need not be connected. Derivs: the input
+/// arcs of each combination in path order.
+pub(crate) fn remove_epsilon_combining(
+    view: FsaView<'_>,
+    fsa_idx: usize,
+) -> Result<BuiltDerivs, Error> {
+    let n = view.num_states();
+    if n == 0 || view.arcs.is_empty() {
+        return Ok(BuiltDerivs::empty());
+    }
+    let mut kept = vec![false; n];
+    let mut entering = vec![0u32; n];
+    let mut leaving = vec![0u32; n];
+    let mut has_epsilon = vec![false; n];
+    kept[0] = true;
+    kept[n - 1] = true;
+    for arc in view.arcs {
+        let (src, dest) = (arc.src_state as usize, arc.dest_state as usize);
+        if arc.label == 0 {
+            has_epsilon[src] = true;
+        } else {
+            kept[src] = true;
+            kept[dest] = true;
+            leaving[src] += 1;
+            entering[dest] += 1;
+        }
+    }
+    let mut new_of_old = vec![-1i32; n];
+    let mut count = 0i32;
+    for s in 0..n {
+        if kept[s] {
+            new_of_old[s] = count;
+            count += 1;
+        }
+    }
+
+    // the closure between kept states, each arc sent one way or the other
+    let mut combining = Combining {
+        foll_splits: Vec::with_capacity(n + 1),
+        foll: Vec::new(),
+        prec_splits: Vec::with_capacity(n + 1),
+        prec: Vec::new(),
+        chains: Vec::new(),
+    };
+    combining.foll_splits.push(0);
+    combining.prec_splits.push(0);
+    let mut closure = Closure::new(n);
+    let mut reached: Vec<usize> = Vec::new();
+    for a in 0..n {
+        if kept[a] && has_epsilon[a] {
+            closure.run(view, a, fsa_idx)?;
+            reached.clear();
+            reached.extend(
+                closure
+                    .touched
+                    .iter()
+                    .copied()
+                    .filter(|&b| b != a && kept[b]),
+            );
+            reached.sort_unstable();
+            for &b in &reached {
+                let begin = combining.chains.len() as u32;
+                closure.chain(view, b, &mut combining.chains);
+                let e = ClosureArc {
+                    dest: b,
+                    score: closure.best[b],
+                    chain: (begin, combining.chains.len() as u32),
+                };
+                if a == 0 || leaving[b] < entering[a] {
+                    combining.foll.push(e);
+                } else {
+                    combining.prec.push(e);
+                }
+            }
+        }
+        combining.foll_splits.push(combining.foll.len() as u32);
+        combining.prec_splits.push(combining.prec.len() as u32);
+    }
+
+    let mut out = BuiltDerivs::empty();
+    out.splits.reserve(count as usize);
+    // one state's arcs before sorting: (arc, range of `derivs`)
+    let mut state_arcs: Vec<(Arc, u32, u32)> = Vec::new();
+    let mut derivs: Vec<i32> = Vec::new();
+    let non_epsilon = |s: usize| {
+        view.arc_range(s)
+            .filter(move |&idx| view.arcs[idx].label != 0)
+    };
+    for s in 0..n {
+        if !kept[s] {
+            continue;
+        }
+        state_arcs.clear();
+        derivs.clear();
+        let new_src = new_of_old[s];
+        let mut push = |arc: Arc, parts: &[&[i32]], state_arcs: &mut Vec<(Arc, u32, u32)>| {
+            let begin = derivs.len() as u32;
+            for part in parts {
+                derivs.extend_from_slice(part);
+            }
+            state_arcs.push((arc, begin, derivs.len() as u32));
+        };
+        // [e, n]
+        for e in combining.foll(s) {
+            for idx in non_epsilon(e.dest) {
+                let arc = view.arcs[idx];
+                let score = (e.score + arc.score as f64) as f32;
+                let out_arc = Arc::new(
+                    new_src,
+                    new_of_old[arc.dest_state as usize],
+                    arc.label,
+                    score,
+                );
+                push(
+                    out_arc,
+                    &[combining.chain(e), &[idx as i32]],
+                    &mut state_arcs,
+                );
+            }
+        }
+        // [n, e]
+        for idx in non_epsilon(s) {
+            let arc = view.arcs[idx];
+            for e in combining.prec(arc.dest_state as usize) {
+                let score = (arc.score as f64 + e.score) as f32;
+                let out_arc = Arc::new(new_src, new_of_old[e.dest], arc.label, score);
+                push(
+                    out_arc,
+                    &[&[idx as i32], combining.chain(e)],
+                    &mut state_arcs,
+                );
+            }
+        }
+        // [e, n, e']
+        for e in combining.foll(s) {
+            for idx in non_epsilon(e.dest) {
+                let arc = view.arcs[idx];
+                for e2 in combining.prec(arc.dest_state as usize) {
+                    let score = (e.score + arc.score as f64 + e2.score) as f32;
+                    let out_arc = Arc::new(new_src, new_of_old[e2.dest], arc.label, score);
+                    push(
+                        out_arc,
+                        &[combining.chain(e), &[idx as i32], combining.chain(e2)],
+                        &mut state_arcs,
+                    );
+                }
+            }
+        }
+        // n
+        for idx in non_epsilon(s) {
+            let arc = view.arcs[idx];
+            let out_arc = Arc::new(
+                new_src,
+                new_of_old[arc.dest_state as usize],
+                arc.label,
+                arc.score,
+            );
+            push(out_arc, &[&[idx as i32]], &mut state_arcs);
+        }
+        state_arcs.sort_by_key(|(arc, _, _)| arc.sort_key());
+        for &(arc, begin, end) in &state_arcs {
+            out.arcs.push(arc);
+            out.deriv_values
+                .extend_from_slice(&derivs[begin as usize..end as usize]);
+            out.deriv_splits.push(out.deriv_values.len() as i32);
+        }
+        out.splits.push(out.arcs.len() as i32);
+    }
+    Ok(out)
+}

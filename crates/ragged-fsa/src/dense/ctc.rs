@@ -65,11 +65,12 @@ fn log_add(a: f64, b: f64) -> f64 {
     ragged_core::log_add(a, b)
 }
 
-/// One arc of a prepared graph: source, destination, compact label index, `exp(score - max)`.
+/// One arc of a prepared graph as a pass reads it: the state at its other end (the source
+/// in the forward pass, the destination in the backward pass), its compact label index and
+/// `exp(score - max)`.
 #[derive(Clone, Copy)]
 struct PackedArc {
-    src: u32,
-    dest: u32,
+    other: u32,
     lab: u32,
     weight: f64,
 }
@@ -81,8 +82,28 @@ struct Trellis {
     dest: Vec<u32>,
     lab: Vec<u32>,
     weight: Vec<f64>,
-    /// The same arcs packed together for the scaled passes.
-    packed: Vec<PackedArc>,
+    /// The arcs grouped by destination (`into[into_splits[d]..into_splits[d + 1]]` enter
+    /// `d`), for the forward pass: each state's new value is summed in a register and
+    /// written once.
+    into: Vec<PackedArc>,
+    into_splits: Vec<u32>,
+    /// The arcs grouped by source, in the graph's order (`out_splits` as the graph's row
+    /// splits), for the backward pass.
+    out: Vec<PackedArc>,
+    out_splits: Vec<u32>,
+    /// The positions in `out` of the arcs of each compact label
+    /// (`by_label[label_splits[l]..label_splits[l + 1]]`), so that a frame's label
+    /// occupations are summed in registers from the arcs' posteriors.
+    by_label: Vec<u32>,
+    label_splits: Vec<u32>,
+    /// When every arc into a state has the same label (CTC graphs, HMM topologies), that
+    /// label per state (0 for a state nothing enters), and the states of each label
+    /// (`label_states[label_state_splits[l]..label_state_splits[l + 1]]`): the emission then
+    /// factors out of each state's sum, and a frame's label occupations are the products of
+    /// the next frame's forward and backward values, summed per label.
+    state_lab: Option<Vec<u32>>,
+    label_states: Vec<u32>,
+    label_state_splits: Vec<u32>,
     max_score: f64,
     cols: Vec<u32>,
 }
@@ -111,19 +132,103 @@ impl Trellis {
         } else {
             0.0
         };
-        let packed = graph
+        let num_states = graph.num_states();
+        let weight_of = |a: &crate::arc::Arc| (a.score as f64 - max_score).exp();
+        let out: Vec<PackedArc> = graph
             .arcs
             .iter()
             .map(|a| PackedArc {
-                src: a.src_state as u32,
-                dest: a.dest_state as u32,
+                other: a.dest_state as u32,
                 lab: used[(a.label + 1) as usize],
-                weight: (a.score as f64 - max_score).exp(),
+                weight: weight_of(a),
             })
             .collect();
+        let base = graph.splits.first().copied().unwrap_or(0);
+        let out_splits: Vec<u32> = graph.splits.iter().map(|&x| (x - base) as u32).collect();
+        // a counting sort by destination (stable: arcs into one state keep their order)
+        let mut into_splits = vec![0u32; num_states + 1];
+        for a in graph.arcs {
+            into_splits[a.dest_state as usize + 1] += 1;
+        }
+        for d in 0..num_states {
+            into_splits[d + 1] += into_splits[d];
+        }
+        let mut fill: Vec<u32> = into_splits[..num_states].to_vec();
+        let mut into = vec![
+            PackedArc {
+                other: 0,
+                lab: 0,
+                weight: 0.0
+            };
+            graph.arcs.len()
+        ];
+        for a in graph.arcs {
+            let slot = &mut fill[a.dest_state as usize];
+            into[*slot as usize] = PackedArc {
+                other: a.src_state as u32,
+                lab: used[(a.label + 1) as usize],
+                weight: weight_of(a),
+            };
+            *slot += 1;
+        }
+        let mut label_splits = vec![0u32; cols.len() + 1];
+        for arc in &out {
+            label_splits[arc.lab as usize + 1] += 1;
+        }
+        for l in 0..cols.len() {
+            label_splits[l + 1] += label_splits[l];
+        }
+        let mut fill: Vec<u32> = label_splits[..cols.len()].to_vec();
+        let mut by_label = vec![0u32; out.len()];
+        for (i, arc) in out.iter().enumerate() {
+            let slot = &mut fill[arc.lab as usize];
+            by_label[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        let mut state_lab = vec![u32::MAX; num_states];
+        let mut state_labelled = true;
+        for arc in &out {
+            let (d, lab) = (arc.other as usize, arc.lab);
+            if state_lab[d] == u32::MAX {
+                state_lab[d] = lab;
+            } else if state_lab[d] != lab {
+                state_labelled = false;
+            }
+        }
+        let (state_lab, label_states, label_state_splits) = if state_labelled {
+            for l in state_lab.iter_mut() {
+                if *l == u32::MAX {
+                    *l = 0;
+                }
+            }
+            let mut splits = vec![0u32; cols.len() + 1];
+            for &l in &state_lab {
+                splits[l as usize + 1] += 1;
+            }
+            for l in 0..cols.len() {
+                splits[l + 1] += splits[l];
+            }
+            let mut fill: Vec<u32> = splits[..cols.len()].to_vec();
+            let mut states = vec![0u32; num_states];
+            for (d, &l) in state_lab.iter().enumerate() {
+                states[fill[l as usize] as usize] = d as u32;
+                fill[l as usize] += 1;
+            }
+            (Some(state_lab), states, splits)
+        } else {
+            (None, Vec::new(), Vec::new())
+        };
         Self {
-            num_states: graph.num_states(),
-            packed,
+            num_states,
+            into,
+            into_splits,
+            out,
+            out_splits,
+            by_label,
+            label_splits,
+            state_lab,
+            label_states,
+            label_state_splits,
             src: graph.arcs.iter().map(|a| a.src_state as u32).collect(),
             dest: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
             lab: graph
@@ -179,13 +284,33 @@ impl Trellis {
         for t in 0..rows {
             let e = &emit[t * k..(t + 1) * k];
             let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
-            for arc in &self.packed {
-                let a = cur[arc.src as usize];
-                if a != 0.0 {
-                    next[arc.dest as usize] += a * arc.weight * e[arc.lab as usize];
+            let mut m = 0f64;
+            match &self.state_lab {
+                Some(state_lab) => {
+                    for (d, (x, &lab)) in next.iter_mut().zip(state_lab).enumerate() {
+                        let arcs = &self.into
+                            [self.into_splits[d] as usize..self.into_splits[d + 1] as usize];
+                        let mut acc = 0f64;
+                        for arc in arcs {
+                            acc += cur[arc.other as usize] * arc.weight;
+                        }
+                        *x = acc * e[lab as usize];
+                        m = m.max(*x);
+                    }
+                }
+                None => {
+                    for (d, x) in next.iter_mut().enumerate() {
+                        let arcs = &self.into
+                            [self.into_splits[d] as usize..self.into_splits[d + 1] as usize];
+                        let mut acc = 0f64;
+                        for arc in arcs {
+                            acc += cur[arc.other as usize] * arc.weight * e[arc.lab as usize];
+                        }
+                        *x = acc;
+                        m = m.max(acc);
+                    }
                 }
             }
-            let m = next.iter().copied().fold(0f64, f64::max);
             if m == 0.0 || !m.is_finite() {
                 // no path, or only paths the flushing dropped: the log domain decides
                 return self.run_log(dense, num_cols);
@@ -212,31 +337,63 @@ impl Trellis {
         beta_next[num_states - 1] = 1.0;
         let frames = rows - 1;
         let mut occ = vec![0f64; frames * k];
-        let mut frame_occ = vec![0f64; k];
+        // each arc's posterior on the frame (alpha * arc * beta, in the frame's scale), or
+        // for a state-labelled graph each state's emission times its backward value and its
+        // occupation
+        let mut post = vec![0f64; self.out.len()];
+        let mut emitted_beta = vec![0f64; num_states];
+        let mut gamma = vec![0f64; num_states];
         let mut log_scale_bwd = 0f64;
         for t in (0..rows).rev() {
             let e = &emit[t * k..(t + 1) * k];
             let a_t = &alpha[t * num_states..(t + 1) * num_states];
-            beta_cur.iter_mut().for_each(|x| *x = 0.0);
-            frame_occ.iter_mut().for_each(|x| *x = 0.0);
             let mut sum = 0f64;
-            for arc in &self.packed {
-                let b = beta_next[arc.dest as usize];
-                if b == 0.0 {
-                    continue;
+            if let Some(state_lab) = &self.state_lab {
+                // the arcs into d carry d's label: what enters d on this frame is
+                // alpha[t + 1][d] (up to the frame's scale), its occupation that times beta
+                let a_next = &alpha[(t + 1) * num_states..(t + 2) * num_states];
+                for d in 0..num_states {
+                    emitted_beta[d] = e[state_lab[d] as usize] * beta_next[d];
+                    gamma[d] = a_next[d] * beta_next[d];
+                    sum += gamma[d];
                 }
-                let lab = arc.lab as usize;
-                let w = arc.weight * e[lab] * b;
-                let src = arc.src as usize;
-                beta_cur[src] += w;
-                let post = a_t[src] * w;
-                frame_occ[lab] += post;
-                sum += post;
-            }
-            if t < frames && sum > 0.0 {
-                let inv = 1.0 / sum;
-                for (o, f) in occ[t * k..(t + 1) * k].iter_mut().zip(&frame_occ) {
-                    *o = f * inv;
+                for (src, x) in beta_cur.iter_mut().enumerate() {
+                    let arcs =
+                        &self.out[self.out_splits[src] as usize..self.out_splits[src + 1] as usize];
+                    let mut acc = 0f64;
+                    for arc in arcs {
+                        acc += arc.weight * emitted_beta[arc.other as usize];
+                    }
+                    *x = acc;
+                }
+                if t < frames && sum > 0.0 {
+                    let inv = 1.0 / sum;
+                    for (l, o) in occ[t * k..(t + 1) * k].iter_mut().enumerate() {
+                        let states = &self.label_states[self.label_state_splits[l] as usize
+                            ..self.label_state_splits[l + 1] as usize];
+                        *o = states.iter().map(|&d| gamma[d as usize]).sum::<f64>() * inv;
+                    }
+                }
+            } else {
+                for (src, x) in beta_cur.iter_mut().enumerate() {
+                    let range = self.out_splits[src] as usize..self.out_splits[src + 1] as usize;
+                    let mut acc = 0f64;
+                    let a = a_t[src];
+                    for (arc, p) in self.out[range.clone()].iter().zip(&mut post[range]) {
+                        let w = arc.weight * e[arc.lab as usize] * beta_next[arc.other as usize];
+                        acc += w;
+                        *p = a * w;
+                    }
+                    sum += a * acc;
+                    *x = acc;
+                }
+                if t < frames && sum > 0.0 {
+                    let inv = 1.0 / sum;
+                    for (l, o) in occ[t * k..(t + 1) * k].iter_mut().enumerate() {
+                        let arcs = &self.by_label
+                            [self.label_splits[l] as usize..self.label_splits[l + 1] as usize];
+                        *o = arcs.iter().map(|&i| post[i as usize]).sum::<f64>() * inv;
+                    }
                 }
             }
             let m = beta_cur.iter().copied().fold(0f64, f64::max);
@@ -415,6 +572,10 @@ pub(crate) fn scatter(
     posts: &[Posteriors],
     scale: f64,
 ) {
+    let (_, num_frames, num_symbols) = grad.dim();
+    let flat = grad
+        .as_slice_mut()
+        .expect("the gradient is created in standard layout");
     for (&(_, b), post) in pairs.iter().zip(posts) {
         if post.occ.is_empty() {
             continue;
@@ -422,7 +583,8 @@ pub(crate) fn scatter(
         let [seq, start, _] = dense.segments()[b];
         let k = post.cols.len();
         for t in 0..dense.duration(b) {
-            let mut row = grad.slice_mut(ndarray::s![seq as usize, start as usize + t, ..]);
+            let row_start = (seq as usize * num_frames + start as usize + t) * num_symbols;
+            let row = &mut flat[row_start..row_start + num_symbols];
             for (&col, &o) in post.cols.iter().zip(&post.occ[t * k..(t + 1) * k]) {
                 if col > 0 {
                     row[col as usize - 1] += (scale * o) as f32;

@@ -90,29 +90,27 @@ impl DenseFsaVec {
             .ok_or(Error::TooLarge {
                 what: "dense scores (frames x (symbols + 1))",
             })?;
-        // NaN anywhere a segment reads
-        for &[seq, start, duration] in &segments {
-            for frame in start..start + duration {
-                let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
-                if let Some(symbol) = row.iter().position(|x| x.is_nan()) {
-                    return Err(Error::NanLogProb {
-                        sequence: seq as usize,
-                        frame: frame as usize,
-                        symbol,
-                    });
-                }
-            }
-        }
         let mut scores = Vec::new();
         scores
             .try_reserve_exact(total)
             .map_err(|_| Error::TooLarge {
                 what: "dense scores (allocation failed)",
             })?;
+        // copied row by row, each checked for NaN (anywhere a segment reads) while in cache
         for &[seq, start, duration] in &segments {
             for frame in start..start + duration {
-                scores.push(f32::NEG_INFINITY);
                 let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
+                // a reduction without early exit, which the compiler vectorizes
+                let has_nan = row.iter().fold(false, |any, x| any | x.is_nan());
+                if has_nan {
+                    let symbol = row.iter().position(|x| x.is_nan()).unwrap_or(0);
+                    return Err(Error::NanLogProb {
+                        sequence: seq as usize,
+                        frame: frame as usize,
+                        symbol,
+                    });
+                }
+                scores.push(f32::NEG_INFINITY);
                 match row.as_slice() {
                     Some(s) => scores.extend_from_slice(s),
                     None => scores.extend(row.iter().copied()),

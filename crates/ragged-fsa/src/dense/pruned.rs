@@ -9,11 +9,10 @@ use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::view::{Built, FsaView};
 
-/// One arc the search kept on one frame.
+/// One arc the search kept on one frame (its source is implied: the arcs of each active
+/// state are stored together, in order).
 #[derive(Clone, Copy)]
 struct Kept {
-    /// Index of the source state among the frame's active states.
-    src: u32,
     /// Index of the destination among the next frame's active states.
     dest: u32,
     /// Local arc index in the graph.
@@ -76,25 +75,50 @@ fn search_one(
     if num_states == 0 {
         return (Built::empty(), Vec::new());
     }
-    // active states per frame (graph state ids, ascending) with forward scores
-    let mut frames: Vec<Vec<(u32, f32)>> = vec![vec![(0, 0.0)]];
+    // the active states of every frame, flat: (graph state, forward score); frame `t` is
+    // `states[state_splits[t]..state_splits[t + 1]]`, ascending by graph state (so that the
+    // graph's arcs are read forwards)
+    let mut states: Vec<(u32, f32)> = vec![(0, 0.0)];
+    let mut state_splits: Vec<usize> = vec![0, 1];
+    // the arcs the search kept, one vector per frame (reserved at the frame's arc count, so
+    // that nothing large is ever copied to grow): those of active state `i` (an index into
+    // `states`, on frame `t`) are `kept[t][arc_begin[i]..end]`, `end` the next state's
+    // begin or the end of the frame's vector
     let mut kept: Vec<Vec<Kept>> = Vec::with_capacity(rows);
+    let mut arc_begin: Vec<u32> = Vec::new();
+    // per graph state, for the next frame: its best arc end so far (-inf: not reached),
+    // whether it is reached (one bit each, scanned in order), and its index there
+    let mut reached_score = vec![f32::NEG_INFINITY; num_states];
+    let mut reached = vec![0u64; num_states.div_ceil(64)];
     let mut slot = vec![u32::MAX; num_states];
+    // per arc leaving the frame's states, in order: dense score + arc score, destination
+    let mut xs: Vec<f32> = Vec::new();
+    let mut ds: Vec<u32> = Vec::new();
     let mut beam = search_beam;
-    let base = graph.splits[0];
     for t in 0..rows {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
-        let cur = &frames[t];
+        let (cur_begin, cur_end) = (state_splits[t], state_splits[t + 1]);
+        // the frame's best arc end; `f + x` rounds monotonically in `x`, so the best end
+        // of a state is `f` plus its best arc, as k2's maximum over all arcs gives it
+        xs.clear();
+        ds.clear();
         let mut best = f32::NEG_INFINITY;
-        for &(state, f) in cur {
+        for &(state, f) in &states[cur_begin..cur_end] {
+            let mut state_best = f32::NEG_INFINITY;
             for arc in graph.state_arcs(state as usize) {
-                best = best.max(f + arc.score + row[(arc.label + 1) as usize]);
+                // k2's order of the sums (arc score plus dense score, then forward), so
+                // that scores at the cutoff round the same way as k2's
+                let x = row[(arc.label + 1) as usize] + arc.score;
+                xs.push(x);
+                ds.push(arc.dest_state as u32);
+                state_best = state_best.max(x);
             }
+            best = best.max(f + state_best);
         }
         beam = next_beam(
             beam,
             search_beam,
-            cur.len(),
+            cur_end - cur_begin,
             min_active,
             max_active,
             t,
@@ -103,111 +127,123 @@ fn search_one(
         let cutoff = best - beam;
         // the next frame's states: destinations of arcs above the cutoff; then, as in k2,
         // every arc into a surviving state is kept, whatever its own score
-        let mut next: Vec<(u32, f32)> = Vec::new();
-        for &(state, f) in cur {
-            for arc in graph.state_arcs(state as usize) {
-                let end = f + arc.score + row[(arc.label + 1) as usize];
-                if end <= cutoff {
-                    continue;
-                }
-                let d = arc.dest_state as usize;
-                if slot[d] == u32::MAX {
-                    slot[d] = next.len() as u32;
-                    next.push((d as u32, end));
-                } else if end > next[slot[d] as usize].1 {
-                    next[slot[d] as usize].1 = end;
+        let next_begin = states.len();
+        let mut k = 0;
+        for &(state, f) in &states[cur_begin..cur_end] {
+            let num_arcs = graph.arc_range(state as usize).len();
+            for (&x, &d) in xs[k..k + num_arcs].iter().zip(&ds[k..k + num_arcs]) {
+                let end = f + x;
+                let d = d as usize;
+                if end > cutoff && end > reached_score[d] {
+                    if reached_score[d] == f32::NEG_INFINITY {
+                        reached[d / 64] |= 1 << (d % 64);
+                    }
+                    reached_score[d] = end;
                 }
             }
+            k += num_arcs;
         }
-        let mut arcs = Vec::new();
-        for (src_idx, &(state, _)) in cur.iter().enumerate() {
-            let first = (graph.splits[state as usize] - base) as u32;
-            for (k, arc) in graph.state_arcs(state as usize).iter().enumerate() {
-                let d = arc.dest_state as usize;
-                if slot[d] == u32::MAX {
-                    continue;
-                }
-                arcs.push(Kept {
-                    src: src_idx as u32,
-                    dest: d as u32, // graph state for now, renumbered below
-                    arc: first + k as u32,
-                    score: arc.score + row[(arc.label + 1) as usize],
-                });
+        // the reached states in graph order (and the bits and scores cleared for the next)
+        for (w, word) in reached.iter_mut().enumerate() {
+            let mut bits = *word;
+            *word = 0;
+            while bits != 0 {
+                let d = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                slot[d] = (states.len() - next_begin) as u32;
+                states.push((d as u32, reached_score[d]));
+                reached_score[d] = f32::NEG_INFINITY;
             }
         }
-        // order the next frame's states by graph state id, then renumber the arcs
-        next.sort_unstable_by_key(|&(s, _)| s);
-        for (i, &(s, _)) in next.iter().enumerate() {
-            slot[s as usize] = i as u32;
+        let mut frame_kept: Vec<Kept> = Vec::with_capacity(xs.len());
+        let mut k = 0;
+        for &(state, _) in &states[cur_begin..cur_end] {
+            arc_begin.push(frame_kept.len() as u32);
+            let state = state as usize;
+            let arcs = graph.arc_range(state);
+            let first = arcs.start as u32;
+            let num_arcs = arcs.len();
+            for (j, (&x, &d)) in xs[k..k + num_arcs]
+                .iter()
+                .zip(&ds[k..k + num_arcs])
+                .enumerate()
+            {
+                let dest = slot[d as usize];
+                if dest != u32::MAX {
+                    frame_kept.push(Kept {
+                        dest,
+                        arc: first + j as u32,
+                        score: x,
+                    });
+                }
+            }
+            k += num_arcs;
         }
-        for a in &mut arcs {
-            a.dest = slot[a.dest as usize];
-        }
-        for &(s, _) in &next {
+        kept.push(frame_kept);
+        for &(s, _) in &states[next_begin..] {
             slot[s as usize] = u32::MAX;
         }
-        kept.push(arcs);
-        frames.push(next);
+        state_splits.push(states.len());
     }
     // backward over the kept arcs; the final state must be active after the last row
     let final_state = (num_states - 1) as u32;
-    let mut bwd: Vec<Vec<f32>> = frames
-        .iter()
-        .map(|f| vec![f32::NEG_INFINITY; f.len()])
-        .collect();
-    for (i, &(s, _)) in frames[rows].iter().enumerate() {
-        if s == final_state {
-            bwd[rows][i] = 0.0;
+    let mut bwd = vec![f32::NEG_INFINITY; states.len()];
+    for i in state_splits[rows]..state_splits[rows + 1] {
+        if states[i].0 == final_state {
+            bwd[i] = 0.0;
         }
     }
+    // the arcs of state `i` on frame `t`, as a range of `kept[t]`
+    let arcs_of = |t: usize, i: usize| {
+        let end = if i + 1 < state_splits[t + 1] {
+            arc_begin[i + 1] as usize
+        } else {
+            kept[t].len()
+        };
+        arc_begin[i] as usize..end
+    };
     for t in (0..rows).rev() {
-        let (head, tail) = bwd.split_at_mut(t + 1);
-        let (cur, next) = (&mut head[t], &tail[0]);
-        for a in &kept[t] {
-            let v = a.score + next[a.dest as usize];
-            if v > cur[a.src as usize] {
-                cur[a.src as usize] = v;
+        let next = state_splits[t + 1];
+        let (head, tail) = bwd.split_at_mut(next);
+        for i in state_splits[t]..next {
+            let mut b = f32::NEG_INFINITY;
+            for a in &kept[t][arcs_of(t, i)] {
+                b = b.max(a.score + tail[a.dest as usize]);
             }
+            head[i] = b;
         }
     }
-    let tot = bwd[0][0];
+    let tot = bwd[0];
     if tot == f32::NEG_INFINITY {
         return (Built::empty(), Vec::new());
     }
     // keep arcs within output_beam (k2: `>=`), then the states they touch
-    let mut keep_arc: Vec<Vec<bool>> = Vec::with_capacity(rows);
-    let mut keep_state: Vec<Vec<bool>> = frames.iter().map(|f| vec![false; f.len()]).collect();
+    let mut keep_arc: Vec<Vec<bool>> = kept.iter().map(|f| vec![false; f.len()]).collect();
+    let mut keep_state = vec![false; states.len()];
     for t in 0..rows {
-        let keep: Vec<bool> = kept[t]
-            .iter()
-            .map(|a| {
-                frames[t][a.src as usize].1 + a.score + bwd[t + 1][a.dest as usize]
-                    >= tot - output_beam
-            })
-            .collect();
-        for (a, &k) in kept[t].iter().zip(&keep) {
-            if k {
-                keep_state[t][a.src as usize] = true;
-                keep_state[t + 1][a.dest as usize] = true;
+        let next = state_splits[t + 1];
+        let keep_arc = &mut keep_arc[t];
+        for i in state_splits[t]..next {
+            let f = states[i].1;
+            for k in arcs_of(t, i) {
+                let a = kept[t][k];
+                let dest = next + a.dest as usize;
+                if f + a.score + bwd[dest] >= tot - output_beam {
+                    keep_arc[k] = true;
+                    keep_state[i] = true;
+                    keep_state[dest] = true;
+                }
             }
         }
-        keep_arc.push(keep);
     }
-    let mut ids: Vec<Vec<i32>> = Vec::with_capacity(rows + 1);
+    // number the kept states in order: by frame, by graph state within a frame
+    let mut ids = vec![-1i32; states.len()];
     let mut next_id = 0i32;
-    for ks in &keep_state {
-        ids.push(
-            ks.iter()
-                .map(|&k| {
-                    if k {
-                        next_id += 1;
-                        next_id - 1
-                    } else {
-                        -1
-                    }
-                })
-                .collect(),
-        );
+    for (id, &keep) in ids.iter_mut().zip(&keep_state) {
+        if keep {
+            *id = next_id;
+            next_id += 1;
+        }
     }
     let mut splits = vec![0i32];
     let mut arcs = Vec::new();
@@ -215,26 +251,29 @@ fn search_one(
     let mut b_map = Vec::new();
     let graph_arcs = graph.arcs;
     for t in 0..=rows {
-        // arcs of frame t grouped by source (they were generated in source order)
-        let mut k = 0;
-        let list: &[Kept] = if t < rows { &kept[t] } else { &[] };
-        for (src_idx, &id) in ids[t].iter().enumerate() {
-            while k < list.len() && (list[k].src as usize) < src_idx {
-                k += 1;
+        let next = state_splits[(t + 1).min(rows)];
+        for i in state_splits[t]..state_splits[t + 1] {
+            if !keep_state[i] {
+                continue;
             }
-            while k < list.len() && list[k].src as usize == src_idx {
-                if id >= 0 && keep_arc[t][k] {
-                    let a = list[k];
+            if t < rows {
+                for k in arcs_of(t, i) {
+                    if !keep_arc[t][k] {
+                        continue;
+                    }
+                    let a = kept[t][k];
                     let label = graph_arcs[a.arc as usize].label;
-                    arcs.push(Arc::new(id, ids[t + 1][a.dest as usize], label, a.score));
+                    arcs.push(Arc::new(
+                        ids[i],
+                        ids[next + a.dest as usize],
+                        label,
+                        a.score,
+                    ));
                     arc_map.push(a.arc as i32);
                     b_map.push((t as u32, (label + 1) as u32));
                 }
-                k += 1;
             }
-            if id >= 0 {
-                splits.push(arcs.len() as i32);
-            }
+            splits.push(arcs.len() as i32);
         }
     }
     (

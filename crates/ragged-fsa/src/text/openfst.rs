@@ -195,6 +195,19 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
                         reason: "an arc entering the final state has an aux label other than -1",
                     });
                 }
+                // a final line has no labels: a ragged list on this arc would be lost
+                let has_list = cols.ragged.iter().any(|(splits, values)| {
+                    let base = splits[0];
+                    values[(splits[arc_idx] - base) as usize..(splits[arc_idx + 1] - base) as usize]
+                        .iter()
+                        .any(|&v| v != -1)
+                });
+                if has_list {
+                    return Err(Error::NotOpenFstExpressible {
+                        state: state as i32,
+                        reason: "an arc entering the final state has ragged labels other than -1",
+                    });
+                }
                 final_line = Some(negate(arc.score));
                 continue;
             }

@@ -56,16 +56,28 @@ fn filtered_aux(fsa: &Fsa, max_word: i32, drop_zeros: bool) -> Attr {
 
 /// L o G for `num_words` words, compiled as icefall does (see the module docs).
 pub fn compile_lg(num_words: usize) -> Fsa {
+    compile_lg_stages(num_words).0
+}
+
+/// [`compile_lg`], with the (name, states, arcs) of the graph after each step: `compose`
+/// (connected), `determinize` (connected) and `remove_epsilon` (connected, the final LG).
+pub fn compile_lg_stages(num_words: usize) -> (Fsa, Vec<(&'static str, usize, usize)>) {
+    let mut stages = Vec::new();
+    let mut note = |name: &'static str, fsa: &Fsa| {
+        stages.push((name, fsa.num_states(), fsa.num_arcs()));
+    };
     let l_text = benches::graphs::lexicon_text(num_words, NUM_PHONES, SEED);
     let g_text = benches::graphs::grammar_text(num_words, SEED);
     let l = Fsa::from_openfst(&l_text, false).expect("the generator writes valid L");
     let g = Fsa::from_openfst(&g_text, true).expect("the generator writes valid G");
     let (lg, _, _) = l.compose(&g, true).expect("L has aux labels");
     let lg = lg.connect().0;
+    note("compose", &lg);
     let (lg, _) = lg
         .determinize(WeightPushing::None)
         .expect("L o G with disambiguation symbols is determinizable");
     let lg = lg.connect().0;
+    note("determinize", &lg);
     // the disambiguation symbols become epsilons on both sides
     let max_word = num_words as i32;
     let mut lg = relabeled(&lg, |l| if l > NUM_PHONES as i32 { 0 } else { l });
@@ -75,15 +87,21 @@ pub fn compile_lg(num_words: usize) -> Fsa {
     let mut lg = lg.connect().0;
     lg.set_attr(AUX_LABELS, filtered_aux(&lg, max_word, true))
         .expect("one row per arc");
-    lg.arc_sort().0
+    let lg = lg.arc_sort().0;
+    note("remove_epsilon", &lg);
+    (lg, stages)
 }
 
 /// HLG for `num_words` words: `ctc_topo(NUM_PHONES) o LG`, connected and arc-sorted, with
 /// ragged `aux_labels` (the word ids of each arc, usually none or one).
 pub fn compile_hlg(num_words: usize) -> Fsa {
-    let lg = compile_lg(num_words);
+    hlg_of(&compile_lg(num_words))
+}
+
+/// `ctc_topo(NUM_PHONES) o lg`, connected and arc-sorted.
+pub fn hlg_of(lg: &Fsa) -> Fsa {
     let h = Fsa::ctc_topo(NUM_PHONES as i32, false).expect("a small topology");
-    let (hlg, _, _) = h.compose(&lg, true).expect("H has aux labels");
+    let (hlg, _, _) = h.compose(lg, true).expect("H has aux labels");
     hlg.connect().0.arc_sort().0
 }
 

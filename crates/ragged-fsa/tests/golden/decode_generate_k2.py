@@ -12,10 +12,13 @@ L and bigram grammar G of `benches/peers/graphs.py` (OpenFst text read by
   arc_sort; HLG = arc_sort(connect(compose(ctc_topo(40), LG, inner_labels="tokens"))).
 It decodes the log-softmaxed logits of `benches/peers/ctc_inputs.py` (N, T, C = 41, seed 14;
 segments sorted by decreasing length, as k2 wants, the answers put back in sequence order)
-with `k2.intersect_dense_pruned(HLG, dense, 20, 8, 30, 10000)` and `k2.shortest_path`.
+with `k2.intersect_dense_pruned(HLG, dense, 20, 8, 30, MAX_ACTIVE)` and `k2.shortest_path`.
+MAX_ACTIVE is 10000 (the bench's, which these small graphs never reach), and 100 and 300 on
+a 1,000-word graph, where the dynamic beam shrinks on most frames: there the best paths
+depend on every detail of the search (beam updates, cutoffs, the rounding of the sums).
 
 Each case (`=== <name>`) holds `key: values` lines:
-  words: WORDS; dims: N T C (inputs to regenerate on the Rust side)
+  words: WORDS; dims: N T C (inputs to regenerate on the Rust side); max_active: MAX_ACTIVE
   hlg: states and arcs of k2's HLG
   best_score: the best path's total score per sequence
   best_words <i>: the word ids of sequence i's best path
@@ -52,7 +55,7 @@ def compile_hlg(words):
     return k2.arc_sort(k2.connect(k2.compose(h, lg, inner_labels="tokens")))
 
 
-def case(name, words, n, t):
+def case(name, words, n, t, max_active=10000):
     c = NUM_PHONES + 1
     hlg = compile_hlg(words)
     logits, lengths, _ = ctc_input(n, t, c, min(50, t // 5), min(120, t // 4), 14)
@@ -60,7 +63,7 @@ def case(name, words, n, t):
     order = sorted(range(n), key=lambda i: -lengths[i])
     segments = torch.tensor([[i, 0, lengths[i]] for i in order], dtype=torch.int32)
     dense = k2.DenseFsaVec(log_probs, segments)
-    lattice = k2.intersect_dense_pruned(hlg, dense, 20.0, 8.0, 30, 10000)
+    lattice = k2.intersect_dense_pruned(hlg, dense, 20.0, 8.0, 30, max_active)
     best = k2.shortest_path(lattice, use_double_scores=True)
     scores = best.get_tot_scores(use_double_scores=True, log_semiring=False).tolist()
     best_score = [0.0] * n
@@ -69,6 +72,7 @@ def case(name, words, n, t):
         best_score[i] = scores[k]
         best_words[i] = [w for w in best[k].aux_labels.values.tolist() if w > 0]
     lines = [f"=== {name}", f"words: {words}", f"dims: {n} {t} {c}",
+             f"max_active: {max_active}",
              f"hlg: {hlg.shape[0]} {hlg.num_arcs}",
              "best_score: " + " ".join(repr(float(s)) for s in best_score)]
     for i, w in enumerate(best_words):
@@ -79,6 +83,8 @@ def case(name, words, n, t):
 def main():
     torch.set_num_threads(1)
     text = case("hlg_100_words", 100, 4, 60) + case("hlg_300_words", 300, 3, 120)
+    text += case("hlg_1000_words_max_active_100", 1000, 6, 150, 100)
+    text += case("hlg_1000_words_max_active_300", 1000, 6, 150, 300)
     with open(os.path.join(HERE, "decode_k2.txt"), "w") as f:
         f.write(text)
 
