@@ -1,6 +1,7 @@
 //! `Array`: a dense or ragged array of any `DType` (TensorFlow's `Tensor`
 //! and `RaggedTensor`), stored as flat values under a stack of row partitions.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -330,14 +331,56 @@ impl Array {
     /// The rows in the given ranges of the outer dimension (same rank).
     pub(crate) fn gather_ranges(&self, ranges: &[(usize, usize)]) -> Result<Array, Error> {
         debug_assert!(self.rank >= 1);
-        let Gathered {
-            nrows,
-            partitions,
-            value_ranges,
-        } = gather_partitions(ranges, &self.partitions)?;
-        let values = self.values.gather_ranges(&value_ranges);
+        let nrows = ranges.iter().map(|(a, b)| b - a).sum();
+        self.gather_ranges_below(0, &[], nrows, ranges)
+    }
+
+    /// The same selection of outer rows as a struct above this array made: its first
+    /// `drop` partitions are that struct's, already selected into `prefix` (shared, not
+    /// rebuilt), `nrows` rows in all, and `ranges` are the runs selected at level `drop`
+    /// (the struct's elements). Only this array's own partitions are selected here.
+    pub(crate) fn gather_ranges_below(
+        &self,
+        drop: usize,
+        prefix: &[RowPartition],
+        nrows: usize,
+        ranges: &[(usize, usize)],
+    ) -> Result<Array, Error> {
+        debug_assert!(self.rank >= 1 && drop < self.rank && prefix.len() == drop);
+        let (own, runs) = select_through(ranges, &self.partitions[drop..])?;
+        let mut partitions = Vec::with_capacity(prefix.len() + own.len());
+        partitions.extend_from_slice(prefix);
+        partitions.extend(own);
+        let values = self.values.gather_ranges(&runs);
         Ok(Array {
             rank: self.rank,
+            nrows,
+            partitions,
+            values: Arc::new(values),
+        })
+    }
+
+    /// Concatenation along the outer dimension of arrays of one rank and dtype (checked by
+    /// the caller) under a struct whose first `drop` partitions are already joined into
+    /// `prefix` (shared), `nrows` rows in all: only the arrays' own partitions are joined.
+    pub(crate) fn concat_below(
+        arrays: &[&Array],
+        drop: usize,
+        prefix: &[RowPartition],
+        nrows: usize,
+    ) -> Result<Array, Error> {
+        let first = arrays[0];
+        debug_assert!(first.rank >= 1 && drop < first.rank && prefix.len() == drop);
+        let mut partitions = Vec::with_capacity(first.partitions.len());
+        partitions.extend_from_slice(prefix);
+        for level in drop..first.partitions.len() {
+            let parts: Vec<&RowPartition> = arrays.iter().map(|a| &a.partitions[level]).collect();
+            partitions.push(RowPartition::concat(&parts)?);
+        }
+        let buffers: Vec<&Values> = arrays.iter().map(|a| &*a.values).collect();
+        let values = Values::concat(&buffers, first.dtype());
+        Ok(Array {
+            rank: first.rank,
             nrows,
             partitions,
             values: Arc::new(values),
@@ -508,49 +551,20 @@ pub(crate) fn merge_partitions(
     Ok((nrows, out))
 }
 
-/// The result of [`gather_partitions`].
-pub(crate) struct Gathered {
-    /// Rows selected.
-    pub nrows: usize,
-    /// The new partitions.
-    pub partitions: Vec<RowPartition>,
-    /// Ranges of flat values to copy, in order.
-    pub value_ranges: Vec<(usize, usize)>,
-}
-
-/// Selects row ranges of the outer dimension through a stack of partitions: the new
-/// row count, the new partitions and the ranges of flat values to copy.
-pub(crate) fn gather_partitions(
-    ranges: &[(usize, usize)],
+/// Selects runs of rows through a stack of partitions, top down: the selected partitions
+/// and the runs of flat values they cover (`ranges` itself when there is no partition).
+pub(crate) fn select_through<'a>(
+    ranges: &'a [(usize, usize)],
     partitions: &[RowPartition],
-) -> Result<Gathered, Error> {
-    let nrows = ranges.iter().map(|(a, b)| b - a).sum();
-    let mut current: Vec<(usize, usize)> = ranges.to_vec();
+) -> Result<(Vec<RowPartition>, Cow<'a, [(usize, usize)]>), Error> {
+    let mut current = Cow::Borrowed(ranges);
     let mut out = Vec::with_capacity(partitions.len());
     for p in partitions {
-        let s = p.row_splits();
-        let mut splits = Vec::with_capacity(1 + current.iter().map(|(a, b)| b - a).sum::<usize>());
-        splits.push(0i32);
-        let mut total = 0usize;
-        let mut next = Vec::with_capacity(current.len());
-        for &(a, b) in &current {
-            for r in a..b {
-                total += (s[r + 1] - s[r]) as usize;
-                splits.push(partition::offset(total)?);
-            }
-            next.push((s[a] as usize, s[b] as usize));
-        }
-        out.push(partition::from_splits_maybe_uniform(
-            splits,
-            p.uniform_row_length(),
-        )?);
-        current = next;
+        let (selected, next) = p.select_row_ranges(&current)?;
+        out.push(selected);
+        current = Cow::Owned(next);
     }
-    Ok(Gathered {
-        nrows,
-        partitions: out,
-        value_ranges: current,
-    })
+    Ok((out, current))
 }
 
 impl PartialEq for Array {
