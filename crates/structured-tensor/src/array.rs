@@ -551,12 +551,15 @@ pub(crate) fn merge_partitions(
     Ok((nrows, out))
 }
 
+/// Runs `(start, end)` of rows or elements, in order.
+pub(crate) type Runs<'a> = Cow<'a, [(usize, usize)]>;
+
 /// Selects runs of rows through a stack of partitions, top down: the selected partitions
 /// and the runs of flat values they cover (`ranges` itself when there is no partition).
 pub(crate) fn select_through<'a>(
     ranges: &'a [(usize, usize)],
     partitions: &[RowPartition],
-) -> Result<(Vec<RowPartition>, Cow<'a, [(usize, usize)]>), Error> {
+) -> Result<(Vec<RowPartition>, Runs<'a>), Error> {
     let mut current = Cow::Borrowed(ranges);
     let mut out = Vec::with_capacity(partitions.len());
     for p in partitions {
