@@ -487,6 +487,43 @@ pub enum Error {
         /// The number of index entries.
         got: usize,
     },
+    /// `gather_with_batch_dims`: `batch_dims` outside `0..=rank(indices)` (after adding
+    /// `rank(indices)` to a negative one).
+    GatherBatchDimsRange {
+        /// The `batch_dims` given.
+        batch_dims: isize,
+        /// The rank of the indices.
+        indices_rank: usize,
+    },
+    /// `gather_with_batch_dims`: `batch_dims` not below the rank of the params.
+    GatherBatchDimsRank {
+        /// The `batch_dims` (non-negative).
+        batch_dims: usize,
+        /// The rank of the params.
+        rank: usize,
+    },
+    /// `gather_with_batch_dims`: an axis inside the batch dimensions.
+    GatherAxisInBatch {
+        /// The axis (non-negative).
+        axis: usize,
+        /// The `batch_dims`.
+        batch_dims: usize,
+    },
+    /// `gather_with_batch_dims`: the first `batch_dims` dimensions of the indices and the
+    /// params differ (their sizes, or the row lengths of a ragged one).
+    GatherBatchShape {
+        /// The first batch dimension that differs.
+        axis: usize,
+        /// The indices' static shape.
+        indices_shape: Vec<Option<usize>>,
+        /// The params' static shape.
+        params_shape: Vec<Option<usize>>,
+    },
+    /// `gather_with_batch_dims`: indices that are not `int32` or `int64`.
+    GatherIndicesDType {
+        /// The dtype given.
+        dtype: DType,
+    },
     /// Offsets and bytes that do not make a string column (see `StringColumn`).
     InvalidStringColumn {
         /// The position in the offsets (or the element) where the problem is.
@@ -580,6 +617,36 @@ impl fmt::Display for Error {
                 f,
                 "indices have {got} batch rows but params have {expected} rows"
             ),
+            Error::GatherBatchDimsRange {
+                batch_dims,
+                indices_rank,
+            } => write!(
+                f,
+                "batch_dims={batch_dims} must be between 0 and rank(indices)={indices_rank}"
+            ),
+            Error::GatherBatchDimsRank { batch_dims, rank } => write!(
+                f,
+                "batch_dims must be less than rank(params) (batch_dims={batch_dims}, rank={rank})"
+            ),
+            Error::GatherAxisInBatch { axis, batch_dims } => write!(
+                f,
+                "axis must be greater than or equal to batch_dims (axis={axis}, \
+                 batch_dims={batch_dims})"
+            ),
+            Error::GatherBatchShape {
+                axis,
+                indices_shape,
+                params_shape,
+            } => write!(
+                f,
+                "batch shape from indices {} does not match params shape {} (dimension {axis} \
+                 differs)",
+                ShapeDisplay(indices_shape),
+                ShapeDisplay(params_shape)
+            ),
+            Error::GatherIndicesDType { dtype } => {
+                write!(f, "indices must be int32 or int64, got {dtype}")
+            }
             Error::Arrow { path, problem } => {
                 write!(f, "Arrow conversion at path {path}: {problem}")
             }

@@ -63,6 +63,7 @@ mod array;
 mod arrow;
 mod builder;
 mod error;
+mod gather;
 mod index;
 mod json_in;
 mod json_out;

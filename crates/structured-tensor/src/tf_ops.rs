@@ -13,7 +13,7 @@ use crate::structured::{FieldValue, StructuredTensor};
 use crate::values::{DType, Values};
 
 /// Row ranges `(start, end)` covering `ids` in order, consecutive ids merged into one range.
-fn ranges_of(ids: impl IntoIterator<Item = usize>) -> Vec<(usize, usize)> {
+pub(crate) fn ranges_of(ids: impl IntoIterator<Item = usize>) -> Vec<(usize, usize)> {
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     for id in ids {
         match ranges.last_mut() {
@@ -325,7 +325,7 @@ impl StructuredTensor {
 
     /// Re-splits a struct whose outer dimension is the flattening of this struct's
     /// dimensions `0..=level` back into them (the inverse of `merge_dims(0, level)`).
-    fn resplit_outer(
+    pub(crate) fn resplit_outer(
         &self,
         mut merged: StructuredTensor,
         level: usize,
