@@ -21,6 +21,9 @@ pub struct Array {
     nrows: usize,
     partitions: Vec<RowPartition>,
     values: Arc<Values>,
+    /// The row partitions' integer type as reported (`int32` or `int64`; TensorFlow's
+    /// `row_splits.dtype`); the partitions themselves always hold `i32` offsets.
+    shape_dtype: DType,
 }
 
 impl Array {
@@ -41,6 +44,7 @@ impl Array {
             nrows: 1,
             partitions: Vec::new(),
             values: Arc::new(values),
+            shape_dtype: DType::I32,
         }
     }
 
@@ -51,6 +55,7 @@ impl Array {
             nrows: values.len(),
             partitions: Vec::new(),
             values: Arc::new(values),
+            shape_dtype: DType::I32,
         }
     }
 
@@ -80,6 +85,7 @@ impl Array {
                 nrows: 1,
                 partitions: Vec::new(),
                 values: Arc::new(values),
+                shape_dtype: DType::I32,
             });
         }
         let mut partitions = Vec::with_capacity(shape.len() - 1);
@@ -124,6 +130,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::new(values),
+            shape_dtype: DType::I32,
         })
     }
 
@@ -140,6 +147,7 @@ impl Array {
             nrows,
             partitions,
             values,
+            shape_dtype: DType::I32,
         }
     }
 
@@ -167,6 +175,29 @@ impl Array {
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn values_arc(&self) -> &Arc<Values> {
         &self.values
+    }
+
+    /// The row partitions' integer type as TensorFlow reports it (`row_splits.dtype`):
+    /// `int32` (the default) or `int64`. The partitions hold `i32` offsets either way; the
+    /// dtype decides what they are reported as and what Arrow gets (`List` / `LargeList`).
+    pub fn shape_dtype(&self) -> DType {
+        self.shape_dtype
+    }
+
+    /// The same array with row partitions reported as `dtype` (TensorFlow's
+    /// `RaggedTensor.with_row_splits_dtype`; only `int32` and `int64`, else
+    /// `Error::ShapeDType`). Nothing is copied.
+    pub fn with_shape_dtype(&self, dtype: DType) -> Result<Array, Error> {
+        crate::dynamic_shape::check_shape_dtype(dtype)?;
+        let mut out = self.clone();
+        out.shape_dtype = dtype;
+        Ok(out)
+    }
+
+    /// The shape dtype this array asks of a struct holding it (TensorFlow's
+    /// `_field_shape_dtype`): its own when it has a ragged dimension, none when dense.
+    pub(crate) fn shape_dtype_claim(&self) -> Option<DType> {
+        (!self.is_dense()).then_some(self.shape_dtype)
     }
 
     /// The `rank - 1` row partitions, outermost first.
@@ -228,6 +259,7 @@ impl Array {
             nrows: self.nrows,
             partitions: self.partitions.clone(),
             values: Arc::new(values),
+            shape_dtype: self.shape_dtype,
         })
     }
 
@@ -301,6 +333,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::clone(&self.values),
+            shape_dtype: self.shape_dtype,
         }
     }
 
@@ -315,6 +348,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::clone(&self.values),
+            shape_dtype: self.shape_dtype,
         })
     }
 
@@ -357,6 +391,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::new(values),
+            shape_dtype: self.shape_dtype,
         })
     }
 
@@ -384,6 +419,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::new(values),
+            shape_dtype: first.shape_dtype,
         })
     }
 
@@ -403,6 +439,7 @@ impl Array {
                 nrows: 1,
                 partitions: Vec::new(),
                 values: self.values,
+                shape_dtype: self.shape_dtype,
             };
         }
         let nrows = self.partitions[0].nvals();
@@ -411,6 +448,7 @@ impl Array {
             nrows,
             partitions: self.partitions[1..].to_vec(),
             values: self.values,
+            shape_dtype: self.shape_dtype,
         }
     }
 
@@ -470,6 +508,7 @@ impl Array {
             nrows: n,
             partitions,
             values: Arc::new(values),
+            shape_dtype: parts.first().map_or(DType::I32, |p| p.shape_dtype),
         })
     }
 }

@@ -524,6 +524,61 @@ pub enum Error {
         /// The dtype given.
         dtype: DType,
     },
+    /// `DynamicRaggedShape::new`: partition `axis` has a row count other than the elements
+    /// of partition `axis - 1`.
+    ShapeMisaligned {
+        /// The partition whose rows do not match.
+        axis: usize,
+        /// The previous partition's element count.
+        expected: usize,
+        /// This partition's row count.
+        got: usize,
+    },
+    /// `DynamicRaggedShape::new`: the last partition's element count is not
+    /// `inner_shape[0]` (or the inner shape is empty under partitions).
+    ShapeInnerMismatch {
+        /// The last partition's element count.
+        nvals: usize,
+        /// The inner shape given.
+        inner_shape: Vec<usize>,
+    },
+    /// A `DynamicRaggedShape` argument out of its range (TensorFlow's `ValueError`s of
+    /// `from_lengths`, `_with_num_row_partitions`, `_alt_inner_shape`, slicing).
+    ShapeArgument {
+        /// What is wrong, in TensorFlow's words, with the values.
+        problem: String,
+    },
+    /// `DynamicRaggedShape` indexing past the rank, or still negative after adding it.
+    ShapeIndex {
+        /// The index given (after adding the rank to a negative one).
+        index: isize,
+        /// The rank.
+        rank: usize,
+    },
+    /// `DynamicRaggedShape` dimension asked of a ragged dimension.
+    ShapeNotUniform {
+        /// The dimension.
+        index: usize,
+    },
+    /// Two shapes (or a value and a shape) that do not broadcast: in dimension `axis`, at
+    /// flattened position `position` of the dimensions before it, the sizes differ and
+    /// neither dimension is uniformly 1.
+    CannotBroadcast {
+        /// The dimension of the result.
+        axis: usize,
+        /// The position of the dimensions before `axis` (flattened).
+        position: usize,
+        /// The size on the first side.
+        left: usize,
+        /// The size on the second side (the target's, for `broadcast_to`).
+        right: usize,
+    },
+    /// A shape or row partition dtype other than `int32`/`int64`, or two shapes with row
+    /// partitions of different dtypes.
+    ShapeDType {
+        /// What is wrong.
+        problem: String,
+    },
     /// Offsets and bytes that do not make a string column (see `StringColumn`).
     InvalidStringColumn {
         /// The position in the offsets (or the element) where the problem is.
@@ -644,6 +699,41 @@ impl fmt::Display for Error {
                 ShapeDisplay(indices_shape),
                 ShapeDisplay(params_shape)
             ),
+            Error::ShapeMisaligned {
+                axis,
+                expected,
+                got,
+            } => write!(
+                f,
+                "RowPartitions in DynamicRaggedShape do not align between {} and {axis} \
+                 ({expected} values against {got} rows)",
+                axis - 1
+            ),
+            Error::ShapeInnerMismatch { nvals, inner_shape } => write!(
+                f,
+                "Last row partition does not match inner_shape. (the partition has {nvals} \
+                 values, inner_shape is {inner_shape:?})"
+            ),
+            Error::ShapeArgument { problem } => f.write_str(problem),
+            Error::ShapeIndex { index, rank } => {
+                if *index < 0 {
+                    write!(f, "Index must be non-negative: {index}")
+                } else {
+                    write!(f, "Index is too big: {index}>={rank}")
+                }
+            }
+            Error::ShapeNotUniform { index } => write!(f, "Index {index} is not uniform"),
+            Error::CannotBroadcast {
+                axis,
+                position,
+                left,
+                right,
+            } => write!(
+                f,
+                "Cannot broadcast: dimension {axis} has size {left} against {right} at \
+                 position {position}"
+            ),
+            Error::ShapeDType { problem } => f.write_str(problem),
             Error::GatherIndicesDType { dtype } => {
                 write!(f, "indices must be int32 or int64, got {dtype}")
             }

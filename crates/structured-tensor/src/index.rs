@@ -263,12 +263,10 @@ impl StructuredTensor {
             }
             let new_rank = shape.rank();
             if new_rank == 0 {
-                return Ok(FieldValue::Struct(StructuredTensor::from_parts_unchecked(
-                    0,
-                    1,
-                    Vec::new(),
-                    fields,
-                )));
+                return Ok(FieldValue::Struct(
+                    StructuredTensor::from_parts_unchecked(0, 1, Vec::new(), fields)
+                        .tagged(self.shape_dtype()),
+                ));
             }
             let parts = shape.row_partitions().to_vec();
             let nrows = shape.nrows().unwrap_or(0);
@@ -276,9 +274,10 @@ impl StructuredTensor {
                 .into_iter()
                 .map(|(k, v)| (k, v.replace_prefix(new_rank - 1, &parts, nrows)))
                 .collect();
-            return Ok(FieldValue::Struct(StructuredTensor::from_parts_unchecked(
-                new_rank, nrows, parts, fields,
-            )));
+            return Ok(FieldValue::Struct(
+                StructuredTensor::from_parts_unchecked(new_rank, nrows, parts, fields)
+                    .tagged(self.shape_dtype()),
+            ));
         }
         let Key::Field(name) = &keys[rank] else {
             return Err(Error::KeyNotFieldName {

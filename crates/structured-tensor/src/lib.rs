@@ -62,6 +62,7 @@ mod array;
 #[cfg(feature = "arrow")]
 mod arrow;
 mod builder;
+mod dynamic_shape;
 mod error;
 mod gather;
 mod index;
@@ -86,6 +87,7 @@ pub use crate::parquet::{
 };
 pub use array::Array;
 pub use builder::Builder;
+pub use dynamic_shape::{DynamicRaggedShape, Length};
 pub use error::{is_valid_field_name, Error, FieldPath};
 pub use index::Key;
 pub use ops::{FieldFn, Update};

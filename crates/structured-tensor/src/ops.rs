@@ -82,6 +82,7 @@ impl StructuredTensor {
             .map(|(k, v)| (k.clone(), v.replace_prefix(drop, &parts, nrows)))
             .collect();
         StructuredTensor::from_parts_unchecked(parts.len() + 1, nrows, parts, fields)
+            .tagged(self.shape_dtype())
     }
 
     /// Splits the outer dimension into two by `partition` (whose `nvals` must equal

@@ -277,12 +277,10 @@ impl StructuredTensor {
         let fields = map_fields(self.fields().keys(), |name| {
             self.fields()[name].take_rows_below(below, &partitions, nrows, &runs)
         })?;
-        Ok(StructuredTensor::from_parts_unchecked(
-            self.rank(),
-            nrows,
-            partitions,
-            fields,
-        ))
+        Ok(
+            StructuredTensor::from_parts_unchecked(self.rank(), nrows, partitions, fields)
+                .tagged(self.shape_dtype()),
+        )
     }
 
     /// Concatenation along axis 0 of structs already checked compatible (rank >= 1).
@@ -318,9 +316,10 @@ impl StructuredTensor {
             }
             FieldValue::concat_below(&parts, rank - 1, &partitions, nrows, &field_path)
         })?;
-        Ok(StructuredTensor::from_parts_unchecked(
-            rank, nrows, partitions, fields,
-        ))
+        Ok(
+            StructuredTensor::from_parts_unchecked(rank, nrows, partitions, fields)
+                .tagged(values[0].shape_dtype()),
+        )
     }
 
     /// Re-splits a struct whose outer dimension is the flattening of this struct's
@@ -343,6 +342,19 @@ impl StructuredTensor {
     pub fn concat(values: &[&StructuredTensor], axis: isize) -> Result<StructuredTensor, Error> {
         let first = values.first().ok_or(Error::ConcatEmpty)?;
         check_concat_compatible(values)?;
+        if let Some(other) = values
+            .iter()
+            .find(|v| v.shape_dtype() != first.shape_dtype())
+        {
+            return Err(Error::ShapeDType {
+                problem: format!(
+                    "Input StructuredTensors have mismatched row partition dtypes ({} and {}); \
+                     use with_shape_dtype() to convert them to compatible dtypes",
+                    first.shape_dtype(),
+                    other.shape_dtype()
+                ),
+            });
+        }
         let axis = positive_axis(axis, first.rank(), "axis")?;
         if axis == 0 {
             return StructuredTensor::concat_outer(values, &FieldPath::root());
@@ -579,12 +591,10 @@ impl StructuredTensor {
         for (name, value) in self.fields() {
             fields.insert(name.clone(), value.expand_outer()?);
         }
-        Ok(StructuredTensor::from_parts_unchecked(
-            1,
-            1,
-            Vec::new(),
-            fields,
-        ))
+        Ok(
+            StructuredTensor::from_parts_unchecked(1, 1, Vec::new(), fields)
+                .tagged(self.shape_dtype()),
+        )
     }
 
     /// TensorFlow's `tf.size`: the number of structs (1 at rank 0).
