@@ -579,6 +579,20 @@ pub enum Error {
         /// What is wrong.
         problem: String,
     },
+    /// `from_json_with_spec`: a value that does not fit the spec (a scalar for a list, a
+    /// key the spec lacks or misses, another rank, incompatible sizes).
+    SpecMismatch {
+        /// Where.
+        path: FieldPath,
+        /// The value, the spec and what differs.
+        problem: String,
+    },
+    /// `from_json_with_spec`: elements that cannot take the spec's dtype or layout (an
+    /// integer out of range, a float for an integer type, ragged rows for a dense field).
+    SpecValue {
+        /// What is wrong.
+        problem: String,
+    },
     /// Offsets and bytes that do not make a string column (see `StringColumn`).
     InvalidStringColumn {
         /// The position in the offsets (or the element) where the problem is.
@@ -734,6 +748,10 @@ impl fmt::Display for Error {
                  position {position}"
             ),
             Error::ShapeDType { problem } => f.write_str(problem),
+            Error::SpecMismatch { path, problem } => {
+                write!(f, "Value at {path} does not match typespec: {problem}")
+            }
+            Error::SpecValue { problem } => f.write_str(problem),
             Error::GatherIndicesDType { dtype } => {
                 write!(f, "indices must be int32 or int64, got {dtype}")
             }

@@ -68,6 +68,7 @@ mod gather;
 mod index;
 mod json_in;
 mod json_out;
+mod json_spec;
 mod ops;
 #[cfg(feature = "parquet")]
 mod parquet;
