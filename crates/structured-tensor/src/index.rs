@@ -235,12 +235,10 @@ impl StructuredTensor {
                     for (name, value) in self.fields() {
                         fields.insert(name.clone(), value.get(&keys[1..])?);
                     }
-                    Ok(FieldValue::Struct(StructuredTensor::from_field_map(
-                        fields,
-                        &[],
-                        None,
-                        None,
-                    )?))
+                    Ok(FieldValue::Struct(
+                        StructuredTensor::from_field_map(fields, &[], None, None)?
+                            .with_shape_dtype(self.shape_dtype())?,
+                    ))
                 }
                 k => Err(Error::ScalarKey { key: k.to_string() }),
             };

@@ -88,6 +88,39 @@ fn ops_keep_the_dtype() {
         &wide.promote(["shoes", "sizes"], "shoe_sizes").unwrap(),
         DType::I64,
     );
+    assert_all(
+        &wide
+            .get(&[structured_tensor::Key::Index(0)])
+            .unwrap()
+            .as_struct()
+            .unwrap()
+            .clone(),
+        DType::I64,
+    );
+    // with_updates keeps an int64 struct int64, whatever the new field asks for
+    let dense_only = StructuredTensor::from_json(&json!([{"a": 1}, {"a": 2}]))
+        .unwrap()
+        .with_shape_dtype(DType::I64)
+        .unwrap();
+    let narrow_field = Array::from_row_lengths(Values::I64(vec![5]), &[1, 0]).unwrap();
+    let updated = dense_only
+        .with_updates(vec![(
+            "b",
+            structured_tensor::Update::Set(narrow_field.clone().into()),
+        )])
+        .unwrap();
+    assert_all(&updated, DType::I64);
+    // and an int32 struct takes int64 from a new field that has it
+    let narrow = StructuredTensor::from_json(&json!([{"a": 1}, {"a": 2}])).unwrap();
+    let updated = narrow
+        .with_updates(vec![(
+            "b",
+            structured_tensor::Update::Set(
+                narrow_field.with_shape_dtype(DType::I64).unwrap().into(),
+            ),
+        )])
+        .unwrap();
+    assert_all(&updated, DType::I64);
     let fieldless = StructuredTensor::from_json(&json!([[{}, {}], []]))
         .unwrap()
         .with_shape_dtype(DType::I64)
