@@ -241,6 +241,141 @@ impl RowPartition {
     }
 }
 
+/// The largest element count a partition holds (`row_splits` are `i32`).
+const MAX_ELEMENTS: u64 = i32::MAX as u64;
+
+impl RowPartition {
+    /// The rows in `ranges` (each `(start, end)` a run of rows of this partition), one
+    /// after another, as a new partition, and the runs of elements those rows cover (in the
+    /// same order, adjacent runs merged). This is one level of a gather along the outer
+    /// dimension (TensorFlow's `tf.gather` of a `RowPartition`, k2's `Index` on axis 0
+    /// with runs of indexes): feeding the element runs to the next partition down selects
+    /// the same rows there. The new `row_splits` are built in one pass and not checked
+    /// again (they start at 0 and never decrease by construction); a partition built with
+    /// [`RowPartition::from_uniform_row_length`] gives a uniform one.
+    ///
+    /// Fails when the selected rows hold more than `i32::MAX` elements (a row selected
+    /// many times). Panics when a run is out of range or has `start > end`.
+    pub fn select_row_ranges(
+        &self,
+        ranges: &[(usize, usize)],
+    ) -> Result<(RowPartition, Vec<(usize, usize)>), Error> {
+        let splits = self.row_splits();
+        let mut n_rows = 0usize;
+        for &(start, end) in ranges {
+            if start > end || end > self.nrows {
+                select_out_of_bounds(start, end, self.nrows);
+            }
+            n_rows += end - start;
+        }
+        to_offset(n_rows, "the number of rows")?;
+        let mut out: Vec<i32> = Vec::with_capacity(n_rows + 1);
+        out.push(0);
+        let mut element_runs: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+        // `total` grows by row lengths (each at most `i32::MAX`), once per selected row, so
+        // it fits in a `u64`; it is checked against `i32::MAX` once, at the end, and the
+        // `as i32` casts below wrap only when that check fails and the splits are dropped.
+        let mut total: u64 = 0;
+        for &(start, end) in ranges {
+            let first = splits[start];
+            let last = splits[end];
+            if end == start + 1 {
+                total += (last - first) as u64;
+                out.push(total as i32);
+            } else {
+                let base = total as i64 - i64::from(first);
+                out.extend(
+                    splits[start + 1..=end]
+                        .iter()
+                        .map(|&s| (base + i64::from(s)) as i32),
+                );
+                total += (last - first) as u64;
+            }
+            let (first, last) = (first as usize, last as usize);
+            match element_runs.last_mut() {
+                Some(run) if run.1 == first => run.1 = last,
+                _ if first == last => {}
+                _ => element_runs.push((first, last)),
+            }
+        }
+        if total > MAX_ELEMENTS {
+            return Err(Error::Overflow {
+                what: "the number of elements of the selected rows",
+                value: total,
+            });
+        }
+        let mut selected = Self::from_row_splits_unchecked(out);
+        if let Some(len) = self.uniform_row_length() {
+            selected.declare_uniform(len);
+        }
+        Ok((selected, element_runs))
+    }
+
+    /// The rows of every partition in `parts`, one after another (TensorFlow's `tf.concat`
+    /// of row partitions, one layer of k2's `Cat` on axis 0): each part's `row_splits`
+    /// shifted by the elements before it, in one pass, not checked again. The result is
+    /// uniform when every part reports the same [`RowPartition::uniform_row_length`].
+    ///
+    /// Fails when the parts hold more than `i32::MAX` elements or rows in total.
+    pub fn concat(parts: &[&RowPartition]) -> Result<RowPartition, Error> {
+        let n_rows: usize = parts.iter().map(|p| p.nrows).sum();
+        to_offset(n_rows, "the number of rows")?;
+        let n_elements: u64 = parts.iter().map(|p| p.nvals() as u64).sum();
+        if n_elements > MAX_ELEMENTS {
+            return Err(Error::Overflow {
+                what: "the number of elements of the concatenated partitions",
+                value: n_elements,
+            });
+        }
+        let mut out: Vec<i32> = Vec::with_capacity(n_rows + 1);
+        out.push(0);
+        // Every shifted split is at most `n_elements`, checked above to fit in `i32`.
+        let mut base = 0i32;
+        for p in parts {
+            let splits = &p.row_splits()[1..];
+            if base == 0 {
+                out.extend_from_slice(splits);
+            } else {
+                out.extend(splits.iter().map(|&s| s + base));
+            }
+            base += p.nvals() as i32;
+        }
+        let uniform = match parts.first() {
+            Some(first) => first.uniform_row_length().filter(|&len| {
+                parts[1..]
+                    .iter()
+                    .all(|p| p.uniform_row_length() == Some(len))
+            }),
+            None => None,
+        };
+        let mut joined = Self::from_row_splits_unchecked(out);
+        if let Some(len) = uniform {
+            joined.declare_uniform(len);
+        }
+        Ok(joined)
+    }
+
+    /// Marks a freshly built (unshared) partition whose rows all have length `len` as
+    /// uniform, so that it keeps saying so with zero rows.
+    fn declare_uniform(&mut self, len: usize) {
+        debug_assert!(self
+            .row_splits()
+            .windows(2)
+            .all(|w| (w[1] - w[0]) as usize == len));
+        Arc::get_mut(&mut self.inner)
+            .expect("freshly built partition is unshared")
+            .declared_uniform = Some(len);
+    }
+}
+
+#[cold]
+#[track_caller]
+fn select_out_of_bounds(start: usize, end: usize, nrows: usize) -> ! {
+    crate::error::precondition(format!(
+        "row range {start}..{end} out of bounds for a partition with {nrows} rows"
+    ))
+}
+
 impl PartialEq for RowPartition {
     fn eq(&self, other: &Self) -> bool {
         self.ptr_eq(other) || self.row_splits() == other.row_splits()

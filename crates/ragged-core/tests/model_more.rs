@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use ragged_core::{
-    compose_ragged_shapes, decompose_ragged_shape, ragged_shape3, PadMode, PadSide, Ragged,
-    RaggedShape, Reduced, Renumbering,
+    compose_ragged_shapes, decompose_ragged_shape, ragged_shape3, Error, PadMode, PadSide, Ragged,
+    RaggedShape, Reduced, Renumbering, RowPartition,
 };
 
 mod common;
@@ -191,4 +191,130 @@ proptest! {
         prop_assert_eq!(&prefixes[1], s);
         prop_assert_eq!(prefixes[0].num_elements(), 0);
     }
+}
+
+// `RowPartition::select_row_ranges` and `RowPartition::concat` against the row lengths as a
+// `Vec`, rows picked one by one.
+
+/// Row lengths and runs of rows into them (each `start <= end <= rows`).
+fn lengths_and_runs() -> impl Strategy<Value = (Vec<i32>, Vec<(usize, usize)>)> {
+    prop::collection::vec(0i32..5, 0..12).prop_flat_map(|lengths| {
+        let n = lengths.len();
+        let run = (0..=n).prop_flat_map(move |start| (Just(start), start..=n));
+        (Just(lengths), prop::collection::vec(run, 0..8))
+    })
+}
+
+/// The model: the lengths of the selected rows, and every selected element's index.
+fn model(lengths: &[i32], runs: &[(usize, usize)]) -> (Vec<i32>, Vec<usize>) {
+    let mut starts = vec![0usize];
+    for &l in lengths {
+        starts.push(starts.last().unwrap() + l as usize);
+    }
+    let mut out_lengths = Vec::new();
+    let mut elements = Vec::new();
+    for &(a, b) in runs {
+        for row in a..b {
+            out_lengths.push(lengths[row]);
+            elements.extend(starts[row]..starts[row + 1]);
+        }
+    }
+    (out_lengths, elements)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn select_row_ranges_matches_picking_rows((lengths, runs) in lengths_and_runs()) {
+        let p = RowPartition::from_row_lengths(&lengths).unwrap();
+        let (selected, element_runs) = p.select_row_ranges(&runs).unwrap();
+        let (expected_lengths, expected_elements) = model(&lengths, &runs);
+        prop_assert_eq!(selected.row_lengths(), expected_lengths);
+        prop_assert!(selected.validate().is_ok());
+        let elements: Vec<usize> = element_runs.iter().flat_map(|&(a, b)| a..b).collect();
+        prop_assert_eq!(elements, expected_elements);
+        // merged: no empty run, and no run that starts where the previous one ended
+        prop_assert!(element_runs.iter().all(|&(a, b)| a < b));
+        prop_assert!(element_runs.windows(2).all(|w| w[0].1 != w[1].0));
+    }
+
+    #[test]
+    fn concat_matches_joined_lengths(parts in prop::collection::vec(prop::collection::vec(0i32..5, 0..8), 0..5)) {
+        let partitions: Vec<RowPartition> =
+            parts.iter().map(|l| RowPartition::from_row_lengths(l).unwrap()).collect();
+        let refs: Vec<&RowPartition> = partitions.iter().collect();
+        let joined = RowPartition::concat(&refs).unwrap();
+        let expected: Vec<i32> = parts.concat();
+        prop_assert_eq!(joined.row_lengths(), expected);
+        prop_assert!(joined.validate().is_ok());
+    }
+}
+
+#[test]
+fn uniform_partitions_stay_uniform() {
+    let p = RowPartition::from_uniform_row_length(3, 4).unwrap();
+    let (none, runs) = p.select_row_ranges(&[]).unwrap();
+    assert_eq!(none.nrows(), 0);
+    assert_eq!(
+        none.uniform_row_length(),
+        Some(3),
+        "declared, even with no rows"
+    );
+    assert!(runs.is_empty());
+    let (two, runs) = p.select_row_ranges(&[(3, 4), (0, 1)]).unwrap();
+    assert_eq!(two.row_splits(), &[0, 3, 6]);
+    assert_eq!(runs, vec![(9, 12), (0, 3)]);
+    let q = RowPartition::from_uniform_row_length(3, 0).unwrap();
+    let joined = RowPartition::concat(&[&p, &q, &p]).unwrap();
+    assert_eq!(joined.nrows(), 8);
+    assert_eq!(joined.uniform_row_length(), Some(3));
+    let r = RowPartition::from_uniform_row_length(2, 1).unwrap();
+    assert_eq!(
+        RowPartition::concat(&[&p, &r])
+            .unwrap()
+            .uniform_row_length(),
+        None
+    );
+    assert_eq!(RowPartition::concat(&[]).unwrap().row_splits(), &[0]);
+}
+
+#[test]
+fn a_prefix_selects_only_its_rows() {
+    let p = RowPartition::from_row_lengths(&[1, 2, 3])
+        .unwrap()
+        .prefix(2);
+    let (s, runs) = p.select_row_ranges(&[(1, 2), (0, 2)]).unwrap();
+    assert_eq!(s.row_splits(), &[0, 2, 3, 5]);
+    assert_eq!(runs, vec![(1, 3), (0, 3)]);
+}
+
+#[test]
+fn selections_past_i32_elements_are_errors() {
+    let big = RowPartition::from_row_lengths(&[i32::MAX / 2 + 1]).unwrap();
+    assert!(matches!(
+        big.select_row_ranges(&[(0, 1), (0, 1)]),
+        Err(Error::Overflow { value, .. }) if value == 2 * (i32::MAX as u64 / 2 + 1)
+    ));
+    assert!(matches!(
+        RowPartition::concat(&[&big, &big]),
+        Err(Error::Overflow { .. })
+    ));
+    // one copy fits
+    let (one, _) = big.select_row_ranges(&[(0, 1)]).unwrap();
+    assert_eq!(one.nvals(), i32::MAX as usize / 2 + 1);
+}
+
+#[test]
+#[should_panic(expected = "row range 2..4 out of bounds for a partition with 3 rows")]
+fn a_run_past_the_rows_panics() {
+    let p = RowPartition::from_row_lengths(&[1, 1, 1]).unwrap();
+    let _ = p.select_row_ranges(&[(2, 4)]);
+}
+
+#[test]
+#[should_panic(expected = "row range 2..1 out of bounds")]
+fn a_reversed_run_panics() {
+    let p = RowPartition::from_row_lengths(&[1, 1, 1]).unwrap();
+    let _ = p.select_row_ranges(&[(2, 1)]);
 }

@@ -11,7 +11,9 @@
 //! - `write_parquet`: the tensor -> a Snappy Parquet file, row groups of 1,048,576 rows
 //!   (pyarrow: `pq.write_table` of the same records with its defaults, the same codec and
 //!   row group size).
-//! - `read_parquet`: that file -> a tensor (pyarrow: `pq.read_table` of its own file).
+//! - `read_parquet`: that file -> a tensor (pyarrow: `pq.read_table` of the same file, which
+//!   this bench leaves at `target/structured-tensor-bench/records.parquet`; of its own file
+//!   of the same records when ours is not there).
 //! - `to_arrow_10k`, `to_arrow_100k`: `to_arrow` at 10,000 and 100,000 records, to read the
 //!   time against the record count (no peer).
 
@@ -43,7 +45,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| StructuredTensor::from_record_batch(black_box(&batch)).unwrap())
     });
 
-    let dir = std::env::temp_dir().join(format!("structured-tensor-bench-{}", std::process::id()));
+    // the file stays for the peer, which reads the same file
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
+        })
+        .join("structured-tensor-bench");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("records.parquet");
     let options = ParquetOptions::default();
@@ -53,7 +61,6 @@ fn bench(c: &mut Criterion) {
     write_parquet(&path, &st, &options).unwrap();
     g.bench_function("read_parquet", |b| b.iter(|| read_parquet(&path).unwrap()));
     g.finish();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 criterion_group!(benches, bench);

@@ -1,6 +1,7 @@
 //! `Array`: a dense or ragged array of any `DType` (TensorFlow's `Tensor`
 //! and `RaggedTensor`), stored as flat values under a stack of row partitions.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -20,6 +21,9 @@ pub struct Array {
     nrows: usize,
     partitions: Vec<RowPartition>,
     values: Arc<Values>,
+    /// The row partitions' integer type as reported (`int32` or `int64`; TensorFlow's
+    /// `row_splits.dtype`); the partitions themselves always hold `i32` offsets.
+    shape_dtype: DType,
 }
 
 impl Array {
@@ -40,6 +44,7 @@ impl Array {
             nrows: 1,
             partitions: Vec::new(),
             values: Arc::new(values),
+            shape_dtype: DType::I32,
         }
     }
 
@@ -50,6 +55,7 @@ impl Array {
             nrows: values.len(),
             partitions: Vec::new(),
             values: Arc::new(values),
+            shape_dtype: DType::I32,
         }
     }
 
@@ -79,6 +85,7 @@ impl Array {
                 nrows: 1,
                 partitions: Vec::new(),
                 values: Arc::new(values),
+                shape_dtype: DType::I32,
             });
         }
         let mut partitions = Vec::with_capacity(shape.len() - 1);
@@ -123,6 +130,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::new(values),
+            shape_dtype: DType::I32,
         })
     }
 
@@ -139,6 +147,7 @@ impl Array {
             nrows,
             partitions,
             values,
+            shape_dtype: DType::I32,
         }
     }
 
@@ -166,6 +175,29 @@ impl Array {
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn values_arc(&self) -> &Arc<Values> {
         &self.values
+    }
+
+    /// The row partitions' integer type as TensorFlow reports it (`row_splits.dtype`):
+    /// `int32` (the default) or `int64`. The partitions hold `i32` offsets either way; the
+    /// dtype decides what they are reported as and what Arrow gets (`List` / `LargeList`).
+    pub fn shape_dtype(&self) -> DType {
+        self.shape_dtype
+    }
+
+    /// The same array with row partitions reported as `dtype` (TensorFlow's
+    /// `RaggedTensor.with_row_splits_dtype`; only `int32` and `int64`, else
+    /// `Error::ShapeDType`). Nothing is copied.
+    pub fn with_shape_dtype(&self, dtype: DType) -> Result<Array, Error> {
+        crate::dynamic_shape::check_shape_dtype(dtype)?;
+        let mut out = self.clone();
+        out.shape_dtype = dtype;
+        Ok(out)
+    }
+
+    /// The shape dtype this array asks of a struct holding it (TensorFlow's
+    /// `_field_shape_dtype`): its own when it has a ragged dimension, none when dense.
+    pub(crate) fn shape_dtype_claim(&self) -> Option<DType> {
+        (!self.is_dense()).then_some(self.shape_dtype)
     }
 
     /// The `rank - 1` row partitions, outermost first.
@@ -227,6 +259,7 @@ impl Array {
             nrows: self.nrows,
             partitions: self.partitions.clone(),
             values: Arc::new(values),
+            shape_dtype: self.shape_dtype,
         })
     }
 
@@ -300,6 +333,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::clone(&self.values),
+            shape_dtype: self.shape_dtype,
         }
     }
 
@@ -314,6 +348,7 @@ impl Array {
             nrows,
             partitions,
             values: Arc::clone(&self.values),
+            shape_dtype: self.shape_dtype,
         })
     }
 
@@ -330,17 +365,61 @@ impl Array {
     /// The rows in the given ranges of the outer dimension (same rank).
     pub(crate) fn gather_ranges(&self, ranges: &[(usize, usize)]) -> Result<Array, Error> {
         debug_assert!(self.rank >= 1);
-        let Gathered {
-            nrows,
-            partitions,
-            value_ranges,
-        } = gather_partitions(ranges, &self.partitions)?;
-        let values = self.values.gather_ranges(&value_ranges);
+        let nrows = ranges.iter().map(|(a, b)| b - a).sum();
+        self.gather_ranges_below(0, &[], nrows, ranges)
+    }
+
+    /// The same selection of outer rows as a struct above this array made: its first
+    /// `drop` partitions are that struct's, already selected into `prefix` (shared, not
+    /// rebuilt), `nrows` rows in all, and `ranges` are the runs selected at level `drop`
+    /// (the struct's elements). Only this array's own partitions are selected here.
+    pub(crate) fn gather_ranges_below(
+        &self,
+        drop: usize,
+        prefix: &[RowPartition],
+        nrows: usize,
+        ranges: &[(usize, usize)],
+    ) -> Result<Array, Error> {
+        debug_assert!(self.rank >= 1 && drop < self.rank && prefix.len() == drop);
+        let (own, runs) = select_through(ranges, &self.partitions[drop..])?;
+        let mut partitions = Vec::with_capacity(prefix.len() + own.len());
+        partitions.extend_from_slice(prefix);
+        partitions.extend(own);
+        let values = self.values.gather_ranges(&runs);
         Ok(Array {
             rank: self.rank,
             nrows,
             partitions,
             values: Arc::new(values),
+            shape_dtype: self.shape_dtype,
+        })
+    }
+
+    /// Concatenation along the outer dimension of arrays of one rank and dtype (checked by
+    /// the caller) under a struct whose first `drop` partitions are already joined into
+    /// `prefix` (shared), `nrows` rows in all: only the arrays' own partitions are joined.
+    pub(crate) fn concat_below(
+        arrays: &[&Array],
+        drop: usize,
+        prefix: &[RowPartition],
+        nrows: usize,
+    ) -> Result<Array, Error> {
+        let first = arrays[0];
+        debug_assert!(first.rank >= 1 && drop < first.rank && prefix.len() == drop);
+        let mut partitions = Vec::with_capacity(first.partitions.len());
+        partitions.extend_from_slice(prefix);
+        for level in drop..first.partitions.len() {
+            let parts: Vec<&RowPartition> = arrays.iter().map(|a| &a.partitions[level]).collect();
+            partitions.push(RowPartition::concat(&parts)?);
+        }
+        let buffers: Vec<&Values> = arrays.iter().map(|a| &*a.values).collect();
+        let values = Values::concat(&buffers, first.dtype());
+        Ok(Array {
+            rank: first.rank,
+            nrows,
+            partitions,
+            values: Arc::new(values),
+            shape_dtype: first.shape_dtype,
         })
     }
 
@@ -360,6 +439,7 @@ impl Array {
                 nrows: 1,
                 partitions: Vec::new(),
                 values: self.values,
+                shape_dtype: self.shape_dtype,
             };
         }
         let nrows = self.partitions[0].nvals();
@@ -368,6 +448,7 @@ impl Array {
             nrows,
             partitions: self.partitions[1..].to_vec(),
             values: self.values,
+            shape_dtype: self.shape_dtype,
         }
     }
 
@@ -427,6 +508,7 @@ impl Array {
             nrows: n,
             partitions,
             values: Arc::new(values),
+            shape_dtype: parts.first().map_or(DType::I32, |p| p.shape_dtype),
         })
     }
 }
@@ -508,49 +590,23 @@ pub(crate) fn merge_partitions(
     Ok((nrows, out))
 }
 
-/// The result of [`gather_partitions`].
-pub(crate) struct Gathered {
-    /// Rows selected.
-    pub nrows: usize,
-    /// The new partitions.
-    pub partitions: Vec<RowPartition>,
-    /// Ranges of flat values to copy, in order.
-    pub value_ranges: Vec<(usize, usize)>,
-}
+/// Runs `(start, end)` of rows or elements, in order.
+pub(crate) type Runs<'a> = Cow<'a, [(usize, usize)]>;
 
-/// Selects row ranges of the outer dimension through a stack of partitions: the new
-/// row count, the new partitions and the ranges of flat values to copy.
-pub(crate) fn gather_partitions(
-    ranges: &[(usize, usize)],
+/// Selects runs of rows through a stack of partitions, top down: the selected partitions
+/// and the runs of flat values they cover (`ranges` itself when there is no partition).
+pub(crate) fn select_through<'a>(
+    ranges: &'a [(usize, usize)],
     partitions: &[RowPartition],
-) -> Result<Gathered, Error> {
-    let nrows = ranges.iter().map(|(a, b)| b - a).sum();
-    let mut current: Vec<(usize, usize)> = ranges.to_vec();
+) -> Result<(Vec<RowPartition>, Runs<'a>), Error> {
+    let mut current = Cow::Borrowed(ranges);
     let mut out = Vec::with_capacity(partitions.len());
     for p in partitions {
-        let s = p.row_splits();
-        let mut splits = Vec::with_capacity(1 + current.iter().map(|(a, b)| b - a).sum::<usize>());
-        splits.push(0i32);
-        let mut total = 0usize;
-        let mut next = Vec::with_capacity(current.len());
-        for &(a, b) in &current {
-            for r in a..b {
-                total += (s[r + 1] - s[r]) as usize;
-                splits.push(partition::offset(total)?);
-            }
-            next.push((s[a] as usize, s[b] as usize));
-        }
-        out.push(partition::from_splits_maybe_uniform(
-            splits,
-            p.uniform_row_length(),
-        )?);
-        current = next;
+        let (selected, next) = p.select_row_ranges(&current)?;
+        out.push(selected);
+        current = Cow::Owned(next);
     }
-    Ok(Gathered {
-        nrows,
-        partitions: out,
-        value_ranges: current,
-    })
+    Ok((out, current))
 }
 
 impl PartialEq for Array {

@@ -16,8 +16,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt8Type};
 use arrow_array::{
     Array as ArrowArray, ArrayRef, BinaryArray, BooleanArray, Float32Array, Float64Array,
-    Int32Array, Int64Array, LargeBinaryArray, LargeStringArray, ListArray, RecordBatch,
-    StringArray, StructArray, UInt8Array,
+    Int32Array, Int64Array, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
+    RecordBatch, StringArray, StructArray, UInt8Array,
 };
 use arrow_buffer::{alloc::Allocation, Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields};
@@ -27,7 +27,7 @@ use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::RowPartition;
 use crate::strings::{BytesColumn, StringColumn};
 use crate::structured::{FieldValue, StructuredTensor};
-use crate::values::Values;
+use crate::values::{DType, Values};
 
 fn arrow_error(path: &FieldPath, problem: impl Into<String>) -> Error {
     Error::Arrow {
@@ -149,14 +149,27 @@ where
     column.map_err(|e| arrow_error(path, e.to_string()))
 }
 
-/// `child` wrapped in one list per partition, the last partition innermost; the offsets
-/// share the partitions' memory.
-fn wrap_in_lists(mut child: ArrayRef, partitions: &[RowPartition]) -> ArrayRef {
+/// `child` wrapped in one list per partition, the last partition innermost: `List`s whose
+/// offsets share the partitions' memory for shape dtype `int32`, `LargeList`s with the
+/// offsets widened to `i64` (a copy) for `int64`.
+fn wrap_in_lists(mut child: ArrayRef, partitions: &[RowPartition], shape_dtype: DType) -> ArrayRef {
     for p in partitions.iter().rev() {
         let field = Arc::new(Field::new("item", child.data_type().clone(), false));
-        let list = ListArray::try_new(field, p.to_arrow_offsets(), child, None)
-            .expect("a partition's last split is the number of items below it");
-        child = Arc::new(list);
+        child = if shape_dtype == DType::I64 {
+            let wide: Vec<i64> = p.row_splits().iter().map(|&s| i64::from(s)).collect();
+            // SAFETY: widened row splits keep the partition's invariant (non-empty, start at
+            // 0, never decrease), checked by every constructor of `RowPartition`.
+            let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(wide)) };
+            Arc::new(
+                LargeListArray::try_new(field, offsets, child, None)
+                    .expect("a partition's last split is the number of items below it"),
+            )
+        } else {
+            Arc::new(
+                ListArray::try_new(field, p.to_arrow_offsets(), child, None)
+                    .expect("a partition's last split is the number of items below it"),
+            )
+        };
     }
     child
 }
@@ -185,10 +198,13 @@ fn value_to_arrow(value: &FieldValue, skip: usize) -> ArrayRef {
         FieldValue::Array(a) => wrap_in_lists(
             leaf_to_arrow(a.values_arc()),
             &a.row_partitions()[skip.min(a.row_partitions().len())..],
+            a.shape_dtype(),
         ),
-        FieldValue::Struct(s) => {
-            wrap_in_lists(Arc::new(structs_to_arrow(s)), &s.row_partitions()[skip..])
-        }
+        FieldValue::Struct(s) => wrap_in_lists(
+            Arc::new(structs_to_arrow(s)),
+            &s.row_partitions()[skip..],
+            s.shape_dtype(),
+        ),
     }
 }
 
@@ -209,6 +225,7 @@ impl StructuredTensor {
         Ok(wrap_in_lists(
             Arc::new(structs_to_arrow(self)),
             self.row_partitions(),
+            self.shape_dtype(),
         ))
     }
 
@@ -234,7 +251,7 @@ impl StructuredTensor {
     /// types and field names outside `^[a-zA-Z][a-zA-Z0-9_]*$` are errors naming the path.
     pub fn from_arrow(array: &dyn ArrowArray) -> Result<StructuredTensor, Error> {
         let nrows = array.len();
-        match value_from_arrow(array.slice(0, nrows), &[], nrows, &FieldPath::root())? {
+        match value_from_arrow(array.slice(0, nrows), &[], false, nrows, &FieldPath::root())? {
             FieldValue::Struct(st) => Ok(st),
             FieldValue::Array(_) => Err(arrow_error(
                 &FieldPath::root(),
@@ -268,13 +285,19 @@ fn check_no_nulls(array: &dyn ArrowArray, path: &FieldPath) -> Result<(), Error>
 
 /// A field value from `array`, whose outer dimensions are `outer` (shared with the
 /// enclosing struct) and whose lists below them are its own dimensions.
+///
+/// A `LargeList` level (here or above) makes the value's shape dtype `int64`; a struct takes
+/// `int64` when any field does, and converts the others (TensorFlow's rule for a struct's
+/// fields).
 fn value_from_arrow(
     array: ArrayRef,
     outer: &[RowPartition],
+    outer_large: bool,
     nrows: usize,
     path: &FieldPath,
 ) -> Result<FieldValue, Error> {
     let mut partitions = outer.to_vec();
+    let mut large = outer_large;
     let mut current = array;
     loop {
         check_no_nulls(current.as_ref(), path)?;
@@ -288,6 +311,7 @@ fn value_from_arrow(
                 continue;
             }
             DataType::LargeList(_) => {
+                large = true;
                 let list = current.as_list::<i64>();
                 let offsets = list.offsets();
                 let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
@@ -312,14 +336,26 @@ fn value_from_arrow(
                             path: path.clone(),
                         });
                     }
-                    let value =
-                        value_from_arrow(column.clone(), &partitions, nrows, &path.child(name))?;
+                    let value = value_from_arrow(
+                        column.clone(),
+                        &partitions,
+                        large,
+                        nrows,
+                        &path.child(name),
+                    )?;
                     fields.insert(name.clone(), value);
                 }
+                let wide = large || fields.values().any(|v| v.shape_dtype() == DType::I64);
+                let dtype = if wide { DType::I64 } else { DType::I32 };
+                let fields = fields
+                    .into_iter()
+                    .map(|(k, v)| Ok((k, v.with_shape_dtype(dtype)?)))
+                    .collect::<Result<_, Error>>()?;
                 let rank = partitions.len() + 1;
-                return Ok(FieldValue::Struct(StructuredTensor::from_parts_unchecked(
-                    rank, nrows, partitions, fields,
-                )));
+                return Ok(FieldValue::Struct(
+                    StructuredTensor::from_parts_unchecked(rank, nrows, partitions, fields)
+                        .tagged(dtype),
+                ));
             }
             DataType::Int64 => Values::I64(current.as_primitive::<Int64Type>().values().to_vec()),
             DataType::Float64 => {
@@ -367,8 +403,8 @@ fn value_from_arrow(
             }
         };
         // the partitions chain by construction; from_partitions checks it all the same
-        return Ok(FieldValue::Array(Array::from_partitions(
-            nrows, partitions, values,
-        )?));
+        let array = Array::from_partitions(nrows, partitions, values)?;
+        let dtype = if large { DType::I64 } else { DType::I32 };
+        return Ok(FieldValue::Array(array.with_shape_dtype(dtype)?));
     }
 }

@@ -487,6 +487,112 @@ pub enum Error {
         /// The number of index entries.
         got: usize,
     },
+    /// `gather_with_batch_dims`: `batch_dims` outside `0..=rank(indices)` (after adding
+    /// `rank(indices)` to a negative one).
+    GatherBatchDimsRange {
+        /// The `batch_dims` given.
+        batch_dims: isize,
+        /// The rank of the indices.
+        indices_rank: usize,
+    },
+    /// `gather_with_batch_dims`: `batch_dims` not below the rank of the params.
+    GatherBatchDimsRank {
+        /// The `batch_dims` (non-negative).
+        batch_dims: usize,
+        /// The rank of the params.
+        rank: usize,
+    },
+    /// `gather_with_batch_dims`: an axis inside the batch dimensions.
+    GatherAxisInBatch {
+        /// The axis (non-negative).
+        axis: usize,
+        /// The `batch_dims`.
+        batch_dims: usize,
+    },
+    /// `gather_with_batch_dims`: the first `batch_dims` dimensions of the indices and the
+    /// params differ (their sizes, or the row lengths of a ragged one).
+    GatherBatchShape {
+        /// The first batch dimension that differs.
+        axis: usize,
+        /// The indices' static shape.
+        indices_shape: Vec<Option<usize>>,
+        /// The params' static shape.
+        params_shape: Vec<Option<usize>>,
+    },
+    /// `gather_with_batch_dims`: indices that are not `int32` or `int64`.
+    GatherIndicesDType {
+        /// The dtype given.
+        dtype: DType,
+    },
+    /// `DynamicRaggedShape::new`: partition `axis` has a row count other than the elements
+    /// of partition `axis - 1`.
+    ShapeMisaligned {
+        /// The partition whose rows do not match.
+        axis: usize,
+        /// The previous partition's element count.
+        expected: usize,
+        /// This partition's row count.
+        got: usize,
+    },
+    /// `DynamicRaggedShape::new`: the last partition's element count is not
+    /// `inner_shape[0]` (or the inner shape is empty under partitions).
+    ShapeInnerMismatch {
+        /// The last partition's element count.
+        nvals: usize,
+        /// The inner shape given.
+        inner_shape: Vec<usize>,
+    },
+    /// A `DynamicRaggedShape` argument out of its range (TensorFlow's `ValueError`s of
+    /// `from_lengths`, `_with_num_row_partitions`, `_alt_inner_shape`, slicing).
+    ShapeArgument {
+        /// What is wrong, in TensorFlow's words, with the values.
+        problem: String,
+    },
+    /// `DynamicRaggedShape` indexing past the rank, or still negative after adding it.
+    ShapeIndex {
+        /// The index given (after adding the rank to a negative one).
+        index: isize,
+        /// The rank.
+        rank: usize,
+    },
+    /// `DynamicRaggedShape` dimension asked of a ragged dimension.
+    ShapeNotUniform {
+        /// The dimension.
+        index: usize,
+    },
+    /// Two shapes (or a value and a shape) that do not broadcast: in dimension `axis`, at
+    /// flattened position `position` of the dimensions before it, the sizes differ and
+    /// neither dimension is uniformly 1.
+    CannotBroadcast {
+        /// The dimension of the result.
+        axis: usize,
+        /// The position of the dimensions before `axis` (flattened).
+        position: usize,
+        /// The size on the first side.
+        left: usize,
+        /// The size on the second side (the target's, for `broadcast_to`).
+        right: usize,
+    },
+    /// A shape or row partition dtype other than `int32`/`int64`, or two shapes with row
+    /// partitions of different dtypes.
+    ShapeDType {
+        /// What is wrong.
+        problem: String,
+    },
+    /// `from_json_with_spec`: a value that does not fit the spec (a scalar for a list, a
+    /// key the spec lacks or misses, another rank, incompatible sizes).
+    SpecMismatch {
+        /// Where.
+        path: FieldPath,
+        /// The value, the spec and what differs.
+        problem: String,
+    },
+    /// `from_json_with_spec`: elements that cannot take the spec's dtype or layout (an
+    /// integer out of range, a float for an integer type, ragged rows for a dense field).
+    SpecValue {
+        /// What is wrong.
+        problem: String,
+    },
     /// Offsets and bytes that do not make a string column (see `StringColumn`).
     InvalidStringColumn {
         /// The position in the offsets (or the element) where the problem is.
@@ -580,6 +686,75 @@ impl fmt::Display for Error {
                 f,
                 "indices have {got} batch rows but params have {expected} rows"
             ),
+            Error::GatherBatchDimsRange {
+                batch_dims,
+                indices_rank,
+            } => write!(
+                f,
+                "batch_dims={batch_dims} must be between 0 and rank(indices)={indices_rank}"
+            ),
+            Error::GatherBatchDimsRank { batch_dims, rank } => write!(
+                f,
+                "batch_dims must be less than rank(params) (batch_dims={batch_dims}, rank={rank})"
+            ),
+            Error::GatherAxisInBatch { axis, batch_dims } => write!(
+                f,
+                "axis must be greater than or equal to batch_dims (axis={axis}, \
+                 batch_dims={batch_dims})"
+            ),
+            Error::GatherBatchShape {
+                axis,
+                indices_shape,
+                params_shape,
+            } => write!(
+                f,
+                "batch shape from indices {} does not match params shape {} (dimension {axis} \
+                 differs)",
+                ShapeDisplay(indices_shape),
+                ShapeDisplay(params_shape)
+            ),
+            Error::ShapeMisaligned {
+                axis,
+                expected,
+                got,
+            } => write!(
+                f,
+                "RowPartitions in DynamicRaggedShape do not align between {} and {axis} \
+                 ({expected} values against {got} rows)",
+                axis - 1
+            ),
+            Error::ShapeInnerMismatch { nvals, inner_shape } => write!(
+                f,
+                "Last row partition does not match inner_shape. (the partition has {nvals} \
+                 values, inner_shape is {inner_shape:?})"
+            ),
+            Error::ShapeArgument { problem } => f.write_str(problem),
+            Error::ShapeIndex { index, rank } => {
+                if *index < 0 {
+                    write!(f, "Index must be non-negative: {index}")
+                } else {
+                    write!(f, "Index is too big: {index}>={rank}")
+                }
+            }
+            Error::ShapeNotUniform { index } => write!(f, "Index {index} is not uniform"),
+            Error::CannotBroadcast {
+                axis,
+                position,
+                left,
+                right,
+            } => write!(
+                f,
+                "Cannot broadcast: dimension {axis} has size {left} against {right} at \
+                 position {position}"
+            ),
+            Error::ShapeDType { problem } => f.write_str(problem),
+            Error::SpecMismatch { path, problem } => {
+                write!(f, "Value at {path} does not match typespec: {problem}")
+            }
+            Error::SpecValue { problem } => f.write_str(problem),
+            Error::GatherIndicesDType { dtype } => {
+                write!(f, "indices must be int32 or int64, got {dtype}")
+            }
             Error::Arrow { path, problem } => {
                 write!(f, "Arrow conversion at path {path}: {problem}")
             }

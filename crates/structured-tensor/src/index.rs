@@ -235,12 +235,10 @@ impl StructuredTensor {
                     for (name, value) in self.fields() {
                         fields.insert(name.clone(), value.get(&keys[1..])?);
                     }
-                    Ok(FieldValue::Struct(StructuredTensor::from_field_map(
-                        fields,
-                        &[],
-                        None,
-                        None,
-                    )?))
+                    Ok(FieldValue::Struct(
+                        StructuredTensor::from_field_map(fields, &[], None, None)?
+                            .with_shape_dtype(self.shape_dtype())?,
+                    ))
                 }
                 k => Err(Error::ScalarKey { key: k.to_string() }),
             };
@@ -263,12 +261,10 @@ impl StructuredTensor {
             }
             let new_rank = shape.rank();
             if new_rank == 0 {
-                return Ok(FieldValue::Struct(StructuredTensor::from_parts_unchecked(
-                    0,
-                    1,
-                    Vec::new(),
-                    fields,
-                )));
+                return Ok(FieldValue::Struct(
+                    StructuredTensor::from_parts_unchecked(0, 1, Vec::new(), fields)
+                        .tagged(self.shape_dtype()),
+                ));
             }
             let parts = shape.row_partitions().to_vec();
             let nrows = shape.nrows().unwrap_or(0);
@@ -276,9 +272,10 @@ impl StructuredTensor {
                 .into_iter()
                 .map(|(k, v)| (k, v.replace_prefix(new_rank - 1, &parts, nrows)))
                 .collect();
-            return Ok(FieldValue::Struct(StructuredTensor::from_parts_unchecked(
-                new_rank, nrows, parts, fields,
-            )));
+            return Ok(FieldValue::Struct(
+                StructuredTensor::from_parts_unchecked(new_rank, nrows, parts, fields)
+                    .tagged(self.shape_dtype()),
+            ));
         }
         let Key::Field(name) = &keys[rank] else {
             return Err(Error::KeyNotFieldName {

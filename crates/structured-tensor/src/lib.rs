@@ -9,10 +9,15 @@
 //!
 //! Core types:
 //! - [`StructuredTensor`]: rank, shape, `nrows`, `row_partitions`, fields; `from_fields`,
-//!   `from_json`, `to_json`, `field_value`, `merge_dims`, `partition_outer_dimension`,
-//!   `promote`, `with_updates`, `get` (multi-dimensional indexing); TensorFlow's dispatched
-//!   ops `concat`, `stack`, `gather` (`gather_one`, `gather_ragged`, `gather_batched`, `gather_one_batched`), `expand_dims`, `size`,
+//!   `from_json`, `from_json_with_spec` (a [`Spec`] fixes dtypes and shapes), `to_json`,
+//!   `field_value`, `merge_dims`, `partition_outer_dimension`, `promote`, `with_updates`,
+//!   `get` (multi-dimensional indexing), `dynamic_shape`, `with_shape_dtype` (`int32` or
+//!   `int64` row partitions); TensorFlow's dispatched ops `concat`, `stack`, `gather`
+//!   (`gather_with_batch_dims` for any `batch_dims` and indices of any rank; `gather_one`,
+//!   `gather_ragged`, `gather_batched`, `gather_one_batched`), `expand_dims`, `size`,
 //!   `boolean_mask`, `random_shuffle`, `zeros_like`, `ones_like`.
+//! - [`DynamicRaggedShape`] / [`Length`]: TensorFlow's shape of ragged values
+//!   (`from_lengths`, dimensions, slices, `broadcast_dynamic_shape`, `Array::broadcast_to`).
 //! - [`FieldValue`]: a field's value, an [`Array`] or a nested [`StructuredTensor`].
 //! - [`Array`]: a dense or ragged array of [`Values`] (`int64`, `int32`, `float64`, `float32`,
 //!   `bool`, `uint8`, `string`, `bytes`).
@@ -62,10 +67,13 @@ mod array;
 #[cfg(feature = "arrow")]
 mod arrow;
 mod builder;
+mod dynamic_shape;
 mod error;
+mod gather;
 mod index;
 mod json_in;
 mod json_out;
+mod json_spec;
 mod ops;
 #[cfg(feature = "parquet")]
 mod parquet;
@@ -85,6 +93,7 @@ pub use crate::parquet::{
 };
 pub use array::Array;
 pub use builder::Builder;
+pub use dynamic_shape::{DynamicRaggedShape, Length};
 pub use error::{is_valid_field_name, Error, FieldPath};
 pub use index::Key;
 pub use ops::{FieldFn, Update};

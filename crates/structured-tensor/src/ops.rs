@@ -82,6 +82,7 @@ impl StructuredTensor {
             .map(|(k, v)| (k.clone(), v.replace_prefix(drop, &parts, nrows)))
             .collect();
         StructuredTensor::from_parts_unchecked(parts.len() + 1, nrows, parts, fields)
+            .tagged(self.shape_dtype())
     }
 
     /// Splits the outer dimension into two by `partition` (whose `nvals` must equal
@@ -220,7 +221,7 @@ impl StructuredTensor {
                 fields.insert(head.clone(), FieldValue::Struct(updated));
             }
         }
-        StructuredTensor::from_field_map(
+        let updated = StructuredTensor::from_field_map(
             fields,
             &self.shape(),
             self.nrows(),
@@ -229,6 +230,12 @@ impl StructuredTensor {
         .map_err(|e| Error::UpdateFailed {
             path: prefix.clone(),
             source: Box::new(e),
-        })
+        })?;
+        // TensorFlow's `_find_shape_dtype` counts the struct's own partitions too: an
+        // int64 struct stays int64 whatever the new fields ask for
+        if self.shape_dtype() == crate::values::DType::I64 {
+            return updated.with_shape_dtype(crate::values::DType::I64);
+        }
+        Ok(updated)
     }
 }

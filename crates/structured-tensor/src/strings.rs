@@ -11,6 +11,7 @@
 use std::fmt;
 
 use crate::error::{index_panic, Error};
+use crate::values::extend_short;
 
 /// The offsets of a variable-length column: `offsets[i]..offsets[i + 1]` is element `i`.
 ///
@@ -130,7 +131,7 @@ fn append_range<S: OffsetInt, D: OffsetInt>(
     let first = src[start].to_usize();
     let last = src[end].to_usize();
     let base = dst_bytes.len();
-    dst_bytes.extend_from_slice(&src_bytes[first..last]);
+    extend_short(dst_bytes, &src_bytes[first..last]);
     if base == first {
         dst.extend(
             src[start + 1..=end]
@@ -158,7 +159,7 @@ fn gather_into<S: OffsetInt, D: OffsetInt>(
     for &(a, b) in ranges {
         if b == a + 1 {
             let (first, last) = (src[a].to_usize(), src[b].to_usize());
-            dst_bytes.extend_from_slice(&src_bytes[first..last]);
+            extend_short(dst_bytes, &src_bytes[first..last]);
             dst.push(D::from_usize(dst_bytes.len()));
         } else {
             append_range(src, src_bytes, a, b, dst, dst_bytes);

@@ -6,6 +6,7 @@ use std::fmt;
 use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath, ShapeDisplay};
 use crate::partition::{self, RowPartition};
+use crate::values::DType;
 
 /// The value of one field: a leaf array or a nested `StructuredTensor`.
 #[derive(Clone, PartialEq)]
@@ -46,6 +47,32 @@ impl FieldValue {
         match self {
             FieldValue::Array(a) => a.row_partitions(),
             FieldValue::Struct(s) => s.row_partitions(),
+        }
+    }
+
+    /// The row partitions' integer type as reported (see
+    /// [`StructuredTensor::shape_dtype`]).
+    pub fn shape_dtype(&self) -> DType {
+        match self {
+            FieldValue::Array(a) => a.shape_dtype(),
+            FieldValue::Struct(s) => s.shape_dtype(),
+        }
+    }
+
+    /// The same value with row partitions reported as `dtype` (`int32` or `int64`).
+    pub fn with_shape_dtype(&self, dtype: DType) -> Result<FieldValue, Error> {
+        match self {
+            FieldValue::Array(a) => Ok(FieldValue::Array(a.with_shape_dtype(dtype)?)),
+            FieldValue::Struct(s) => Ok(FieldValue::Struct(s.with_shape_dtype(dtype)?)),
+        }
+    }
+
+    /// The shape dtype this value asks of a struct holding it: a nested struct's, a ragged
+    /// array's; none for a dense array (TensorFlow's `_field_shape_dtype`).
+    pub(crate) fn shape_dtype_claim(&self) -> Option<DType> {
+        match self {
+            FieldValue::Array(a) => a.shape_dtype_claim(),
+            FieldValue::Struct(s) => Some(s.shape_dtype()),
         }
     }
 
@@ -145,6 +172,9 @@ pub struct StructuredTensor {
     nrows: usize,
     row_partitions: Vec<RowPartition>,
     fields: BTreeMap<String, FieldValue>,
+    /// The row partitions' integer type as reported (`int32` or `int64`), shared by every
+    /// field; the partitions always hold `i32` offsets.
+    shape_dtype: DType,
 }
 
 impl StructuredTensor {
@@ -199,12 +229,33 @@ impl StructuredTensor {
                 });
             }
         }
+        // TensorFlow's `_find_shape_dtype`: int64 when any field asks for it, else int32;
+        // every field is converted to it.
+        let claims: Vec<DType> = fields
+            .values()
+            .filter_map(FieldValue::shape_dtype_claim)
+            .collect();
+        let shape_dtype = if claims.contains(&DType::I64) {
+            DType::I64
+        } else {
+            DType::I32
+        };
+        let fields: BTreeMap<String, FieldValue> =
+            if fields.values().all(|v| v.shape_dtype() == shape_dtype) {
+                fields
+            } else {
+                fields
+                    .into_iter()
+                    .map(|(k, v)| Ok((k, v.with_shape_dtype(shape_dtype)?)))
+                    .collect::<Result<_, Error>>()?
+            };
         if rank == 0 {
             return Ok(StructuredTensor {
                 rank: 0,
                 nrows: 1,
                 row_partitions: Vec::new(),
                 fields,
+                shape_dtype,
             });
         }
         // Static shape: every field's outer shape must be compatible with the merged shape.
@@ -332,6 +383,7 @@ impl StructuredTensor {
             nrows,
             row_partitions: partitions,
             fields,
+            shape_dtype,
         })
     }
 
@@ -379,12 +431,57 @@ impl StructuredTensor {
         fields: BTreeMap<String, FieldValue>,
     ) -> StructuredTensor {
         debug_assert!(rank == 0 || row_partitions.len() == rank - 1);
+        // every field reports the struct's shape dtype (the invariant)
+        let shape_dtype = fields
+            .values()
+            .next()
+            .map_or(DType::I32, FieldValue::shape_dtype);
         StructuredTensor {
             rank,
             nrows,
             row_partitions,
             fields,
+            shape_dtype,
         }
+    }
+
+    /// `self` reported with shape dtype `dtype` at the top level only (for results built
+    /// from an input of that dtype whose fields already carry it, or that have no field).
+    pub(crate) fn tagged(mut self, dtype: DType) -> StructuredTensor {
+        self.shape_dtype = dtype;
+        self
+    }
+
+    /// The row partitions' integer type as TensorFlow reports it (`shape_dtype` of the
+    /// struct's `DynamicRaggedShape`, the dtype of `row_partitions`): `int32` (the default
+    /// here; TensorFlow's is `int64`) or `int64`, the same for every field. The partitions
+    /// hold `i32` offsets either way; the dtype decides what they are reported as and what
+    /// Arrow gets (`List` or `LargeList` offsets).
+    pub fn shape_dtype(&self) -> DType {
+        self.shape_dtype
+    }
+
+    /// TensorFlow's `StructuredTensor.with_shape_dtype(dtype)`: the same struct array with
+    /// row partitions reported as `dtype` (`int32` or `int64`; any other is
+    /// `Error::ShapeDType`), every nested struct and ragged field converted too. Nothing is
+    /// copied.
+    pub fn with_shape_dtype(&self, dtype: DType) -> Result<StructuredTensor, Error> {
+        crate::dynamic_shape::check_shape_dtype(dtype)?;
+        if dtype == self.shape_dtype {
+            return Ok(self.clone());
+        }
+        let fields = self
+            .fields
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), v.with_shape_dtype(dtype)?)))
+            .collect::<Result<_, Error>>()?;
+        Ok(StructuredTensor {
+            rank: self.rank,
+            nrows: self.nrows,
+            row_partitions: self.row_partitions.clone(),
+            fields,
+            shape_dtype: dtype,
+        })
     }
 
     /// The number of dimensions.
@@ -514,6 +611,7 @@ impl StructuredTensor {
             nrows,
             row_partitions,
             fields,
+            shape_dtype: self.shape_dtype,
         }
     }
 }

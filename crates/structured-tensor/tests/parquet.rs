@@ -55,6 +55,104 @@ fn pyarrow_records_read_as_their_json() {
     }
 }
 
+/// `narrow.json` as the tensor pyarrow's `narrow.parquet` holds: read with the spec of its
+/// dtypes (int32, float32, uint8; the bytes fields as their hex strings, then decoded).
+fn narrow_expected() -> StructuredTensor {
+    use structured_tensor::{BytesColumn, DType, FieldSpec, Spec, Update, Values};
+    let t = |shape: &[Option<usize>], dtype| FieldSpec::Tensor {
+        shape: shape.to_vec(),
+        dtype,
+    };
+    let r = |shape: &[Option<usize>], dtype| FieldSpec::Ragged {
+        shape: shape.to_vec(),
+        dtype,
+        ragged_rank: shape.len() - 1,
+    };
+    let n = None;
+    let fields = |v: Vec<(&str, FieldSpec)>| {
+        v.into_iter()
+            .map(|(k, f)| (k.to_string(), f))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let pts = Spec {
+        shape: vec![n, n],
+        fields: fields(vec![
+            ("x", r(&[n, n], DType::F32)),
+            ("n", r(&[n, n], DType::I32)),
+        ]),
+    };
+    let s = Spec {
+        shape: vec![n],
+        fields: fields(vec![
+            ("u8s", r(&[n, n], DType::U8)),
+            ("raw", t(&[n], DType::Str)),
+            ("pts", FieldSpec::Struct(pts)),
+        ]),
+    };
+    let spec = Spec {
+        shape: vec![n],
+        fields: fields(vec![
+            ("i", t(&[n], DType::I32)),
+            ("f", t(&[n], DType::F32)),
+            ("u", t(&[n], DType::U8)),
+            ("b", t(&[n], DType::Str)),
+            ("li", r(&[n, n], DType::I32)),
+            ("lf", r(&[n, n, n], DType::F32)),
+            ("s", FieldSpec::Struct(s)),
+        ]),
+    };
+    let text = std::fs::read_to_string(golden("narrow.json")).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let typed = StructuredTensor::from_json_with_spec(&value, &spec).unwrap();
+    let unhex = || {
+        Update::transform(|v| {
+            let a = v.as_array().expect("a bytes field");
+            let Values::Str(hex) = a.values() else {
+                panic!("hex strings")
+            };
+            let bytes: BytesColumn = hex
+                .iter()
+                .map(|h| {
+                    (0..h.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+                        .collect::<Vec<u8>>()
+                })
+                .collect();
+            Ok(a.with_values(Values::Bytes(bytes))?.into())
+        })
+    };
+    typed
+        .with_updates(vec![(vec!["b"], unhex()), (vec!["s", "raw"], unhex())])
+        .unwrap()
+}
+
+#[test]
+fn pyarrow_narrow_dtypes_read_as_their_json() {
+    let got = read_parquet(golden("narrow.parquet")).unwrap();
+    let expected = narrow_expected();
+    assert_eq!(got, expected);
+    let dtype = |path: &[&str]| {
+        got.field_value(path.to_vec())
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .dtype()
+    };
+    use structured_tensor::DType;
+    assert_eq!(dtype(&["i"]), DType::I32);
+    assert_eq!(dtype(&["f"]), DType::F32);
+    assert_eq!(dtype(&["u"]), DType::U8);
+    assert_eq!(dtype(&["b"]), DType::Bytes);
+    assert_eq!(dtype(&["s", "u8s"]), DType::U8);
+    assert_eq!(dtype(&["s", "pts", "n"]), DType::I32);
+    // the bytes that are not UTF-8 come out of JSON as their byte values
+    assert_eq!(
+        got.field_value("b").unwrap().to_json()[1],
+        serde_json::json!([0xc3, 0x28])
+    );
+}
+
 #[test]
 fn pyarrow_hive_directory_reads_as_pyarrow_dataset_does() {
     let expected = golden_json("hive.json");
@@ -241,6 +339,13 @@ fn our_files_of_the_golden_json_for_pyarrow() {
         .unwrap();
         assert_eq!(read_parquet(&path).unwrap(), tensor);
     }
+    // the narrow dtypes, from pyarrow's file; make_parquet.py --check also compares the
+    // leaf types of ours with pyarrow's
+    let tensor = narrow_expected();
+    let path = dir.join("narrow.parquet");
+    write_parquet(&path, &tensor, &ParquetOptions::default()).unwrap();
+    std::fs::copy(golden("narrow.json"), dir.join("narrow.json")).unwrap();
+    assert_eq!(read_parquet(&path).unwrap(), tensor);
 }
 
 fn row_groups(path: &Path) -> Vec<(usize, parquet::basic::Compression)> {

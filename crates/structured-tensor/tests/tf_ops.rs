@@ -3,7 +3,7 @@
 //! expected values written out by hand and compared through `to_json`.
 
 use serde_json::{json, Value};
-use structured_tensor::{DType, Error, RowPartition, StructuredTensor};
+use structured_tensor::{DType, Error, FieldValue, RowPartition, StructuredTensor};
 
 fn st(v: Value) -> StructuredTensor {
     StructuredTensor::from_json(&v).unwrap_or_else(|e| panic!("from_json({v}) failed: {e}"))
@@ -317,9 +317,25 @@ fn check_concat(values: &[Value], axis: isize, expected: Value) {
     let out = StructuredTensor::concat(&refs(&inputs), axis).unwrap();
     assert_eq!(out.to_json(), expected);
     assert_eq!(out, st(expected));
-    for value in out.fields().values() {
-        for (p, q) in out.row_partitions().iter().zip(value.row_partitions()) {
+    assert_shared(&out, out.row_partitions());
+}
+
+/// Every field at every depth shares the partitions of the structs above it (the same
+/// objects, not equal copies): the ops select or join each level once.
+#[track_caller]
+fn assert_shared(s: &StructuredTensor, above: &[RowPartition]) {
+    for (p, q) in above.iter().zip(s.row_partitions()) {
+        assert!(
+            p.ptr_eq(q),
+            "a nested struct shares the partitions above it"
+        );
+    }
+    for value in s.fields().values() {
+        for (p, q) in s.row_partitions().iter().zip(value.row_partitions()) {
             assert!(p.ptr_eq(q), "fields share the result's partitions");
+        }
+        if let FieldValue::Struct(inner) = value {
+            assert_shared(inner, s.row_partitions());
         }
     }
 }
@@ -509,6 +525,7 @@ fn check_gather(params: Value, indices: &[i64], axis: isize, expected: Value) {
     let out = st(params).gather(indices, axis).unwrap();
     assert_eq!(out.to_json(), expected);
     assert_eq!(out, st(expected));
+    assert_shared(&out, out.row_partitions());
 }
 
 #[test]
@@ -946,4 +963,59 @@ fn ops_on_the_narrow_dtypes_and_bytes() {
         }
     );
     assert_eq!(e.to_string(), "expected dtype int32, got int64");
+}
+
+#[test]
+fn gather_and_concat_share_nested_partitions() {
+    // rank 2, a nested struct with a ragged leaf under it
+    let params = json!([
+        [{"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": []}, "c": "y"}],
+        [],
+        [{"a": {"b": [3]}, "c": "z"}]
+    ]);
+    check_gather(
+        params.clone(),
+        &[2, 0, 2, 1],
+        0,
+        json!([
+            [{"a": {"b": [3]}, "c": "z"}],
+            [{"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": []}, "c": "y"}],
+            [{"a": {"b": [3]}, "c": "z"}],
+            []
+        ]),
+    );
+    check_gather(
+        json!([
+            [{"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": []}, "c": "y"}],
+            [{"a": {"b": [3]}, "c": "z"}]
+        ]),
+        &[0, 0],
+        1,
+        json!([
+            [{"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": [1, 2]}, "c": "x"}],
+            [{"a": {"b": [3]}, "c": "z"}, {"a": {"b": [3]}, "c": "z"}]
+        ]),
+    );
+    check_concat(
+        &[params.clone(), json!([[{"a": {"b": [9]}, "c": "w"}]])],
+        0,
+        json!([
+            [{"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": []}, "c": "y"}],
+            [],
+            [{"a": {"b": [3]}, "c": "z"}],
+            [{"a": {"b": [9]}, "c": "w"}]
+        ]),
+    );
+    check_concat(
+        &[params.clone(), params],
+        1,
+        json!([
+            [
+                {"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": []}, "c": "y"},
+                {"a": {"b": [1, 2]}, "c": "x"}, {"a": {"b": []}, "c": "y"}
+            ],
+            [],
+            [{"a": {"b": [3]}, "c": "z"}, {"a": {"b": [3]}, "c": "z"}]
+        ]),
+    );
 }

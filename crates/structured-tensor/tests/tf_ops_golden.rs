@@ -1,9 +1,21 @@
 //! TensorFlow's own results for the dispatched ops on random inputs
 //! (`tests/golden/tf_ops.json`, written by `tests/golden/tf_ops_generate.py` with TensorFlow
-//! 2.21), compared through `to_json`.
+//! 2.21), compared through `to_json`; `gather_batch_dims` covers `tf.gather` with
+//! `batch_dims` 0 to 2 on rank-3 struct arrays.
 
 use serde_json::Value;
-use structured_tensor::StructuredTensor;
+use structured_tensor::{Array, DType, FieldSpec, StructuredTensor};
+
+/// Indices of rank `rank` as an `int64` array (read with a spec, so that empty lists keep
+/// the rank and the dtype, as `tf.ragged.constant(.., dtype=tf.int64, ragged_rank=..)`).
+fn index_array(v: &Value, rank: usize) -> Array {
+    let spec = FieldSpec::Ragged {
+        shape: vec![None; rank],
+        dtype: DType::I64,
+        ragged_rank: rank.saturating_sub(1),
+    };
+    Array::from_json_with_spec(v, &spec).unwrap()
+}
 
 fn indices(v: &Value) -> Vec<i64> {
     v.as_array()
@@ -22,7 +34,7 @@ fn dispatched_ops_match_tensorflow() {
     let text = include_str!("golden/tf_ops.json");
     let golden: Value = serde_json::from_str(text).unwrap();
     let cases = golden["cases"].as_array().unwrap();
-    assert!(cases.len() > 200, "{} cases", cases.len());
+    assert!(cases.len() > 400, "{} cases", cases.len());
     for (i, case) in cases.iter().enumerate() {
         let inputs: Vec<StructuredTensor> = case["inputs"]
             .as_array()
@@ -38,6 +50,14 @@ fn dispatched_ops_match_tensorflow() {
             "gather_batched" => inputs[0].gather_batched(&nested_indices(&args["indices"]), axis),
             "concat" => StructuredTensor::concat(&inputs.iter().collect::<Vec<_>>(), axis),
             "expand_dims" => inputs[0].expand_dims(axis),
+            "gather_batch_dims" => inputs[0].gather_with_batch_dims(
+                &index_array(
+                    &args["indices"],
+                    args["indices_rank"].as_u64().unwrap() as usize,
+                ),
+                axis,
+                args["batch_dims"].as_i64().unwrap() as isize,
+            ),
             op => panic!("unknown op {op}"),
         }
         .unwrap_or_else(|e| panic!("case {i} ({case}): {e}"));

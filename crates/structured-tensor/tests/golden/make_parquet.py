@@ -26,8 +26,16 @@ Files written (the data is fixed, typed explicitly so that no column is inferred
   columns written by pyarrow: tokens list<int32>, frames list<list<float32>>, ids int64 (no
   list), holes list<int32> with a null item. ragged-core's tests/parquet.rs holds the same
   values written out.
+- narrow.parquet (row groups of 2 rows): narrow.json, the dtypes beside the JSON ones
+  (int32, float32, uint8, binary) as scalars, lists, lists of lists, in a nested struct and
+  in lists of structs, with their extreme values (int32 and uint8 bounds, float32's largest
+  and smallest subnormal, bytes that are not UTF-8). JSON has no bytes: every bytes value
+  is written as its hex string, here and in --check.
 - timestamp.parquet: a timestamp column (a type we do not hold); nulls.parquet: an int64
   column with a null. The tests expect errors for both; no JSON.
+
+--check also compares the leaf types of each of our files with those of the golden file of
+the same name, so that int32 stays int32 (not int64) and bytes stay binary.
 """
 
 import json
@@ -105,6 +113,55 @@ SCHEMA = pa.schema(
     ]
 )
 
+NARROW_RECORDS = [
+    {
+        "i": -2147483648,
+        "f": 0.5,
+        "u": 0,
+        "b": b"",
+        "li": [1, -2, 2147483647],
+        "lf": [[1.5], [], [-0.25, 2.0]],
+        "s": {
+            "u8s": [0, 255],
+            "raw": b"\x00\xff",
+            "pts": [{"x": 1.0, "n": 1}, {"x": -3.5, "n": -1}],
+        },
+    },
+    {
+        "i": 2147483647,
+        "f": 3.4028234663852886e38,
+        "u": 255,
+        "b": b"\xc3\x28",
+        "li": [],
+        "lf": [],
+        "s": {"u8s": [], "raw": b"abc", "pts": []},
+    },
+    {
+        "i": 0,
+        "f": 1.401298464324817e-45,
+        "u": 7,
+        "b": "Жозефина".encode("utf-8"),
+        "li": [0],
+        "lf": [[], [1e-3]],
+        "s": {"u8s": [128], "raw": b"", "pts": [{"x": 0.0, "n": 0}]},
+    },
+]
+NARROW_PT = pa.struct([("x", pa.float32()), ("n", pa.int32())])
+NARROW_S = pa.struct(
+    [("u8s", pa.list_(pa.uint8())), ("raw", pa.binary()), ("pts", pa.list_(NARROW_PT))]
+)
+NARROW_SCHEMA = pa.schema(
+    [
+        ("i", pa.int32()),
+        ("f", pa.float32()),
+        ("u", pa.uint8()),
+        ("b", pa.binary()),
+        ("li", pa.list_(pa.int32())),
+        ("lf", pa.list_(pa.list_(pa.float32()))),
+        ("s", NARROW_S),
+    ]
+)
+
 HIVE_ROWS = [
     {"year": 2024, "city": "New York", "temp": 3.5, "events": ["snow"]},
     {"year": 2023, "city": "Oslo", "temp": -7.0, "events": []},
@@ -121,6 +178,34 @@ HIVE_SCHEMA = pa.schema(
         ("events", pa.list_(pa.string())),
     ]
 )
+
+
+def hex_bytes(value):
+    """`value` with every bytes object replaced by its hex string (JSON has no bytes)."""
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list):
+        return [hex_bytes(x) for x in value]
+    if isinstance(value, dict):
+        return {k: hex_bytes(v) for k, v in value.items()}
+    return value
+
+
+def leaf_types(t, path=()):
+    """The type of every leaf under `t` (a schema or type), by path; lists add "[]"."""
+    if isinstance(t, pa.Schema):
+        out = {}
+        for field in t:
+            out.update(leaf_types(field.type, path + (field.name,)))
+        return out
+    if pa.types.is_struct(t):
+        out = {}
+        for i in range(t.num_fields):
+            out.update(leaf_types(t.field(i).type, path + (t.field(i).name,)))
+        return out
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return leaf_types(t.value_type, path + ("[]",))
+    return {"/".join(path): str(t)}
 
 
 def dump(name, value):
@@ -178,6 +263,10 @@ def generate():
     assert [os.path.relpath(f, hive) for f in dataset.files] == files, "pyarrow's order is sorted"
     dump("hive.json", dataset.to_table().to_pylist())
 
+    narrow = pa.Table.from_pylist(NARROW_RECORDS, schema=NARROW_SCHEMA)
+    pq.write_table(narrow, os.path.join(OUT, "narrow.parquet"), row_group_size=2)
+    dump("narrow.json", hex_bytes(pq.read_table(os.path.join(OUT, "narrow.parquet")).to_pylist()))
+
     pq.write_table(
         pa.table({"when": pa.array([0, 1], pa.timestamp("ms")), "n": pa.array([1, 2], pa.int64())}),
         os.path.join(OUT, "timestamp.parquet"),
@@ -194,8 +283,13 @@ def check(directory):
         stem = name[: -len(".parquet")]
         with open(os.path.join(directory, stem + ".json"), encoding="utf-8") as f:
             expected = json.load(f)
-        got = pq.read_table(os.path.join(directory, name)).to_pylist()
+        table = pq.read_table(os.path.join(directory, name))
+        got = hex_bytes(table.to_pylist())
         assert got == expected, "%s: pyarrow read %r, the JSON holds %r" % (name, got, expected)
+        golden = os.path.join(OUT, name)
+        if os.path.exists(golden):
+            ours, theirs = leaf_types(table.schema), leaf_types(pq.read_schema(golden))
+            assert ours == theirs, "%s: leaf types %r, pyarrow's file has %r" % (name, ours, theirs)
         print("ok", name, len(got), "rows")
     print("pyarrow", pa.__version__, "read", len(names), "files written by our writer")
 

@@ -9,8 +9,8 @@ anywhere:
 
 Inputs come from SplitMix64 with fixed seeds, so the script reproduces them everywhere.
 Each record is {"a": int, "b": [float, ...], "c": {"d": [str, ...]}} with 1..3 elements per
-list (floats are multiples of 0.5, exact in TensorFlow's float32). Rank-2 inputs have a
-non-empty first row. Each case holds the op, its arguments, the inputs and TensorFlow's
+list (floats are multiples of 0.5, exact in TensorFlow's float32). Rank-2 and rank-3 inputs
+have a non-empty first row at every level. Each case holds the op, its arguments, the inputs and TensorFlow's
 `to_pyval()` of the result (bytes decoded as UTF-8).
 """
 
@@ -49,6 +49,40 @@ def records(rng, rank, nrows):
     if rank == 1:
         return [record(rng) for _ in range(nrows)]
     return [[record(rng) for _ in range(rng.below(4) + (row == 0))] for row in range(nrows)]
+
+
+def records3(rng, nrows):
+    """Rank 3: rows of rows of records, the first row of each level non-empty."""
+    return [
+        [[record(rng) for _ in range(rng.below(3) + (row == 0 and sub == 0))]
+         for sub in range(rng.below(3) + (row == 0))]
+        for row in range(nrows)
+    ]
+
+
+def ragged_indices(rng, v, batch, axis, extra):
+    """Indices mirroring the first `batch` levels of `v`, then `extra` levels of indices
+    valid for every row along `axis` under that batch position."""
+    if batch == 0:
+        def min_len(x, depth):
+            if depth == 0:
+                return len(x)
+            lens = [min_len(y, depth - 1) for y in x]
+            lens = [l for l in lens if l is not None]
+            return min(lens) if lens else None
+
+        bound = min_len(v, axis)
+        bound = 3 if bound is None else bound
+
+        def nested(depth):
+            if depth == 0:
+                return rng.below(bound)
+            if bound == 0:
+                return []
+            return [nested(depth - 1) for _ in range(1 + rng.below(2))]
+
+        return nested(extra)
+    return [ragged_indices(rng, x, batch - 1, axis - 1, extra) for x in v]
 
 
 def plain(v):
@@ -98,6 +132,25 @@ def main():
                 tf.gather(sv, tf.ragged.constant(batched, dtype=tf.int64, ragged_rank=1)
                           if any(batched) else tf.zeros([n, 0], dtype=tf.int64),
                           axis=1, batch_dims=1))
+    # tf.gather with batch_dims on rank-3 struct arrays, indices of rank batch_dims + 1
+    for seed in range(30):
+        rng = SplitMix64(5000 + seed)
+        n = 1 + rng.below(3)
+        v = records3(rng, n)
+        sv = S(v)
+        for batch, axis in ((2, 2), (1, 2), (1, 1), (0, 1), (0, 2)):
+            ind = ragged_indices(rng, v, batch, axis, 1)
+            rank = batch + 1
+            indices = tf.ragged.constant(ind, dtype=tf.int64, ragged_rank=rank - 1) \
+                if rank > 1 else tf.constant(ind, dtype=tf.int64)
+            try:
+                result = tf.gather(sv, indices, axis=axis, batch_dims=batch)
+            except (ValueError, tf.errors.InvalidArgumentError):
+                continue  # an empty index row TensorFlow cannot type; not a case
+            cases.append({"op": "gather_batch_dims",
+                          "args": {"indices": ind, "indices_rank": rank, "axis": axis,
+                                   "batch_dims": batch},
+                          "inputs": [v], "expected": plain(result.to_pyval())})
     out = {"tensorflow": tf.__version__, "cases": cases}
     with open(os.path.join(HERE, "tf_ops.json"), "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"))
