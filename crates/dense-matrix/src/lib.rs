@@ -111,7 +111,7 @@ pub use packed_solve::{
 };
 pub use pca::compute_pca;
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
-pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel};
+pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};
 pub use sparse::{
     append_general_matrix_rows, extract_row_range_with_padding, filter_compressed_matrix_rows,
     filter_general_matrix_rows, filter_matrix_rows, filter_sparse_matrix_rows, trace_mat_smat,

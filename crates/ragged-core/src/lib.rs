@@ -83,4 +83,4 @@ pub use ragged::{Ragged, RaggedView};
 pub use renumbering::Renumbering;
 pub use row_partition::{row_ids_to_row_splits, row_splits_to_row_ids, RowPartition};
 pub use shape::RaggedShape;
-pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel};
+pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};
