@@ -4,11 +4,13 @@
 //! Grey and RGB share the kernel: an RGB row is `3 * cols` bytes whose neighbours along
 //! the row are 3 bytes apart, so no channel planes are ever made.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use crate::convolve::{border_interpolate, Border};
 use crate::load::{schedule_bands, Threads};
-use crate::shape::Dim2;
+use crate::shape::{Dim2, Shape};
 use crate::source::Source;
 
 /// An 8-bit pixel of `C` interleaved channels.
@@ -17,8 +19,8 @@ pub(crate) trait Pixel: Copy + Send + Sync + Default + 'static {
     const C: usize;
     /// The bytes of a run of pixels.
     fn bytes(s: &[Self]) -> &[u8];
-    /// The bytes of a run of pixels, writable.
-    fn bytes_mut(s: &mut [Self]) -> &mut [u8];
+    /// The bytes of a run of pixels not written yet.
+    fn bytes_uninit(s: &mut [MaybeUninit<Self>]) -> &mut [MaybeUninit<u8>];
 }
 
 impl Pixel for u8 {
@@ -26,7 +28,7 @@ impl Pixel for u8 {
     fn bytes(s: &[u8]) -> &[u8] {
         s
     }
-    fn bytes_mut(s: &mut [u8]) -> &mut [u8] {
+    fn bytes_uninit(s: &mut [MaybeUninit<u8>]) -> &mut [MaybeUninit<u8>] {
         s
     }
 }
@@ -36,8 +38,17 @@ impl Pixel for [u8; 3] {
     fn bytes(s: &[[u8; 3]]) -> &[u8] {
         s.as_flattened()
     }
-    fn bytes_mut(s: &mut [[u8; 3]]) -> &mut [u8] {
-        s.as_flattened_mut()
+    fn bytes_uninit(s: &mut [MaybeUninit<[u8; 3]>]) -> &mut [MaybeUninit<u8>] {
+        const _: () = assert!(
+            std::mem::size_of::<MaybeUninit<[u8; 3]>>() == 3
+                && std::mem::align_of::<MaybeUninit<[u8; 3]>>() == 1
+        );
+        let len = s.len() * 3;
+        // SAFETY: `MaybeUninit<[u8; 3]>` is 3 bytes with alignment 1 (asserted at compile
+        // time above), so the `s.len()` pixels are `len` consecutive `MaybeUninit<u8>`
+        // of the same allocation (`len` cannot overflow: the slice already spans those
+        // bytes); the exclusive borrow of `s` moves into the result.
+        unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<MaybeUninit<u8>>(), len) }
     }
 }
 
@@ -99,14 +110,15 @@ fn row_pass<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
     }
 }
 
-/// One band of output rows, written to `out` (the band's rows only, as bytes).
+/// One band of output rows, written to `out` (the band's rows only, as bytes): every
+/// byte of `out` is written.
 #[inline(always)]
 fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
     a: &A,
     taps: [u16; N],
     border: Border<u8>,
     band: std::ops::Range<usize>,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     let Dim2(rows, cols) = a.extent();
     let w = cols * P::C;
@@ -166,7 +178,7 @@ fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
                     // SAFETY: every ring row holds `w` sums and x < w.
                     s = s.wrapping_add(taps[i].wrapping_mul(unsafe { *src[i].get_unchecked(x) }));
                 }
-                *o = (s >> 8) as u8;
+                o.write((s >> 8) as u8);
             }
             continue;
         }
@@ -176,7 +188,7 @@ fn band<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
                 // SAFETY: every ring row holds `w` sums and x < w.
                 s += u32::from(taps[i]) * u32::from(unsafe { *src[i].get_unchecked(x) });
             }
-            *o = (s >> 16) as u8;
+            o.write((s >> 16) as u8);
         }
     }
 }
@@ -188,7 +200,7 @@ unsafe fn band_avx2<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>
     taps: [u16; N],
     border: Border<u8>,
     rows: std::ops::Range<usize>,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     band(a, taps, border, rows, out)
 }
@@ -201,7 +213,7 @@ unsafe fn band_avx512<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usiz
     taps: [u16; N],
     border: Border<u8>,
     rows: std::ops::Range<usize>,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     band(a, taps, border, rows, out)
 }
@@ -211,30 +223,43 @@ unsafe fn band_avx512<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usiz
 const BLUR_AVX512: bool = true;
 
 /// The separable blur of an 8-bit source of `P` pixels with taps summing to 256, into
-/// `out` (`rows * cols` pixels), in static row bands: the result does not depend on
-/// `threads`.
+/// `out` (`rows * cols` pixels, not written yet), in static row bands: the result does
+/// not depend on `threads`. Every pixel of `out` is written (checked: `out` holds exactly
+/// the extent's pixels and the bands cover them), so the caller may treat it as
+/// initialised afterwards.
 pub(crate) fn blur_fixed<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: usize>(
     a: &A,
     taps: [u16; N],
     border: Border<u8>,
     threads: Threads,
-    out: &mut [P],
+    out: &mut [MaybeUninit<P>],
 ) {
     let Dim2(rows, cols) = a.extent();
+    assert_eq!(
+        out.len(),
+        a.extent().size(),
+        "blur: an output of {} pixels for an extent of {rows} x {cols}",
+        out.len()
+    );
     if rows == 0 || cols == 0 {
         return;
     }
     let w = cols * P::C;
     let work = schedule_bands(&[(0..rows, 0..cols)], threads);
     let mut pieces = Vec::with_capacity(work.len());
-    let mut rest = P::bytes_mut(out);
+    let mut rest = P::bytes_uninit(out);
     for (r, _) in &work {
         let (head, tail) = rest.split_at_mut(r.len() * w);
         pieces.push((r.clone(), head));
         rest = tail;
     }
+    assert!(
+        rest.is_empty(),
+        "blur: the row bands leave {} bytes of the output unwritten",
+        rest.len()
+    );
     let level = super::simd::simd();
-    let run = |(r, piece): (std::ops::Range<usize>, &mut [u8])| {
+    let run = |(r, piece): (std::ops::Range<usize>, &mut [MaybeUninit<u8>])| {
         #[cfg(target_arch = "x86_64")]
         {
             use super::simd::Simd;
