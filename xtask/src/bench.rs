@@ -35,7 +35,10 @@ const PEER_PACKAGES: &[&str] = &[
     "pyarrow",
 ];
 
-/// Variables that pin OpenBLAS's kernel choice, removed from the peers' environment.
+/// Variables that pin OpenBLAS's kernel choice, removed from both sides' environment (a
+/// machine may set them globally): at the processor's own level each side's OpenBLAS
+/// picks its kernel (ours after dense-matrix's guard), at the masked level both are
+/// pinned to `Haswell`.
 const OPENBLAS_FORCING: [&str; 2] = ["OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"];
 
 /// k2 exists on the registry only as 1.23.2 (with torch 1.12.1) for Python 3.9.
@@ -265,6 +268,13 @@ pub fn run(options: &Options) -> Step {
                 "this CPU has no AVX-512: the masked run is the same as its own level".into(),
             );
         }
+        // the kernel our side runs at this level, reported in the header and handed to
+        // the peers' same-kernel rerun
+        let our_kernel = selected
+            .iter()
+            .any(|name| name == "dense-matrix")
+            .then(|| blas_kernel(level));
+        let kernel_name = our_kernel.as_deref().and_then(kernel_name_of);
         let mut measurements = Vec::new();
         for round in 0..rounds {
             for krate in &selected {
@@ -284,7 +294,7 @@ pub fn run(options: &Options) -> Step {
                     for (script, script_crate) in &scripts {
                         if script_crate == krate {
                             let (found, script_notes) =
-                                envs.run_script(script, options, level, round)?;
+                                envs.run_script(script, options, level, kernel_name, round)?;
                             measurements.extend(found);
                             if round == 0 {
                                 notes.extend(script_notes);
@@ -295,7 +305,7 @@ pub fn run(options: &Options) -> Step {
             }
         }
 
-        let facts = machine_facts(options, &selected, level);
+        let facts = machine_facts(options, &selected, level, our_kernel.as_deref());
         let section = render(&measurements, &notes, &facts);
         print!("{section}");
         let docs = root().join("docs");
@@ -459,15 +469,23 @@ fn run_criterion(
     Ok(())
 }
 
+/// Sets our side's environment for `level`: the caller's SIMD cap and OpenBLAS forcing
+/// removed (they would blur which level a section shows), then the level's variables.
+fn ours_level_env(command: &mut Command, level: Level) {
+    command.env_remove(SIMD_CAP_ENV);
+    for key in OPENBLAS_FORCING {
+        command.env_remove(key);
+    }
+    command.envs(level.ours_env());
+}
+
 /// The command that runs one criterion bench executable of `krate` at `level`, before
 /// criterion's own arguments.
 fn criterion_command(executable: &Path, krate: &str, options: &Options, level: Level) -> Command {
     let mut command = Command::new(executable);
     command.current_dir(root().join("crates").join(krate));
     command.env("CRITERION_HOME", target_dir().join("criterion"));
-    // a cap the caller's environment holds would blur which level a section shows
-    command.env_remove(SIMD_CAP_ENV);
-    command.envs(level.ours_env());
+    ours_level_env(&mut command, level);
     if options.quick {
         command.env(QUICK_ENV, "1");
     }
@@ -719,6 +737,7 @@ impl PeerEnvs {
         script: &Path,
         options: &Options,
         level: Level,
+        our_kernel: Option<&str>,
         round: usize,
     ) -> Result<(Vec<Measurement>, Vec<String>), Failure> {
         let venv = if is_k2_script(script) {
@@ -735,7 +754,7 @@ impl PeerEnvs {
             level.flag(),
             round + 1
         );
-        let mut command = peer_command(&venv_python(venv), script, options, level);
+        let mut command = peer_command(&venv_python(venv), script, options, level, our_kernel);
         let output = command
             .stderr(std::process::Stdio::inherit())
             .output()
@@ -749,8 +768,15 @@ impl PeerEnvs {
     }
 }
 
-/// The command that runs one peer script with `python` at `level`.
-fn peer_command(python: &Path, script: &Path, options: &Options, level: Level) -> Command {
+/// The command that runs one peer script with `python` at `level`; `our_kernel` is the
+/// OpenBLAS kernel our side ran, for the peers' same-kernel rerun.
+fn peer_command(
+    python: &Path,
+    script: &Path,
+    options: &Options,
+    level: Level,
+    our_kernel: Option<&str>,
+) -> Command {
     let mut command = Command::new(python);
     command.arg(script).current_dir(root());
     // Some machines force an OpenBLAS core type for the system library's sake; the
@@ -763,8 +789,8 @@ fn peer_command(python: &Path, script: &Path, options: &Options, level: Level) -
         // ...but a peer may rerun its BLAS workloads on our kernel, for a like-for-like
         // ratio.
         Level::Native => {
-            if let Ok(core_type) = std::env::var(OPENBLAS_FORCING[0]) {
-                command.env("ARRAYS_OUR_OPENBLAS_CORETYPE", core_type);
+            if let Some(kernel) = our_kernel {
+                command.env("ARRAYS_OUR_OPENBLAS_CORETYPE", kernel);
             }
         }
         // (at the masked level the peers run `Haswell` as ours does: no rerun needed)
@@ -860,11 +886,12 @@ fn blas_kernel(level: Level) -> String {
     if !example.is_file() {
         return "unknown".to_string();
     }
-    cargo()
+    let mut command = cargo();
+    command
         .args(["run", "--quiet", "--release", "-p", "dense-matrix"])
-        .args(["--example", "blas-kernel"])
-        .env_remove(SIMD_CAP_ENV)
-        .envs(level.ours_env())
+        .args(["--example", "blas-kernel"]);
+    ours_level_env(&mut command, level);
+    command
         .output()
         .ok()
         .filter(|out| out.status.success())
@@ -872,7 +899,18 @@ fn blas_kernel(level: Level) -> String {
         .unwrap_or_else(|| "unknown (the blas-kernel example failed)".to_string())
 }
 
-fn machine_facts(options: &Options, selected: &[String], level: Level) -> Vec<(String, String)> {
+/// The kernel's name, the first word of the `blas-kernel` example's line, if it names one.
+pub fn kernel_name_of(line: &str) -> Option<&str> {
+    let word = line.split_whitespace().next()?;
+    (word.chars().all(|c| c.is_ascii_alphanumeric()) && word != "unknown").then_some(word)
+}
+
+fn machine_facts(
+    options: &Options,
+    selected: &[String],
+    level: Level,
+    our_kernel: Option<&str>,
+) -> Vec<(String, String)> {
     let (cpu, flags) = cpu_info();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let env_or =
@@ -936,15 +974,19 @@ fn machine_facts(options: &Options, selected: &[String], level: Level) -> Vec<(S
         ),
     ];
     if selected.iter().any(|name| name == "dense-matrix") {
-        facts.push(("BLAS kernel (ours)".into(), blas_kernel(level)));
+        facts.push((
+            "BLAS kernel (ours)".into(),
+            our_kernel.unwrap_or("unknown").to_string(),
+        ));
         facts.push((
             "OpenBLAS kernel".into(),
             match level {
                 Level::Native => format!(
-                    "ours: system OpenBLAS with OPENBLAS_CORETYPE={}; the Python peers run \
-                     with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed so their bundled \
-                     OpenBLAS picks its own kernel; `numpy_same_kernel` rows rerun numpy \
-                     pinned to our kernel",
+                    "both sides run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed \
+                     (this shell had OPENBLAS_CORETYPE={}), so ours (the system OpenBLAS, \
+                     after dense-matrix's guard) and the Python peers' bundled OpenBLAS each \
+                     pick their own kernel; `numpy_same_kernel` rows rerun numpy pinned to \
+                     our kernel",
                     env_or("OPENBLAS_CORETYPE", "unset")
                 ),
                 Level::Avx2 => "ours and the Python peers' bundled OpenBLAS both pinned to \
@@ -1435,13 +1477,23 @@ mod tests {
         assert_eq!(ours[SIMD_CAP_ENV].as_deref(), Some("avx2"));
         assert_eq!(ours["OPENBLAS_CORETYPE"].as_deref(), Some("Haswell"));
         // at the processor's own level a cap of the caller's environment is removed
+        assert_eq!(ours["OPENBLAS_L2_SIZE"], None);
+        // at the processor's own level a cap or an OpenBLAS forcing of the caller's
+        // environment is removed
         let native = envs_of(&criterion_command(exe, "dataflow", &options, Level::Native));
         assert_eq!(native[SIMD_CAP_ENV], None);
-        assert!(!native.contains_key("OPENBLAS_CORETYPE"));
+        assert_eq!(native["OPENBLAS_CORETYPE"], None);
+        assert_eq!(native["OPENBLAS_L2_SIZE"], None);
 
         let python = Path::new("/nonexistent/python");
         let script = Path::new("dataflow.py");
-        let peers = envs_of(&peer_command(python, script, &options, Level::Avx2));
+        let peers = envs_of(&peer_command(
+            python,
+            script,
+            &options,
+            Level::Avx2,
+            Some("Cooperlake"),
+        ));
         assert_eq!(peers["OPENBLAS_CORETYPE"].as_deref(), Some("Haswell"));
         assert_eq!(peers["OPENBLAS_L2_SIZE"], None);
         let opencv = peers["OPENCV_CPU_DISABLE"].clone().unwrap();
@@ -1458,10 +1510,41 @@ mod tests {
         assert_eq!(peers[SIMD_CAP_ENV].as_deref(), Some("avx2"));
         // no rerun on "our kernel": the peers run Haswell already
         assert!(!peers.contains_key("ARRAYS_OUR_OPENBLAS_CORETYPE"));
-        let native = envs_of(&peer_command(python, script, &options, Level::Native));
+        let native = envs_of(&peer_command(
+            python,
+            script,
+            &options,
+            Level::Native,
+            Some("Cooperlake"),
+        ));
         assert_eq!(native["OPENBLAS_CORETYPE"], None);
         assert!(!native.contains_key("OPENCV_CPU_DISABLE"));
         assert!(!native.contains_key("NPY_DISABLE_CPU_FEATURES"));
+        // the peers' same-kernel rerun gets the kernel our side reported
+        assert_eq!(
+            native["ARRAYS_OUR_OPENBLAS_CORETYPE"].as_deref(),
+            Some("Cooperlake")
+        );
+        let none = envs_of(&peer_command(python, script, &options, Level::Native, None));
+        assert!(!none.contains_key("ARRAYS_OUR_OPENBLAS_CORETYPE"));
+    }
+
+    #[test]
+    fn kernel_names_come_from_the_first_word_of_the_report() {
+        assert_eq!(
+            kernel_name_of("Cooperlake (CPU level: AVX-512)"),
+            Some("Cooperlake")
+        );
+        assert_eq!(
+            kernel_name_of("Haswell (CPU level: AVX-512; OPENBLAS_CORETYPE=Haswell set)"),
+            Some("Haswell")
+        );
+        assert_eq!(kernel_name_of("unknown"), None);
+        assert_eq!(
+            kernel_name_of("unknown (the blas-kernel example failed)"),
+            None
+        );
+        assert_eq!(kernel_name_of(""), None);
     }
 
     #[test]
