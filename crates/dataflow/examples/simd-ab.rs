@@ -1,4 +1,5 @@
-//! Times the image kernels on the criterion benches' input (2560 x 1600) in CPU time of
+//! Times the image kernels on the criterion benches' input (2560 x 1600, or the quick
+//! run's 640 x 400 with `ARRAYS_BENCH_QUICK=1`) in CPU time of
 //! the calling thread, which leaves out the time a thread waits for a core (the main
 //! noise on a loaded machine).
 //!
@@ -54,9 +55,9 @@ fn thread_cpu_seconds() -> f64 {
     START.get_or_init(Instant::now).elapsed().as_secs_f64()
 }
 
-/// The benches' input: see `benches/dataflow.rs`.
+/// The benches' input: see `benches/dataflow.rs` (640 x 400 with `ARRAYS_BENCH_QUICK=1`).
 fn input() -> Array<[u8; 3], Dim2> {
-    let (w, h) = (2560, 1600);
+    let (w, h) = (benches::size(2560, 4), benches::size(1600, 4));
     let mut rng = benches::SplitMix64::new(6);
     let mut px = Vec::with_capacity(w * h);
     for y in 0..h {
