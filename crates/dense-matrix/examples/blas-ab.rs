@@ -7,7 +7,9 @@
 //! first kernel.
 //!
 //! Run: `cargo run --release -p dense-matrix --example dense-matrix-blas-ab -- [rounds]
-//! [kernels]`, e.g. `15 Haswell,SkylakeX,Cooperlake` (the default). A kernel the CPU
+//! [kernels]`, e.g. `15 Haswell,SkylakeX,Cooperlake` (the default); `ARRAYS_BENCH_QUICK=1`
+//! takes the quick run's smaller sizes, `OPENBLAS_AB_THREADS=n` gives OpenBLAS `n`
+//! threads (then the calling thread's CPU time is only part of the work). A kernel the CPU
 //! cannot run is refused by OpenBLAS, which keeps its own choice: the printed name is
 //! the kernel that ran.
 
@@ -71,22 +73,33 @@ fn main() {
         .split(',')
         .map(str::to_string)
         .collect();
-    set_blas_num_threads(1);
 
-    let a = matrix::<f64>(3, 1024, 1024, 2.0, -1.0);
-    let b = matrix::<f64>(4, 1024, 1024, 2.0, -1.0);
-    let mut c = Matrix::<f64>::new(1024, 1024);
-    let m = matrix::<f32>(1, 4096, 4096, 2.0, -1.0);
+    // the benches' sizes (a quarter or an eighth with ARRAYS_BENCH_QUICK=1)
+    let (n_mm, n_mv, n_svd, n_inv) = (
+        benches::size(1024, 4),
+        benches::size(4096, 8),
+        benches::size(512, 4),
+        benches::size(1024, 4),
+    );
+    let threads: usize = std::env::var("OPENBLAS_AB_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    set_blas_num_threads(threads);
+    let a = matrix::<f64>(3, n_mm, n_mm, 2.0, -1.0);
+    let b = matrix::<f64>(4, n_mm, n_mm, 2.0, -1.0);
+    let mut c = Matrix::<f64>::new(n_mm, n_mm);
+    let m = matrix::<f32>(1, n_mv, n_mv, 2.0, -1.0);
     let mut rng = benches::SplitMix64::new(2);
     let x = Vector::from_vec(
-        (0..4096)
+        (0..n_mv)
             .map(|_| (2.0 * rng.next_f64() - 1.0) as f32)
             .collect(),
     );
-    let mut y = Vector::<f32>::new(4096);
-    let s = matrix::<f64>(6, 512, 512, 2.0, -1.0);
-    let mut inv = matrix::<f64>(7, 1024, 1024, 2.0, -1.0);
-    inv.add_to_diag(1024.0);
+    let mut y = Vector::<f32>::new(n_mv);
+    let s = matrix::<f64>(6, n_svd, n_svd, 2.0, -1.0);
+    let mut inv = matrix::<f64>(7, n_inv, n_inv, 2.0, -1.0);
+    inv.add_to_diag(n_inv as f64);
 
     let mut workloads: Vec<(&str, Workload<'_>)> = vec![
         (
@@ -136,7 +149,9 @@ fn main() {
             .to_string()
     };
     let ran: Vec<String> = kernels.iter().map(|k| select(k)).collect();
-    println!("kernels asked {kernels:?}, ran {ran:?}; {rounds} rounds, one thread");
+    println!(
+        "kernels asked {kernels:?}, ran {ran:?}; {rounds} rounds, {threads} OpenBLAS thread(s)"
+    );
     for (name, work) in &mut workloads {
         let mut times = vec![Vec::new(); kernels.len()];
         for kernel in &kernels {
