@@ -4,9 +4,13 @@ Canny) and numpy (bincount) on the same 2560 x 1600 input as
 
 OpenCV runs with OpenCL off (`cv2.ocl.setUseOpenCL(False)`), IPP off
 (`cv2.ipp.setUseIPP(False)`), its own SIMD dispatch left on (`cv2.setUseOptimized(True)`),
-and `cv2.setNumThreads(n)` set to our thread count for each `_t<n>` workload.
+and `cv2.setNumThreads(n)` set to our thread count for each `_t<n>` workload. Under
+`cargo xtask bench --simd-cap avx2` the harness sets `OPENCV_CPU_DISABLE` to OpenCV's
+AVX-512 features and `NPY_DISABLE_CPU_FEATURES` to numpy's; the script prints, as a note,
+the features OpenCV and numpy dispatch on (OpenCV marks a disabled one with `?`).
 """
 
+import json
 import os
 import sys
 
@@ -25,6 +29,24 @@ def make_input(np):
     return np.ascontiguousarray(np.stack(chans, axis=-1).astype(np.uint8))
 
 
+def note(peer, text):
+    """A line the harness lists under the table's notes."""
+    print(json.dumps({"crate": CRATE, "peer": peer, "note": text}), flush=True)
+
+
+def numpy_dispatch(np):
+    """The dispatch targets numpy uses on this CPU (after `NPY_DISABLE_CPU_FEATURES`)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        try:
+            from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+        except ImportError:
+            return "unknown"
+    on = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    return " ".join(on) or "baseline only"
+
+
 def main():
     try:
         import numpy as np
@@ -32,6 +54,7 @@ def main():
         skip(CRATE, "numpy", str(e))
         return
     rgb = make_input(np)
+    note("numpy", "dispatches on " + numpy_dispatch(np))
     try:
         import cv2
     except ImportError as e:
@@ -42,6 +65,7 @@ def main():
         if hasattr(cv2, "ipp"):
             cv2.ipp.setUseIPP(False)
         cv2.setUseOptimized(True)
+        note("opencv", "CPU features (`*` dispatched, `?` switched off): " + cv2.getCPUFeaturesLine())
         grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
         version = cv2.__version__
         for t in (1, 2):

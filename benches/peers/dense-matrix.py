@@ -30,8 +30,12 @@ OpenBLAS kernel numpy's bundled library runs. Where our side's OpenBLAS is pinne
 (`cargo xtask bench` passes it as ARRAYS_OUR_OPENBLAS_CORETYPE), the BLAS and LAPACK
 workloads run a second time in a child process pinned to that same kernel, reported as the
 peer `numpy_same_kernel`: the like-for-like comparison of the two wrappers.
+Under `cargo xtask bench --simd-cap avx2` the harness pins numpy's and scipy's OpenBLAS to
+Haswell and turns numpy's AVX-512 dispatch off; the script prints, as notes, the kernels
+of every BLAS loaded and numpy's dispatch targets.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -58,6 +62,30 @@ def blas_info():
     except ImportError:
         pass
     return int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1)), "unknown"
+
+
+def note(peer, text):
+    """A line the harness lists under the table's notes."""
+    print(json.dumps({"crate": CRATE, "peer": peer, "note": text}), flush=True)
+
+
+def dispatch_notes(np):
+    """Notes of numpy's dispatch targets and of the kernel of every BLAS loaded."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    on = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    note("numpy", "dispatches on " + (" ".join(on) or "baseline only"))
+    try:
+        from threadpoolctl import threadpool_info
+
+        for p in threadpool_info():
+            if p.get("user_api") == "blas":
+                name = os.path.basename(p.get("filepath", "?"))
+                note("numpy", f"BLAS {name}: kernel {p.get('architecture')}, {p.get('num_threads')} threads")
+    except ImportError:
+        pass
 
 
 def blas_workloads(np, peer, npv, scipy):
@@ -111,6 +139,7 @@ def main():
     if "--blas-only" in sys.argv:
         blas_workloads(np, "numpy_same_kernel", npv, scipy)
         return
+    dispatch_notes(np)
     try:
         import torch
     except ImportError as e:

@@ -35,11 +35,81 @@ const PEER_PACKAGES: &[&str] = &[
     "pyarrow",
 ];
 
-/// Variables that pin OpenBLAS's kernel choice, removed from the peers' environment.
+/// Variables that pin OpenBLAS's kernel choice, removed from both sides' environment (a
+/// machine may set them globally): at the processor's own level each side's OpenBLAS
+/// picks its kernel (ours after dense-matrix's guard), at the masked level both are
+/// pinned to `Haswell`.
 const OPENBLAS_FORCING: [&str; 2] = ["OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"];
 
 /// k2 exists on the registry only as 1.23.2 (with torch 1.12.1) for Python 3.9.
 const K2_PACKAGES: &[&str] = &["k2==1.23.2", "numpy<2"];
+
+/// The environment variable our crates (dataflow, ragged-core, dense-matrix) read once to
+/// cap their vector kernels' level.
+pub const SIMD_CAP_ENV: &str = "ARRAYS_SIMD_CAP";
+
+/// One instruction-set level a run measures both sides at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// The processor's own level: every side dispatches to the best it has.
+    Native,
+    /// AVX-512 masked on both sides, as an AVX2-only processor would run: our kernels
+    /// capped at AVX2 and OpenBLAS on its `Haswell` kernel; the peers' own switches turn
+    /// their AVX-512 dispatch off.
+    Avx2,
+}
+
+/// AVX-512 dispatch targets named for OpenCV (`OPENCV_CPU_DISABLE`, read when `cv2`
+/// loads; `cv2.getCPUFeaturesLine()` then marks them with `?`).
+const OPENCV_AVX512: &str = "AVX512F,AVX512BW,AVX512CD,AVX512DQ,AVX512VL,AVX512-SKX,\
+AVX512-COMMON,AVX512-CLX,AVX512-CNL,AVX512-ICL";
+
+/// AVX-512 dispatch targets named for numpy (`NPY_DISABLE_CPU_FEATURES`): numpy 2's groups
+/// (`X86_V4`, `AVX512_ICL`, `AVX512_SPR`) and numpy 1's names (the k2 venv's numpy < 2);
+/// each version ignores, with a silent `ImportWarning`, the names it does not dispatch on.
+const NUMPY_AVX512: &str =
+    "X86_V4 AVX512_ICL AVX512_SPR AVX512F AVX512CD AVX512_SKX AVX512_CLX AVX512_CNL";
+
+impl Level {
+    /// The variables our side's processes (criterion benches, the `blas-kernel` example)
+    /// get at this level.
+    pub fn ours_env(self) -> Vec<(&'static str, &'static str)> {
+        match self {
+            Level::Native => Vec::new(),
+            Level::Avx2 => vec![(SIMD_CAP_ENV, "avx2"), ("OPENBLAS_CORETYPE", "Haswell")],
+        }
+    }
+
+    /// The variables the peers' processes get at this level (after the OpenBLAS forcing
+    /// of the machine was removed): each library's own switch.
+    pub fn peer_env(self) -> Vec<(&'static str, &'static str)> {
+        match self {
+            Level::Native => Vec::new(),
+            Level::Avx2 => vec![
+                // numpy's and scipy's bundled OpenBLAS
+                ("OPENBLAS_CORETYPE", "Haswell"),
+                ("NPY_DISABLE_CPU_FEATURES", NUMPY_AVX512),
+                ("OPENCV_CPU_DISABLE", OPENCV_AVX512),
+                // pyarrow's compute kernels
+                ("ARROW_USER_SIMD_LEVEL", "AVX2"),
+                // TensorFlow's oneDNN kernels
+                ("ONEDNN_MAX_CPU_ISA", "AVX2"),
+                // torch (beside k2)
+                ("ATEN_CPU_CAPABILITY", "avx2"),
+                // so a script can say which level it ran at
+                (SIMD_CAP_ENV, "avx2"),
+            ],
+        }
+    }
+
+    /// How the command line names this level (`--simd-cap ...`).
+    fn flag(self) -> &'static str {
+        match self {
+            Level::Native => "native",
+            Level::Avx2 => "avx2",
+        }
+    }
+}
 
 /// Command-line options of `bench`.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -50,12 +120,16 @@ pub struct Options {
     pub peers: bool,
     /// How many rounds of ours-then-peer to time (`None`: 3 for a full run, 1 for `--quick`).
     pub rounds: Option<usize>,
+    /// The levels to measure at, each into its own section (`--simd-cap`; empty: the
+    /// processor's own level only).
+    pub levels: Vec<Level>,
     /// The crates to bench (empty: every crate).
     pub crates: Vec<String>,
 }
 
 impl Options {
-    /// Parses `--quick`, `--peers`, `--rounds N` and crate names.
+    /// Parses `--quick`, `--peers`, `--rounds N`, `--simd-cap native|avx2|both` and crate
+    /// names.
     pub fn parse(args: &[String]) -> Result<Options, Failure> {
         let mut options = Options::default();
         let mut args = args.iter();
@@ -72,6 +146,15 @@ impl Options {
                 other if other.starts_with("--rounds=") => {
                     options.rounds = Some(parse_rounds(&other["--rounds=".len()..])?);
                 }
+                "--simd-cap" => {
+                    let value = args.next().ok_or_else(|| {
+                        Failure("bench: `--simd-cap` needs native, avx2 or both".into())
+                    })?;
+                    options.levels = parse_levels(value)?;
+                }
+                other if other.starts_with("--simd-cap=") => {
+                    options.levels = parse_levels(&other["--simd-cap=".len()..])?;
+                }
                 other if other.starts_with('-') => {
                     return Err(Failure(format!("bench: unknown option `{other}`")))
                 }
@@ -84,6 +167,27 @@ impl Options {
     /// The number of rounds this run makes.
     pub fn rounds(&self) -> usize {
         self.rounds.unwrap_or(if self.quick { 1 } else { 3 })
+    }
+
+    /// The levels this run measures, in order.
+    pub fn levels(&self) -> Vec<Level> {
+        if self.levels.is_empty() {
+            vec![Level::Native]
+        } else {
+            self.levels.clone()
+        }
+    }
+}
+
+fn parse_levels(value: &str) -> Result<Vec<Level>, Failure> {
+    match value {
+        "native" => Ok(vec![Level::Native]),
+        "avx2" => Ok(vec![Level::Avx2]),
+        "both" => Ok(vec![Level::Native, Level::Avx2]),
+        _ => Err(Failure(format!(
+            "bench: `--simd-cap` takes native (the processor's own level), avx2 (AVX-512 \
+             masked on both sides) or both, not `{value}`"
+        ))),
     }
 }
 
@@ -156,48 +260,64 @@ pub fn run(options: &Options) -> Step {
 
     let executables = build_benches(&with_benches, options)?;
     let criterion_dir = target_dir().join("criterion");
-    let mut measurements = Vec::new();
     let rounds = options.rounds();
-    for round in 0..rounds {
-        for krate in &selected {
-            if with_benches.contains(&krate) {
-                let group = criterion_dir.join(krate);
-                if group.exists() {
-                    std::fs::remove_dir_all(&group).map_err(|err| {
-                        Failure(format!("removing old {}: {err}", group.display()))
-                    })?;
+    for level in options.levels() {
+        let mut notes = notes.clone();
+        if level == Level::Avx2 && !cpu_info().1.split_whitespace().any(|f| f == "avx512f") {
+            notes.push(
+                "this CPU has no AVX-512: the masked run is the same as its own level".into(),
+            );
+        }
+        // the kernel our side runs at this level, reported in the header and handed to
+        // the peers' same-kernel rerun
+        let our_kernel = selected
+            .iter()
+            .any(|name| name == "dense-matrix")
+            .then(|| blas_kernel(level));
+        let kernel_name = our_kernel.as_deref().and_then(kernel_name_of);
+        let mut measurements = Vec::new();
+        for round in 0..rounds {
+            for krate in &selected {
+                if with_benches.contains(&krate) {
+                    let group = criterion_dir.join(krate);
+                    if group.exists() {
+                        std::fs::remove_dir_all(&group).map_err(|err| {
+                            Failure(format!("removing old {}: {err}", group.display()))
+                        })?;
+                    }
+                    let none = Vec::new();
+                    let found = executables.get(krate.as_str()).unwrap_or(&none);
+                    run_criterion(krate, found, options, level, round, rounds)?;
+                    measurements.extend(read_criterion_group(&group, krate, round)?);
                 }
-                let none = Vec::new();
-                let found = executables.get(krate.as_str()).unwrap_or(&none);
-                run_criterion(krate, found, options, round, rounds)?;
-                measurements.extend(read_criterion_group(&group, krate, round)?);
-            }
-            if let Some(envs) = &envs {
-                for (script, script_crate) in &scripts {
-                    if script_crate == krate {
-                        let (found, script_notes) = envs.run_script(script, options, round)?;
-                        measurements.extend(found);
-                        if round == 0 {
-                            notes.extend(script_notes);
+                if let Some(envs) = &envs {
+                    for (script, script_crate) in &scripts {
+                        if script_crate == krate {
+                            let (found, script_notes) =
+                                envs.run_script(script, options, level, kernel_name, round)?;
+                            measurements.extend(found);
+                            if round == 0 {
+                                notes.extend(script_notes);
+                            }
                         }
                     }
                 }
             }
         }
-    }
 
-    let facts = machine_facts(options, &selected);
-    let section = render(&measurements, &notes, &facts);
-    print!("{section}");
-    let docs = root().join("docs");
-    std::fs::create_dir_all(&docs)
-        .map_err(|err| Failure(format!("creating {}: {err}", docs.display())))?;
-    let path = docs.join("BENCHMARKS.md");
-    let old = std::fs::read_to_string(&path).unwrap_or_default();
-    let doc = merge_machine_section(&old, &machine_title(), &section);
-    std::fs::write(&path, &doc)
-        .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
-    println!("xtask: wrote {}", path.display());
+        let facts = machine_facts(options, &selected, level, our_kernel.as_deref());
+        let section = render(&measurements, &notes, &facts);
+        print!("{section}");
+        let docs = root().join("docs");
+        std::fs::create_dir_all(&docs)
+            .map_err(|err| Failure(format!("creating {}: {err}", docs.display())))?;
+        let path = docs.join("BENCHMARKS.md");
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        let doc = merge_machine_section(&old, &machine_title(level), &section);
+        std::fs::write(&path, &doc)
+            .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
+        println!("xtask: wrote {} ({} level)", path.display(), level.flag());
+    }
     Ok(())
 }
 
@@ -317,6 +437,7 @@ fn run_criterion(
     krate: &str,
     executables: &[PathBuf],
     options: &Options,
+    level: Level,
     round: usize,
     rounds: usize,
 ) -> Step {
@@ -328,25 +449,47 @@ fn run_criterion(
         ("1", "3", "20")
     };
     for executable in executables {
-        let mut command = Command::new(executable);
-        command.current_dir(root().join("crates").join(krate));
-        command.env("CRITERION_HOME", target_dir().join("criterion"));
+        let mut command = criterion_command(executable, krate, options, level);
         command.args(["--bench", "--warm-up-time", warm_up]);
         command.args(["--measurement-time", measurement, "--sample-size", samples]);
-        if options.quick {
-            command.env(QUICK_ENV, "1");
-        }
         let name = executable
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
         run_step(
-            &format!("bench {krate}: {name} (round {} of {rounds})", round + 1),
+            &format!(
+                "bench {krate}: {name} ({} level, round {} of {rounds})",
+                level.flag(),
+                round + 1
+            ),
             &mut command,
         )?;
     }
     Ok(())
+}
+
+/// Sets our side's environment for `level`: the caller's SIMD cap and OpenBLAS forcing
+/// removed (they would blur which level a section shows), then the level's variables.
+fn ours_level_env(command: &mut Command, level: Level) {
+    command.env_remove(SIMD_CAP_ENV);
+    for key in OPENBLAS_FORCING {
+        command.env_remove(key);
+    }
+    command.envs(level.ours_env());
+}
+
+/// The command that runs one criterion bench executable of `krate` at `level`, before
+/// criterion's own arguments.
+fn criterion_command(executable: &Path, krate: &str, options: &Options, level: Level) -> Command {
+    let mut command = Command::new(executable);
+    command.current_dir(root().join("crates").join(krate));
+    command.env("CRITERION_HOME", target_dir().join("criterion"));
+    ours_level_env(&mut command, level);
+    if options.quick {
+        command.env(QUICK_ENV, "1");
+    }
+    command
 }
 
 /// The peer scripts of the selected crates, with the crate each belongs to: a script
@@ -436,7 +579,9 @@ fn criterion_measurement(krate: &str, name: &str, seconds: f64) -> Measurement {
     }
 }
 
-/// Parses the JSON lines a peer script prints: measurements, and notes for skipped peers.
+/// Parses the JSON lines a peer script prints: measurements, notes for skipped peers, and
+/// `{"crate", "peer", "note"}` lines (what a peer says about its library, such as the CPU
+/// features it dispatches on).
 fn parse_peer_output(script: &str, stdout: &str, round: usize) -> (Vec<Measurement>, Vec<String>) {
     let mut measurements = Vec::new();
     let mut notes = Vec::new();
@@ -452,6 +597,11 @@ fn parse_peer_output(script: &str, stdout: &str, round: usize) -> (Vec<Measureme
                 text("crate"),
                 text("peer")
             ));
+            continue;
+        }
+        // what a peer reports about itself (the CPU features its library dispatches on)
+        if let Some(note) = value["note"].as_str() {
+            notes.push(format!("{} peer {}: {note}", text("crate"), text("peer")));
             continue;
         }
         match value["seconds"].as_f64() {
@@ -586,6 +736,8 @@ impl PeerEnvs {
         &self,
         script: &Path,
         options: &Options,
+        level: Level,
+        our_kernel: Option<&str>,
         round: usize,
     ) -> Result<(Vec<Measurement>, Vec<String>), Failure> {
         let venv = if is_k2_script(script) {
@@ -597,21 +749,12 @@ impl PeerEnvs {
             return Ok((Vec::new(), Vec::new()));
         };
         let name = script.file_name().unwrap_or_default().to_string_lossy();
-        println!("xtask: peer {name} (round {})", round + 1);
-        let mut command = Command::new(venv_python(venv));
-        command.arg(script).current_dir(root());
-        // Some machines force an OpenBLAS core type for the system library's sake; the
-        // peers' own newer OpenBLAS picks its best kernel by itself, so they run without.
-        for key in OPENBLAS_FORCING {
-            command.env_remove(key);
-        }
-        // ...but a peer may rerun its BLAS workloads on our kernel, for a like-for-like ratio.
-        if let Ok(core_type) = std::env::var(OPENBLAS_FORCING[0]) {
-            command.env("ARRAYS_OUR_OPENBLAS_CORETYPE", core_type);
-        }
-        if options.quick {
-            command.env(QUICK_ENV, "1");
-        }
+        println!(
+            "xtask: peer {name} ({} level, round {})",
+            level.flag(),
+            round + 1
+        );
+        let mut command = peer_command(&venv_python(venv), script, options, level, our_kernel);
         let output = command
             .stderr(std::process::Stdio::inherit())
             .output()
@@ -623,6 +766,42 @@ impl PeerEnvs {
         }
         Ok((found, notes))
     }
+}
+
+/// The command that runs one peer script with `python` at `level`; `our_kernel` is the
+/// OpenBLAS kernel our side ran, for the peers' same-kernel rerun.
+fn peer_command(
+    python: &Path,
+    script: &Path,
+    options: &Options,
+    level: Level,
+    our_kernel: Option<&str>,
+) -> Command {
+    let mut command = Command::new(python);
+    command.arg(script).current_dir(root());
+    // Some machines force an OpenBLAS core type for the system library's sake; the
+    // peers' own newer OpenBLAS picks its best kernel by itself, so they run without.
+    for key in OPENBLAS_FORCING {
+        command.env_remove(key);
+    }
+    command.env_remove(SIMD_CAP_ENV);
+    match level {
+        // ...but a peer may rerun its BLAS workloads on our kernel, for a like-for-like
+        // ratio.
+        Level::Native => {
+            if let Some(kernel) = our_kernel {
+                command.env("ARRAYS_OUR_OPENBLAS_CORETYPE", kernel);
+            }
+        }
+        // (at the masked level the peers run `Haswell` as ours does: no rerun needed)
+        Level::Avx2 => {
+            command.envs(level.peer_env());
+        }
+    }
+    if options.quick {
+        command.env(QUICK_ENV, "1");
+    }
+    command
 }
 
 fn is_k2_script(path: &Path) -> bool {
@@ -678,14 +857,27 @@ pub fn isa_level(flags: &str) -> &'static str {
 
 /// The heading of this machine's section of `docs/BENCHMARKS.md`: one section per kind of
 /// machine, so a run on another CPU adds its own table instead of replacing this one's.
-fn machine_title() -> String {
+fn machine_title(level: Level) -> String {
     let (model, flags) = cpu_info();
-    format!("Machine: {model}, {}", isa_level(&flags))
+    machine_title_of(&model, &flags, level)
+}
+
+/// [`machine_title`] of a CPU `model` with `flags`: at the masked level the heading says
+/// that this is the CPU with AVX-512 switched off, not an AVX2-only one.
+pub fn machine_title_of(model: &str, flags: &str, level: Level) -> String {
+    match level {
+        Level::Native => format!("Machine: {model}, {}", isa_level(flags)),
+        Level::Avx2 => format!(
+            "Machine: {model}, {}, AVX-512 masked to AVX2 on both sides (emulated AVX2-only \
+             machine, not a real one)",
+            isa_level(flags)
+        ),
+    }
 }
 
 /// The OpenBLAS kernel our side runs, as dense-matrix reports it (its `blas-kernel`
 /// example), or why it is not known.
-fn blas_kernel() -> String {
+fn blas_kernel(level: Level) -> String {
     let example = root()
         .join("crates")
         .join("dense-matrix")
@@ -694,9 +886,12 @@ fn blas_kernel() -> String {
     if !example.is_file() {
         return "unknown".to_string();
     }
-    cargo()
+    let mut command = cargo();
+    command
         .args(["run", "--quiet", "--release", "-p", "dense-matrix"])
-        .args(["--example", "blas-kernel"])
+        .args(["--example", "blas-kernel"]);
+    ours_level_env(&mut command, level);
+    command
         .output()
         .ok()
         .filter(|out| out.status.success())
@@ -704,7 +899,18 @@ fn blas_kernel() -> String {
         .unwrap_or_else(|| "unknown (the blas-kernel example failed)".to_string())
 }
 
-fn machine_facts(options: &Options, selected: &[String]) -> Vec<(String, String)> {
+/// The kernel's name, the first word of the `blas-kernel` example's line, if it names one.
+pub fn kernel_name_of(line: &str) -> Option<&str> {
+    let word = line.split_whitespace().next()?;
+    (word.chars().all(|c| c.is_ascii_alphanumeric()) && word != "unknown").then_some(word)
+}
+
+fn machine_facts(
+    options: &Options,
+    selected: &[String],
+    level: Level,
+    our_kernel: Option<&str>,
+) -> Vec<(String, String)> {
     let (cpu, flags) = cpu_info();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let env_or =
@@ -718,6 +924,13 @@ fn machine_facts(options: &Options, selected: &[String]) -> Vec<(String, String)
     }
     if let Some(rounds) = options.rounds {
         let _ = write!(run, " --rounds {rounds}");
+    }
+    match options.levels().as_slice() {
+        [Level::Native] => {}
+        [one] => {
+            let _ = write!(run, " --simd-cap {}", one.flag());
+        }
+        _ => run.push_str(" --simd-cap both"),
     }
     for name in &options.crates {
         let _ = write!(run, " {name}");
@@ -748,6 +961,7 @@ fn machine_facts(options: &Options, selected: &[String]) -> Vec<(String, String)
         ),
         ("CPU".into(), cpu),
         ("instruction set".into(), isa_level(&flags).to_string()),
+        ("level measured".into(), level_fact(level)),
         ("cores".into(), cores.to_string()),
         (
             "threads".into(),
@@ -760,15 +974,25 @@ fn machine_facts(options: &Options, selected: &[String]) -> Vec<(String, String)
         ),
     ];
     if selected.iter().any(|name| name == "dense-matrix") {
-        facts.push(("BLAS kernel (ours)".into(), blas_kernel()));
+        facts.push((
+            "BLAS kernel (ours)".into(),
+            our_kernel.unwrap_or("unknown").to_string(),
+        ));
         facts.push((
             "OpenBLAS kernel".into(),
-            format!(
-                "ours: system OpenBLAS with OPENBLAS_CORETYPE={}; the Python peers run with \
-                 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed so their bundled OpenBLAS picks \
-                 its own kernel; `numpy_same_kernel` rows rerun numpy pinned to our kernel",
-                env_or("OPENBLAS_CORETYPE", "unset")
-            ),
+            match level {
+                Level::Native => format!(
+                    "both sides run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed \
+                     (this shell had OPENBLAS_CORETYPE={}), so ours (the system OpenBLAS, \
+                     after dense-matrix's guard) and the Python peers' bundled OpenBLAS each \
+                     pick their own kernel; `numpy_same_kernel` rows rerun numpy pinned to \
+                     our kernel",
+                    env_or("OPENBLAS_CORETYPE", "unset")
+                ),
+                Level::Avx2 => "ours and the Python peers' bundled OpenBLAS both pinned to \
+                                Haswell (OPENBLAS_CORETYPE=Haswell)"
+                    .into(),
+            },
         ));
         facts.push((
             "OpenBLAS".into(),
@@ -777,6 +1001,34 @@ fn machine_facts(options: &Options, selected: &[String]) -> Vec<(String, String)
     }
     facts.push(("rustc".into(), command_line("rustc", &["--version"])));
     facts
+}
+
+/// The "level measured" fact of a section: what was switched off, and how.
+fn level_fact(level: Level) -> String {
+    match level {
+        Level::Native => "the processor's own: every side dispatches to the best it has".into(),
+        Level::Avx2 => {
+            let list = |env: Vec<(&str, &str)>| {
+                env.iter()
+                    .map(|(key, value)| format!("`{key}={value}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!(
+                "AVX-512 masked to AVX2 on this CPU, not an AVX2-only CPU (`--simd-cap avx2`); \
+                 ours: {}; the peers: {}; the peers' notes below show what their libraries \
+                 report",
+                list(Level::Avx2.ours_env()),
+                list(
+                    Level::Avx2
+                        .peer_env()
+                        .into_iter()
+                        .filter(|(key, _)| *key != SIMD_CAP_ENV)
+                        .collect()
+                )
+            )
+        }
+    }
 }
 
 fn format_seconds(seconds: f64) -> String {
@@ -808,7 +1060,9 @@ fn median(values: &[f64]) -> f64 {
 const PREAMBLE: &str = "# Benchmarks\n\n\
 Generated by `cargo xtask bench`; do not edit by hand. One section per kind of machine \
 (CPU model and instruction-set level in its heading); a run replaces its own machine's \
-section and keeps the others. Each row is one workload, timed by criterion on our side \
+section and keeps the others. A run with `--simd-cap avx2` (or `both`) writes a section of \
+its own for the same CPU with AVX-512 masked on both sides, an emulated AVX2-only machine, \
+headed so. Each row is one workload, timed by criterion on our side \
 (median) and by the peer on the same seeded input, in alternating rounds; ratio = ours / \
 peer, so below 1.0 means we are faster. A ratio whose spread over the rounds crosses 1.0 is \
 marked *not settled*.\n";
@@ -988,14 +1242,17 @@ mod tests {
             "\n",
             r#"{"crate": "c", "workload": "w", "peer": "bad", "seconds": 0}"#,
             "\n{not json\n",
+            r#"{"crate": "c", "peer": "opencv", "note": "CPU features AVX2 *AVX512-SKX?"}"#,
+            "\n",
         );
         let (found, notes) = parse_peer_output("c.py", stdout, 2);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].peer.as_deref(), Some("numpy"));
         assert_eq!(found[0].seconds, 0.5);
         assert_eq!(found[0].round, 2);
-        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert_eq!(notes.len(), 4, "{notes:?}");
         assert!(notes[0].contains("torch skipped: not installed"));
+        assert_eq!(notes[3], "c peer opencv: CPU features AVX2 *AVX512-SKX?");
     }
 
     #[test]
@@ -1147,9 +1404,11 @@ mod tests {
                 quick: true,
                 peers: true,
                 rounds: None,
+                levels: Vec::new(),
                 crates: vec!["dataflow".into()],
             }
         );
+        assert_eq!(parsed.levels(), [Level::Native]);
         assert_eq!(parsed.rounds(), 1);
         assert_eq!(Options::default().rounds(), 3);
         let parsed = Options::parse(&args(&["--rounds", "5", "a", "b"])).unwrap();
@@ -1160,8 +1419,154 @@ mod tests {
             &["--rounds"],
             &["--rounds", "0"],
             &["--rounds=x"],
+            &["--simd-cap"],
+            &["--simd-cap", "avx512"],
+            &["--simd-cap=AVX2"],
+            &["--simd-cap", "sse2"],
         ] {
             assert!(Options::parse(&args(bad)).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn simd_cap_names_the_levels_to_run() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let levels = |list: &[&str]| Options::parse(&args(list)).unwrap().levels();
+        assert_eq!(levels(&["--simd-cap", "avx2"]), [Level::Avx2]);
+        assert_eq!(levels(&["--simd-cap=avx2", "dataflow"]), [Level::Avx2]);
+        assert_eq!(levels(&["--simd-cap", "native"]), [Level::Native]);
+        assert_eq!(
+            levels(&["--simd-cap", "both"]),
+            [Level::Native, Level::Avx2]
+        );
+        // the last one given wins, as with --rounds
+        assert_eq!(
+            levels(&["--simd-cap", "both", "--simd-cap", "avx2"]),
+            [Level::Avx2]
+        );
+        let parsed = Options::parse(&args(&["--peers", "--simd-cap", "avx2", "x"])).unwrap();
+        assert_eq!(
+            (parsed.peers, parsed.crates.as_slice()),
+            (true, &["x".to_string()][..])
+        );
+        let err = Options::parse(&args(&["--simd-cap", "avx3"])).unwrap_err();
+        assert!(
+            err.0.contains("not `avx3`") && err.0.contains("both"),
+            "{}",
+            err.0
+        );
+    }
+
+    /// The variables a command sets (`Some`) or removes (`None`).
+    fn envs_of(command: &Command) -> BTreeMap<String, Option<String>> {
+        command
+            .get_envs()
+            .map(|(key, value)| {
+                (
+                    key.to_string_lossy().into_owned(),
+                    value.map(|v| v.to_string_lossy().into_owned()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_masked_level_reaches_our_benches_and_every_peer_library() {
+        let options = Options::default();
+        let exe = Path::new("/nonexistent/bench");
+        let ours = envs_of(&criterion_command(exe, "dataflow", &options, Level::Avx2));
+        // every crate's kernels read ARRAYS_SIMD_CAP; OpenBLAS its own variable
+        assert_eq!(ours[SIMD_CAP_ENV].as_deref(), Some("avx2"));
+        assert_eq!(ours["OPENBLAS_CORETYPE"].as_deref(), Some("Haswell"));
+        // at the processor's own level a cap of the caller's environment is removed
+        assert_eq!(ours["OPENBLAS_L2_SIZE"], None);
+        // at the processor's own level a cap or an OpenBLAS forcing of the caller's
+        // environment is removed
+        let native = envs_of(&criterion_command(exe, "dataflow", &options, Level::Native));
+        assert_eq!(native[SIMD_CAP_ENV], None);
+        assert_eq!(native["OPENBLAS_CORETYPE"], None);
+        assert_eq!(native["OPENBLAS_L2_SIZE"], None);
+
+        let python = Path::new("/nonexistent/python");
+        let script = Path::new("dataflow.py");
+        let peers = envs_of(&peer_command(
+            python,
+            script,
+            &options,
+            Level::Avx2,
+            Some("Cooperlake"),
+        ));
+        assert_eq!(peers["OPENBLAS_CORETYPE"].as_deref(), Some("Haswell"));
+        assert_eq!(peers["OPENBLAS_L2_SIZE"], None);
+        let opencv = peers["OPENCV_CPU_DISABLE"].clone().unwrap();
+        for feature in ["AVX512F", "AVX512BW", "AVX512-SKX", "AVX512-ICL"] {
+            assert!(opencv.split(',').any(|f| f == feature), "{opencv}");
+        }
+        let numpy = peers["NPY_DISABLE_CPU_FEATURES"].clone().unwrap();
+        for feature in ["X86_V4", "AVX512_SKX", "AVX512_ICL", "AVX512_SPR"] {
+            assert!(numpy.split(' ').any(|f| f == feature), "{numpy}");
+        }
+        assert_eq!(peers["ARROW_USER_SIMD_LEVEL"].as_deref(), Some("AVX2"));
+        assert_eq!(peers["ONEDNN_MAX_CPU_ISA"].as_deref(), Some("AVX2"));
+        assert_eq!(peers["ATEN_CPU_CAPABILITY"].as_deref(), Some("avx2"));
+        assert_eq!(peers[SIMD_CAP_ENV].as_deref(), Some("avx2"));
+        // no rerun on "our kernel": the peers run Haswell already
+        assert!(!peers.contains_key("ARRAYS_OUR_OPENBLAS_CORETYPE"));
+        let native = envs_of(&peer_command(
+            python,
+            script,
+            &options,
+            Level::Native,
+            Some("Cooperlake"),
+        ));
+        assert_eq!(native["OPENBLAS_CORETYPE"], None);
+        assert!(!native.contains_key("OPENCV_CPU_DISABLE"));
+        assert!(!native.contains_key("NPY_DISABLE_CPU_FEATURES"));
+        // the peers' same-kernel rerun gets the kernel our side reported
+        assert_eq!(
+            native["ARRAYS_OUR_OPENBLAS_CORETYPE"].as_deref(),
+            Some("Cooperlake")
+        );
+        let none = envs_of(&peer_command(python, script, &options, Level::Native, None));
+        assert!(!none.contains_key("ARRAYS_OUR_OPENBLAS_CORETYPE"));
+    }
+
+    #[test]
+    fn kernel_names_come_from_the_first_word_of_the_report() {
+        assert_eq!(
+            kernel_name_of("Cooperlake (CPU level: AVX-512)"),
+            Some("Cooperlake")
+        );
+        assert_eq!(
+            kernel_name_of("Haswell (CPU level: AVX-512; OPENBLAS_CORETYPE=Haswell set)"),
+            Some("Haswell")
+        );
+        assert_eq!(kernel_name_of("unknown"), None);
+        assert_eq!(
+            kernel_name_of("unknown (the blas-kernel example failed)"),
+            None
+        );
+        assert_eq!(kernel_name_of(""), None);
+    }
+
+    #[test]
+    fn the_masked_level_has_its_own_section_saying_so() {
+        let v4 = "cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3 avx avx2 bmi1 bmi2 f16c fma abm \
+                  movbe xsave avx512f avx512bw avx512cd avx512dq avx512vl";
+        let native = machine_title_of("AMD EPYC", v4, Level::Native);
+        let masked = machine_title_of("AMD EPYC", v4, Level::Avx2);
+        assert_eq!(native, "Machine: AMD EPYC, x86-64-v4 (AVX-512)");
+        assert!(masked.starts_with("Machine: AMD EPYC, x86-64-v4 (AVX-512), AVX-512 masked"));
+        assert!(masked.contains("not a real one"), "{masked}");
+        let doc = merge_machine_section("", &native, "- native\n");
+        let doc = merge_machine_section(&doc, &masked, "- masked\n");
+        let doc = merge_machine_section(&doc, &native, "- native again\n");
+        assert!(
+            doc.contains(&format!("## {native}\n\n- native again\n")),
+            "{doc}"
+        );
+        assert!(doc.contains(&format!("## {masked}\n\n- masked\n")), "{doc}");
+        let fact = level_fact(Level::Avx2);
+        assert!(fact.contains("`ARRAYS_SIMD_CAP=avx2`") && fact.contains("OPENCV_CPU_DISABLE"));
     }
 }

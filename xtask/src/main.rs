@@ -20,13 +20,16 @@ commands:
   test               setup, then the rust-version check, cargo fmt --check, clippy
                      -D warnings, every test
   demo               setup, then each crate's tour (examples/tour.rs), listing what it wrote
-  bench [--quick] [--peers] [--rounds N] [CRATE...]
+  bench [--quick] [--peers] [--rounds N] [--simd-cap native|avx2|both] [CRATE...]
                      criterion benchmarks side by side with the peers, written to
                      docs/BENCHMARKS.md (one section per kind of machine); --quick makes a
                      short smoke run, --peers installs and runs the Python peers (numpy,
                      scipy, awkward, OpenCV, TensorFlow, kaldifst, k2) in venvs under
                      target/; ours and the peers alternate over N rounds (default 3, 1 with
-                     --quick); crate names restrict the run to those crates
+                     --quick); --simd-cap avx2 masks AVX-512 on both sides (our kernels
+                     capped with ARRAYS_SIMD_CAP=avx2, OpenBLAS on Haswell, the peers'
+                     AVX-512 dispatch off) into its own section, both runs both levels;
+                     crate names restrict the run to those crates
   fuzz [target] [--seconds N]
                      the AFL++ campaign (cargo-afl, installed if missing) of one target or
                      all, N seconds each (default 60): new corpus entries to fuzz/corpus/,

@@ -21,10 +21,12 @@
 //!   and L-BFGS.
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
 //! - [`SimdLevel`]: the vector level of `exp` and the softmaxes, detected at run time
-//!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`]); results never
-//!   depend on it.
-//! - [`blas_kernel`]: which OpenBLAS kernel runs; an SSE fallback on an AVX2 CPU is
-//!   replaced before the first BLAS call, or reported once on stderr.
+//!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`], or the environment
+//!   variable [`SIMD_CAP_ENV`], `ARRAYS_SIMD_CAP`); results never depend on it.
+//! - [`blas_kernel`]: which OpenBLAS kernel runs; a kernel below the CPU (an SSE fallback
+//!   on an AVX2 CPU, an AVX2 kernel on an AVX-512 one) is replaced before the first BLAS
+//!   call unless `OPENBLAS_CORETYPE` chose it, and an SSE kernel that stays is reported
+//!   once on stderr.
 //! - Interop: zero-copy `ndarray` views (`as_array`, `MatrixView::from_array`), the `approx`
 //!   traits, and Kaldi's binary and text `Write`/`Read` (`write_kaldi`, `read_kaldi`,
 //!   `Display`, `FromStr`).
@@ -111,7 +113,7 @@ pub use packed_solve::{
 };
 pub use pca::compute_pca;
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
-pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel};
+pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};
 pub use sparse::{
     append_general_matrix_rows, extract_row_range_with_padding, filter_compressed_matrix_rows,
     filter_general_matrix_rows, filter_matrix_rows, filter_sparse_matrix_rows, trace_mat_smat,

@@ -1,10 +1,11 @@
-//! The BLAS kernel guard: the kernel on this machine matches its instruction set; an SSE
-//! (`Prescott`) kernel chosen at load time on an AVX2 CPU is replaced before the first
-//! BLAS call; and BLAS results equal reference loops whichever kernel runs.
+//! The BLAS kernel guard: the kernel on this machine matches its instruction set; a
+//! kernel below the CPU chosen at load time (an SSE `Prescott` kernel on an AVX2 CPU,
+//! `Haswell` on an AVX-512 one) is replaced before the first BLAS call unless the user
+//! chose it; and BLAS results equal reference loops whichever kernel runs.
 //!
 //! Kernel switches are process-global, so this file holds one test that switches, run
-//! alone in its binary, and one that re-runs this binary as a child process with
-//! `OPENBLAS_CORETYPE=Prescott` in its environment at load time.
+//! alone in its binary, and tests that re-run this binary as a child process with an
+//! `OPENBLAS_CORETYPE` in its environment at load time.
 
 use dense_matrix::{blas_kernel, select_blas_kernel, vec_vec, IsaLevel, Matrix, Trans, Vector};
 use rand::rngs::StdRng;
@@ -78,36 +79,39 @@ fn results_equal_reference_loops_under_every_kernel() {
             coretype.to_ascii_lowercase()
         );
         assert_eq!(now.is_degraded(), coretype == "Prescott", "{now}");
+        if coretype == "Prescott" || coretype == matching {
+            assert_eq!(now.is_below_cpu(), coretype == "Prescott", "{now}");
+        }
         blas_matches_reference_loops(coretype);
     }
 }
 
-/// The child half of `guard_replaces_a_prescott_kernel_chosen_at_load`: does nothing
-/// unless the parent started it.
+/// The child half of the guard tests: does nothing unless a parent started it.
 #[test]
 fn guard_child_process() {
-    if std::env::var_os("DENSE_MATRIX_KERNEL_CHILD").is_none() {
+    let Some(mode) = std::env::var_os("DENSE_MATRIX_KERNEL_CHILD") else {
         return;
+    };
+    // OpenBLAS read OPENBLAS_CORETYPE when it loaded; with `unset` the user "unsets" it,
+    // so the guard is free to replace the kernel at the first BLAS call; with `keep` it
+    // stays, the user's choice.
+    if mode == "unset" {
+        std::env::remove_var("OPENBLAS_CORETYPE");
     }
-    // OpenBLAS read OPENBLAS_CORETYPE=Prescott when it loaded; the user "unsets" it, so
-    // the guard is free to replace the fallback at the first BLAS call.
-    std::env::remove_var("OPENBLAS_CORETYPE");
     let kernel = blas_kernel();
     println!(
-        "KERNEL={} LEVEL={} FROM={}",
+        "KERNEL={} LEVEL={} FROM={} CHOSEN={}",
         kernel.name(),
         kernel.kernel_level(),
-        kernel.reselected_from().unwrap_or("-")
+        kernel.reselected_from().unwrap_or("-"),
+        kernel.chosen_by_env().unwrap_or("-")
     );
     blas_matches_reference_loops(kernel.name());
 }
 
-#[test]
-fn guard_replaces_a_prescott_kernel_chosen_at_load() {
-    if std::env::var_os("DENSE_MATRIX_KERNEL_CHILD").is_some() {
-        return;
-    }
-    let cpu = IsaLevel::of_cpu();
+/// Runs [`guard_child_process`] with `OPENBLAS_CORETYPE=coretype` at load time, and
+/// returns its kernel line and its stderr.
+fn child_with(coretype: &str, mode: &str) -> (String, String) {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "guard_child_process",
@@ -115,27 +119,58 @@ fn guard_replaces_a_prescott_kernel_chosen_at_load() {
             "--nocapture",
             "--test-threads=1",
         ])
-        .env("DENSE_MATRIX_KERNEL_CHILD", "1")
-        .env("OPENBLAS_CORETYPE", "Prescott")
+        .env("DENSE_MATRIX_KERNEL_CHILD", mode)
+        .env("OPENBLAS_CORETYPE", coretype)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "child failed:\n{stdout}\n{stderr}");
     // The harness prints "test guard_child_process ... " before the child's line.
     let line = stdout
         .lines()
-        .find_map(|l| l.find("KERNEL=").map(|at| &l[at..]))
+        .find_map(|l| l.find("KERNEL=").map(|at| l[at..].to_string()))
         .unwrap_or_else(|| panic!("no kernel line in:\n{stdout}"));
-    let want = match cpu {
-        IsaLevel::Avx512 => "KERNEL=SkylakeX LEVEL=AVX-512 FROM=Prescott",
-        IsaLevel::Avx2 => "KERNEL=Haswell LEVEL=AVX2 FROM=Prescott",
+    (line, stderr)
+}
+
+#[test]
+fn guard_replaces_a_prescott_kernel_chosen_at_load() {
+    if std::env::var_os("DENSE_MATRIX_KERNEL_CHILD").is_some() {
+        return;
+    }
+    let (line, stderr) = child_with("Prescott", "unset");
+    let want = match IsaLevel::of_cpu() {
+        IsaLevel::Avx512 => "KERNEL=SkylakeX LEVEL=AVX-512 FROM=Prescott CHOSEN=-",
+        IsaLevel::Avx2 => "KERNEL=Haswell LEVEL=AVX2 FROM=Prescott CHOSEN=-",
         // Nothing better exists for the CPU: the fallback stays, without a warning.
-        _ => "KERNEL=Prescott LEVEL=SSE FROM=-",
+        _ => "KERNEL=Prescott LEVEL=SSE FROM=- CHOSEN=-",
     };
     assert_eq!(line, want);
     assert!(
         !stderr.contains("OPENBLAS_CORETYPE="),
         "the guard warned although it fixed the kernel:\n{stderr}"
     );
+}
+
+#[test]
+fn guard_replaces_an_avx2_kernel_on_an_avx512_cpu_unless_the_user_chose_it() {
+    if std::env::var_os("DENSE_MATRIX_KERNEL_CHILD").is_some() {
+        return;
+    }
+    let cpu = IsaLevel::of_cpu();
+    if cpu < IsaLevel::Avx2 {
+        return; // OpenBLAS refuses a Haswell kernel on such a CPU
+    }
+    let (line, stderr) = child_with("Haswell", "unset");
+    let want = match cpu {
+        IsaLevel::Avx512 => "KERNEL=SkylakeX LEVEL=AVX-512 FROM=Haswell CHOSEN=-",
+        _ => "KERNEL=Haswell LEVEL=AVX2 FROM=- CHOSEN=-",
+    };
+    assert_eq!(line, want);
+    assert!(!stderr.contains("OPENBLAS_CORETYPE="), "{stderr}");
+    // chosen by the user: kept, and reported, without a warning
+    let (line, stderr) = child_with("Haswell", "keep");
+    assert_eq!(line, "KERNEL=Haswell LEVEL=AVX2 FROM=- CHOSEN=Haswell");
+    assert!(!stderr.contains("OPENBLAS_CORETYPE="), "{stderr}");
 }

@@ -41,9 +41,14 @@ fn array_2axis() -> Ragged<f32> {
     Ragged::new(shape, values).unwrap()
 }
 
-/// Times `f` as `name` at the best level, then capped at AVX2 as `peer_avx2__name`.
+/// Times `f` as `name` at the best level, then capped at AVX2 as `peer_avx2__name` (only
+/// when the level is above AVX2: under `ARRAYS_SIMD_CAP=avx2` the copy would time the
+/// same code again).
 fn at_best_and_avx2(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut f: impl FnMut()) {
     g.bench_function(name, |b| b.iter(&mut f));
+    if ragged_core::simd_level() <= SimdLevel::Avx2 {
+        return;
+    }
     let old = set_simd_cap(SimdLevel::Avx2);
     g.bench_function(format!("peer_avx2__{name}"), |b| b.iter(&mut f));
     set_simd_cap(old);

@@ -14,7 +14,8 @@
 //! - [`Renumbering`]: a keep mask with its `old2new`/`new2old` maps, for subsetting.
 //! - [`Error`]: every fallible operation's error.
 //! - [`SimdLevel`]: the vector level of the hot kernels, detected at run time
-//!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`]); results never depend on it.
+//!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`], or the environment
+//!   variable [`SIMD_CAP_ENV`], `ARRAYS_SIMD_CAP`); results never depend on it.
 //!
 //! Highlights: shape building ([`ragged_shape2`], [`compose_ragged_shapes`], ...), structure
 //! ([`Ragged::cat`], [`Ragged::stack`], [`Ragged::index_axis`], [`RaggedShape::remove_axis`],
@@ -83,4 +84,4 @@ pub use ragged::{Ragged, RaggedView};
 pub use renumbering::Renumbering;
 pub use row_partition::{row_ids_to_row_splits, row_splits_to_row_ids, RowPartition};
 pub use shape::RaggedShape;
-pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel};
+pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};

@@ -27,7 +27,15 @@ impl SimdLevel {
     }
 }
 
-static CAP: AtomicU8 = AtomicU8::new(SimdLevel::Avx512 as u8);
+/// The environment variable that caps the level for the whole process, as
+/// [`set_simd_cap`] does: `scalar`, `avx2` or `avx512` (any case). It is read once, at the
+/// first question about the level; a later [`set_simd_cap`] overrides it. dataflow and dense-matrix
+/// read the same variable, so `ARRAYS_SIMD_CAP=avx2` runs every crate's kernels as on an
+/// AVX2-only processor.
+pub const SIMD_CAP_ENV: &str = "ARRAYS_SIMD_CAP";
+
+/// The cap, or `UNKNOWN` before [`SIMD_CAP_ENV`] was read.
+static CAP: AtomicU8 = AtomicU8::new(UNKNOWN);
 
 /// The detected level, or `UNKNOWN` before the first question.
 static DETECTED: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -69,16 +77,65 @@ fn detect() -> SimdLevel {
 /// this level without another check.
 #[inline]
 pub fn simd_level() -> SimdLevel {
-    detected_simd().min(SimdLevel::from_u8(CAP.load(Ordering::Relaxed)))
+    detected_simd().min(cap())
+}
+
+/// The level a value of [`SIMD_CAP_ENV`] names (`scalar`, `avx2`, `avx512`, any case,
+/// blanks around ignored), or `None` for anything else.
+fn parse_cap(value: &str) -> Option<SimdLevel> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "scalar" => Some(SimdLevel::Scalar),
+        "avx2" => Some(SimdLevel::Avx2),
+        "avx512" => Some(SimdLevel::Avx512),
+        _ => None,
+    }
+}
+
+/// The cap [`SIMD_CAP_ENV`] asks for (no cap when it is unset or empty); an unknown value
+/// is reported once on stderr and ignored.
+fn cap_from_env() -> SimdLevel {
+    match std::env::var(SIMD_CAP_ENV) {
+        Ok(value) if !value.trim().is_empty() => parse_cap(&value).unwrap_or_else(|| {
+            eprintln!(
+                "ragged-core: ignoring {SIMD_CAP_ENV}={value:?}: the vector kernels take \
+                 scalar, avx2 or avx512"
+            );
+            SimdLevel::Avx512
+        }),
+        _ => SimdLevel::Avx512,
+    }
+}
+
+/// The process-wide cap: [`SIMD_CAP_ENV`] until [`set_simd_cap`] changes it.
+#[inline]
+fn cap() -> SimdLevel {
+    match CAP.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let from_env = cap_from_env();
+            // a cap set meanwhile by `set_simd_cap` wins over the environment
+            match CAP.compare_exchange(
+                UNKNOWN,
+                from_env as u8,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => from_env,
+                Err(now) => SimdLevel::from_u8(now),
+            }
+        }
+        v => SimdLevel::from_u8(v),
+    }
 }
 
 /// Caps the level of ragged-core's kernels for the whole process (`SimdLevel::Avx512`, the
 /// default, lets them use the best the processor has) and returns the previous cap.
 ///
 /// This exists to compare the paths (benchmarks, tests, an AVX2-only machine emulated on
-/// an AVX-512 one); results never depend on it.
-pub fn set_simd_cap(cap: SimdLevel) -> SimdLevel {
-    SimdLevel::from_u8(CAP.swap(cap as u8, Ordering::Relaxed))
+/// an AVX-512 one); results never depend on it. It overrides [`SIMD_CAP_ENV`].
+pub fn set_simd_cap(level: SimdLevel) -> SimdLevel {
+    // read the environment first, so it cannot replace this cap later
+    let _ = cap();
+    SimdLevel::from_u8(CAP.swap(level as u8, Ordering::Relaxed))
 }
 
 /// Runs `$body` (an expression calling generic code) in a copy compiled for `$level`:
@@ -193,5 +250,35 @@ mod tests {
         for v in [0u8, 1, 2, 3, 200] {
             assert_eq!(SimdLevel::from_u8(v) as u8, v.min(2));
         }
+    }
+
+    #[test]
+    fn cap_values_parse_and_unknown_ones_are_refused() {
+        for (text, want) in [
+            ("scalar", Some(SimdLevel::Scalar)),
+            ("avx2", Some(SimdLevel::Avx2)),
+            ("AVX2", Some(SimdLevel::Avx2)),
+            (" avx2\n", Some(SimdLevel::Avx2)),
+            ("avx512", Some(SimdLevel::Avx512)),
+            ("Avx512", Some(SimdLevel::Avx512)),
+            ("avx-512", None),
+            ("sse2", None),
+            ("avx3", None),
+            ("", None),
+        ] {
+            assert_eq!(parse_cap(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_environment_value_means_no_cap() {
+        // (only values that mean "no cap" are set here: other tests of this process may
+        // read the variable meanwhile)
+        std::env::set_var(SIMD_CAP_ENV, "avx3");
+        assert_eq!(cap_from_env(), SimdLevel::Avx512);
+        std::env::set_var(SIMD_CAP_ENV, " ");
+        assert_eq!(cap_from_env(), SimdLevel::Avx512);
+        std::env::remove_var(SIMD_CAP_ENV);
+        assert_eq!(cap_from_env(), SimdLevel::Avx512);
     }
 }

@@ -2,11 +2,13 @@
 //! fixed-point arithmetic: taps with 8 fraction bits, a 16-bit horizontal pass, a vertical
 //! pass with 16 fraction bits rounded to the nearest level.
 
+use std::mem::MaybeUninit;
+
 use crate::convolve::{Border, Stencil1};
 use crate::error::Error;
 use crate::explicit::Array;
 use crate::load::Threads;
-use crate::shape::Dim2;
+use crate::shape::{Dim2, Shape};
 use crate::source::Source;
 
 use super::fixed_blur::blur_fixed;
@@ -100,9 +102,9 @@ pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
     threads: Threads,
 ) -> Result<Array<u8, Dim2>, Error> {
     let st = gaussian_stencil::<N>(sigma)?;
-    let mut out = Array::filled(a.extent(), 0u8);
-    blur_fixed(a, st.taps, border, threads, out.as_mut_slice());
-    Ok(out)
+    Ok(blurred(a.extent(), |out| {
+        blur_fixed(a, st.taps, border, threads, out)
+    }))
 }
 
 /// Gaussian blur of an RGB image, each channel blurred as a grey image would be. The
@@ -115,9 +117,22 @@ pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]>
     threads: Threads,
 ) -> Result<Array<[u8; 3], Dim2>, Error> {
     let st = gaussian_stencil::<N>(sigma)?;
-    let mut out = Array::filled(a.extent(), [0u8; 3]);
-    blur_fixed(&a, st.taps, border, threads, out.as_mut_slice());
-    Ok(out)
+    Ok(blurred(a.extent(), |out| {
+        blur_fixed(&a, st.taps, border, threads, out)
+    }))
+}
+
+/// A new image of `extent` that `blur` writes in full, without clearing its memory
+/// first (clearing is a pass over the output on one thread, a fifth of a two-thread blur).
+fn blurred<P: Copy>(extent: Dim2, blur: impl FnOnce(&mut [MaybeUninit<P>])) -> Array<P, Dim2> {
+    // panics, naming the extent, when its size overflows
+    let n = extent.size();
+    let mut data: Vec<P> = Vec::with_capacity(n);
+    blur(&mut data.spare_capacity_mut()[..n]);
+    // SAFETY: `blur_fixed` writes every pixel of the `n` it is handed (it checks that its
+    // row bands cover them all); `P` is `Copy`, so nothing needs dropping.
+    unsafe { data.set_len(n) };
+    Array::from_vec(extent, data).expect("the length is the extent's size")
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! tests and tie rules, double threshold, and 8-connected hysteresis that is deterministic
 //! in parallel (a local pass per band, then a serial fix-up across band borders).
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use crate::convolve::Border;
@@ -127,11 +129,97 @@ fn decide(g: [i16; 2], m: i32, low: i64, high: i64, mag_at: impl Fn(isize, isize
     }
 }
 
+/// Chunks with at least this many of their 32 pixels above `low` are decided whole by
+/// [`decide_chunk`]; sparser ones pixel by pixel by [`decide`], whose branches cost less
+/// there (2560 x 1600, one thread: 6, 16 and all-chunks thresholds gave 3.05, 2.86 and
+/// 6.1 ms, against 3.18 ms pixel by pixel).
+const DENSE: u32 = 16;
+
+/// [`decide`] for the 32 columns `c..c + 32` of the middle row, without branches, so the
+/// compiler keeps the lanes in vector registers: `g` holds their gradients, `rows` the
+/// zero-padded magnitudes of the three rows (`rows[k][x + 1]` is column `x`). The same
+/// integer tests as [`decide`] (sectors by `tan 22.5`, strict and non-strict neighbours),
+/// written as selects; `low` and `high` are the thresholds clamped to `i32`.
+#[inline(always)]
+fn decide_chunk(
+    g: &[[i16; 2]],
+    rows: [&[i32]; 3],
+    c: usize,
+    low: i32,
+    high: i32,
+    class: &mut [u8; 32],
+) {
+    let [m0, m1, m2] = rows;
+    // columns c - 1 ..= c + 32 of each row, at padded positions c ..= c + 33
+    let (m0, m1, m2) = (&m0[c..c + 34], &m1[c..c + 34], &m2[c..c + 34]);
+    let g = &g[..32];
+    // `&` and `|` rather than `&&` and `||`, and values rather than places chosen: every
+    // lane computes everything, which is what lets the compiler vectorise the loop
+    for (k, (out, &[gx, gy])) in class.iter_mut().zip(g).enumerate() {
+        let (gx, gy) = (i32::from(gx), i32::from(gy));
+        let m = m1[k + 1];
+        let ax = gx.abs();
+        let ay = gy.abs() << SHIFT;
+        let tg22x = ax * TG22;
+        let tg67x = tg22x + (ax << (SHIFT + 1));
+        let horizontal = ay < tg22x;
+        let vertical = !horizontal & (ay > tg67x);
+        // the diagonal neighbours: (-1, -s) and (1, s), s the sign of gx * gy
+        let falling = (gx ^ gy) < 0;
+        let (ul, ur, dl, dr) = (m0[k], m0[k + 2], m2[k], m2[k + 2]);
+        let diag_a = if falling { ur } else { ul };
+        let diag_b = if falling { dl } else { dr };
+        let (left, right, up, down) = (m1[k], m1[k + 2], m0[k + 1], m2[k + 1]);
+        let a = if horizontal {
+            left
+        } else if vertical {
+            up
+        } else {
+            diag_a
+        };
+        let b = if horizontal {
+            right
+        } else if vertical {
+            down
+        } else {
+            diag_b
+        };
+        // horizontal and vertical keep `m >= after`, diagonals need `m > both`
+        let is_max = (m > a) & ((m > b) | ((m == b) & (horizontal | vertical)));
+        let kept = (m > low) & is_max;
+        let strong = u8::from(m > high);
+        *out = u8::from(kept) * (WEAK + strong);
+    }
+}
+
 /// Grows edges from the `EDGE` positions `(y, x)` on `stack` into 8-connected `WEAK`
 /// pixels of `map` (rows `0..rows` of width `cols`).
 fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<(u32, u32)>) {
+    assert_eq!(map.len(), rows * cols, "flood: a map of the wrong size");
     while let Some((y, x)) = stack.pop() {
         let (y, x) = (y as usize, x as usize);
+        if y > 0 && y + 1 < rows && x > 0 && x + 1 < cols {
+            // Inside the image, the eight neighbours lie at fixed offsets from `at`: no
+            // clipping, no row slices (the checked path below took four times as long).
+            let at = y * cols + x;
+            let (up, down) = (at - cols, at + cols);
+            for (p, ny, nx) in [
+                (up - 1, y - 1, x - 1),
+                (up, y - 1, x),
+                (up + 1, y - 1, x + 1),
+                (at - 1, y, x - 1),
+                (at + 1, y, x + 1),
+                (down - 1, y + 1, x - 1),
+                (down, y + 1, x),
+                (down + 1, y + 1, x + 1),
+            ] {
+                if map[p] == WEAK {
+                    map[p] = EDGE;
+                    stack.push((ny as u32, nx as u32));
+                }
+            }
+            continue;
+        }
         let y0 = y.saturating_sub(1);
         let y1 = (y + 1).min(rows - 1);
         let x0 = x.saturating_sub(1);
@@ -188,8 +276,10 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
 ) -> Vec<(u32, u32)> {
     const CH: usize = 32;
     let Dim2(_, cols) = a.extent();
-    // Magnitudes are non-negative `i32`, so comparing with `low` clamped to `i32` is exact.
+    // Magnitudes are non-negative `i32`, so comparing with `low` (or `high`) clamped to
+    // `i32` is exact.
     let low32 = low.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+    let high32 = high.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
     let mut sobel = SobelRows::new(cols);
     // Slot k: the gradient and magnitudes (zero-padded, `cols + 2`) of one image row.
     let mut grads: [Vec<[i16; 2]>; 3] = std::array::from_fn(|_| vec![[0i16; 2]; cols]);
@@ -211,8 +301,8 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
         );
         let [m0, m1, m2] = order.map(|k| &mags[k][..]);
         let g = &grads[order[1]];
+        // (`out` starts as `NONE` everywhere: only the pixels above `low` are written)
         let line = &mut out[(y - band.start) * cols..(y - band.start + 1) * cols];
-        line.fill(NONE);
         let mut c = 0;
         while c < cols {
             let n = CH.min(cols - c);
@@ -221,6 +311,24 @@ fn classify_band<A: Source<Shape = Dim2, Elem = u8>>(
                 .iter()
                 .enumerate()
                 .fold(0u32, |bits, (k, &m)| bits | (u32::from(m > low32) << k));
+            if above.count_ones() >= DENSE && n == CH {
+                // many candidates: decide the whole chunk without branches, in vector
+                // lanes, then collect its edges
+                let mut class = [NONE; CH];
+                decide_chunk(&g[c..c + CH], [m0, m1, m2], c, low32, high32, &mut class);
+                line[c..c + CH].copy_from_slice(&class);
+                let mut edges = class
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |bits, (k, &v)| bits | (u32::from(v == EDGE) << k));
+                while edges != 0 {
+                    let x = c + edges.trailing_zeros() as usize;
+                    edges &= edges - 1;
+                    seeds.push(((y - band.start) as u32, x as u32));
+                }
+                c += n;
+                continue;
+            }
             while above != 0 {
                 let x = c + above.trailing_zeros() as usize;
                 above &= above - 1;
@@ -256,8 +364,19 @@ unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     classify_band(a, norm, low, high, band, out)
 }
 
+/// `out` filled with `value`, as initialised bytes.
+fn init_bytes(out: &mut [MaybeUninit<u8>], value: u8) -> &mut [u8] {
+    for b in out.iter_mut() {
+        b.write(value);
+    }
+    // SAFETY: every element was written just above, and `MaybeUninit<u8>` has the layout
+    // of `u8`; the exclusive borrow moves into the result.
+    unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
+}
+
 /// Suppression, threshold and the band-local flood of one band, with the AVX2 copy of
-/// the classification when `level` allows it.
+/// the classification when `level` allows it. Every byte of `out` (the band's rows, not
+/// written yet) is written: first cleared to `NONE` on the band's own thread.
 fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     level: super::simd::Simd,
     a: &A,
@@ -265,9 +384,10 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     low: i64,
     high: i64,
     band: std::ops::Range<usize>,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     use super::simd::Simd;
+    let out = init_bytes(out, NONE);
     let Dim2(_, cols) = a.extent();
     let n_rows = band.len();
     // No AVX-512 copies: compiled with AVX-512 enabled, classification and flood
@@ -330,23 +450,32 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     let level = super::simd::simd();
     let extent = a.extent();
     let Dim2(rows, cols) = extent;
-    let mut map = Array::filled(extent, NONE);
     if rows == 0 || cols == 0 {
-        return Ok(map);
+        return Ok(Array::filled(extent, NONE));
     }
+    // panics, naming the extent, when its size overflows
+    let n = extent.size();
     let band_rows: Vec<std::ops::Range<usize>> = schedule_bands(&[(0..rows, 0..cols)], threads)
         .into_iter()
         .map(|(r, _)| r)
         .collect();
+    // The map is not cleared on this thread first (a serial pass a two-thread run waits
+    // for): each band clears and fills its own rows.
+    let mut data: Vec<u8> = Vec::with_capacity(n);
     {
         let mut jobs = Vec::with_capacity(band_rows.len());
-        let mut rest = map.as_mut_slice();
+        let mut rest = &mut data.spare_capacity_mut()[..n];
         for r in &band_rows {
             let (head, tail) = rest.split_at_mut(r.len() * cols);
             jobs.push((r.clone(), head));
             rest = tail;
         }
-        let job = |(r, out): (std::ops::Range<usize>, &mut [u8])| {
+        assert!(
+            rest.is_empty(),
+            "canny: the row bands leave {} bytes of the map unwritten",
+            rest.len()
+        );
+        let job = |(r, out): (std::ops::Range<usize>, &mut [MaybeUninit<u8>])| {
             band_edges(level, a, norm, low, high, r, out)
         };
         if jobs.len() > 1 {
@@ -355,6 +484,10 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
             jobs.into_iter().for_each(job);
         }
     }
+    // SAFETY: the bands cover all `n` bytes (checked above) and `band_edges` writes every
+    // byte of its piece before anything else.
+    unsafe { data.set_len(n) };
+    let mut map = Array::from_vec(extent, data).expect("the length is the extent's size");
     if band_rows.len() > 1 {
         let data = map.as_mut_slice();
         let mut seeds = Vec::new();
@@ -532,6 +665,87 @@ mod tests {
                     .unwrap();
                     assert_eq!(par, seq, "threads {t}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunk_decided_at_once_equals_pixel_by_pixel() {
+        // Gradients on and around the sector boundaries (|dy| / |dx| near tan 22.5 and
+        // tan 67.5, both signs), magnitudes from a small range so that ties with the
+        // neighbours are common, and thresholds on both sides of them.
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        };
+        for round in 0..400 {
+            let cols = 40;
+            let rows: [Vec<i32>; 3] =
+                std::array::from_fn(|_| (0..cols + 2).map(|_| next(9) as i32).collect());
+            let g: Vec<[i16; 2]> = (0..cols)
+                .map(|k| {
+                    let x = next(2041) as i16 - 1020;
+                    let y =
+                        match (round + k) % 4 {
+                            // exactly on the lines |y| = tan(22.5) |x| and tan(67.5) |x|,
+                            // as the fixed-point test rounds them
+                            0 => ((i32::from(x).abs() * TG22) >> SHIFT) as i16,
+                            1 => ((i32::from(x).abs() * (TG22 + (1 << (SHIFT + 1)))) >> SHIFT)
+                                .min(1020) as i16,
+                            _ => next(2041) as i16 - 1020,
+                        };
+                    let y = if next(2) == 0 { -y } else { y };
+                    [x, y]
+                })
+                .collect();
+            let (low, high) = (next(6) as i64, 2 + next(8) as i64);
+            for c in [0usize, 3, 8] {
+                let mut class = [NONE; 32];
+                let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
+                decide_chunk(&g[c..c + 32], refs, c, low as i32, high as i32, &mut class);
+                for (k, &got) in class.iter().enumerate() {
+                    let j = c + k + 1;
+                    let mag_at =
+                        |dy: isize, dx: isize| rows[(1 + dy) as usize][(j as isize + dx) as usize];
+                    let want = decide(g[c + k], rows[1][j], low, high, mag_at);
+                    assert_eq!(got, want, "round {round}, column {}", c + k);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_noise_matches_the_model() {
+        // Pure noise with a low threshold of 1: nearly every chunk is decided at once.
+        for (rows, cols) in [(37, 70), (20, 129)] {
+            let data: Vec<u8> = (0..rows * cols)
+                .map(|i| ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as u8)
+                .collect();
+            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            for (norm, low, high) in [(Norm::L1, 1.0, 120.0), (Norm::L2, 1.0, 90.0)] {
+                let p = Canny {
+                    low,
+                    high,
+                    norm,
+                    threads: Threads::Seq,
+                };
+                let (l, h) = thresholds(&p).unwrap();
+                let want = model(&data, rows, cols, l, h, norm == Norm::L2);
+                assert_eq!(canny(&a, &p).unwrap().as_slice(), &want[..], "{norm:?}");
+                let two = crate::load::with_par_threshold(0, || {
+                    canny(
+                        &a,
+                        &Canny {
+                            threads: Threads::Fixed(2),
+                            ..p
+                        },
+                    )
+                })
+                .unwrap();
+                assert_eq!(two.as_slice(), &want[..], "{norm:?}, two bands");
             }
         }
     }

@@ -1,6 +1,8 @@
 //! The Sobel 3x3 gradient (`cv2.Sobel(img, CV_16S, 1, 0)` and `(0, 1)`), its magnitude in
 //! the L1 and L2 norms, and its direction.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use crate::convolve::{border_interpolate, convolve2, Border, Convolved2, Stencil2};
@@ -8,7 +10,7 @@ use crate::delayed::{SourceExt, ZipWith};
 use crate::error::Error;
 use crate::explicit::Array;
 use crate::load::{schedule_bands, Threads};
-use crate::shape::Dim2;
+use crate::shape::{Dim2, Shape};
 use crate::source::Source;
 
 /// The Sobel stencil for d/dx (applied as correlation, like OpenCV).
@@ -82,9 +84,6 @@ where
     )
 }
 
-/// Receives each gradient row: its offset in the band, `dx`, `dy`.
-type RowSink<'e> = &'e mut dyn FnMut(usize, &[i16], &[i16]);
-
 /// A row of the source widened by one column each side through `border` (`cols + 2`
 /// bytes), or the constant row when `q` is `None`.
 #[inline(always)]
@@ -118,13 +117,25 @@ fn padded_row<A: Source<Shape = Dim2, Elem = u8>>(
     }
 }
 
+/// `s` as memory to write. Sound because every function handed the result writes only
+/// initialised `i16` values through it, so `s` stays initialised.
+fn as_uninit(s: &mut [i16]) -> &mut [MaybeUninit<i16>] {
+    // SAFETY: `MaybeUninit<i16>` has the layout of `i16`; the only callers pass the result
+    // to `SobelRows::gradient`, which writes `i16` values and never uninitialised ones.
+    unsafe { &mut *(s as *mut [i16] as *mut [MaybeUninit<i16>]) }
+}
+
 /// Buffers to compute the Sobel gradient of one row at a time: three padded source rows
-/// are summed down the columns (`p0 + 2 p1 + p2` and `p2 - p0`), then across.
+/// (a ring: going down a band, each source row is padded once) are summed down the
+/// columns (`p0 + 2 p1 + p2` and `p2 - p0`), then across.
 pub(crate) struct SobelRows {
     p: [Vec<u8>; 3],
+    /// The source row each of `p` holds (`Some(None)`: the constant border row; `None`:
+    /// nothing yet).
+    keys: [Option<Option<usize>>; 3],
     smooth: Vec<i16>,
     diff: Vec<i16>,
-    /// The last row's `dx`.
+    /// The last row's `dx` (of [`SobelRows::row`]).
     pub(crate) dx: Vec<i16>,
     /// The last row's `dy`.
     pub(crate) dy: Vec<i16>,
@@ -136,6 +147,7 @@ impl SobelRows {
         let w = cols + 2;
         SobelRows {
             p: [vec![0u8; w], vec![0u8; w], vec![0u8; w]],
+            keys: [None; 3],
             smooth: vec![0i16; w],
             diff: vec![0i16; w],
             dx: vec![0i16; cols],
@@ -151,12 +163,54 @@ impl SobelRows {
         border: &Border<u8>,
         y: usize,
     ) {
+        let (mut dx, mut dy) = (std::mem::take(&mut self.dx), std::mem::take(&mut self.dy));
+        self.gradient(a, border, y, as_uninit(&mut dx), as_uninit(&mut dy));
+        (self.dx, self.dy) = (dx, dy);
+    }
+
+    /// The gradient of image row `y`, written to every element of `dx` and `dy` (`cols`
+    /// each).
+    #[inline(always)]
+    fn gradient<A: Source<Shape = Dim2, Elem = u8>>(
+        &mut self,
+        a: &A,
+        border: &Border<u8>,
+        y: usize,
+        dx: &mut [MaybeUninit<i16>],
+        dy: &mut [MaybeUninit<i16>],
+    ) {
         let Dim2(rows, cols) = a.extent();
-        for (k, buf) in self.p.iter_mut().enumerate() {
-            let q = border_interpolate(y as isize + k as isize - 1, rows, border);
-            padded_row(a, q, border, buf);
+        assert!(
+            dx.len() == cols && dy.len() == cols,
+            "sobel: gradient rows of {} and {} for {cols} columns",
+            dx.len(),
+            dy.len()
+        );
+        let need: [Option<usize>; 3] =
+            std::array::from_fn(|k| border_interpolate(y as isize + k as isize - 1, rows, border));
+        for key in need {
+            if self.keys.contains(&Some(key)) {
+                continue;
+            }
+            let slot = self
+                .keys
+                .iter()
+                .position(|k| k.is_none_or(|k| !need.contains(&k)))
+                .expect("3 slots hold the at most 3 rows needed");
+            padded_row(a, key, border, &mut self.p[slot]);
+            self.keys[slot] = Some(key);
         }
-        let [p0, p1, p2] = &self.p;
+        let slot_of = |key| {
+            self.keys
+                .iter()
+                .position(|k| *k == Some(key))
+                .expect("loaded above")
+        };
+        let (p0, p1, p2) = (
+            &self.p[slot_of(need[0])],
+            &self.p[slot_of(need[1])],
+            &self.p[slot_of(need[2])],
+        );
         for (((s, d), (&u, &m)), &l) in self
             .smooth
             .iter_mut()
@@ -168,35 +222,44 @@ impl SobelRows {
             *d = i16::from(l) - i16::from(u);
         }
         let (smooth, diff) = (&self.smooth, &self.diff);
-        for ((o, &l), &r) in self.dx.iter_mut().zip(&smooth[..cols]).zip(&smooth[2..]) {
-            *o = r - l;
+        for ((o, &l), &r) in dx.iter_mut().zip(&smooth[..cols]).zip(&smooth[2..]) {
+            o.write(r - l);
         }
-        for (((o, &l), &m), &r) in self
-            .dy
+        for (((o, &l), &m), &r) in dy
             .iter_mut()
             .zip(&diff[..cols])
             .zip(&diff[1..cols + 1])
             .zip(&diff[2..])
         {
-            *o = l + 2 * m + r;
+            o.write(l + 2 * m + r);
         }
     }
 }
 
-/// Rows `band` of the Sobel gradient, handing each row's `dx` and `dy` to `emit` with the
-/// row's offset inside the band.
+/// Rows `band` of the Sobel gradient, written to every element of `dx` and `dy` (the
+/// band's rows).
 #[inline(always)]
 fn sobel_band<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     border: Border<u8>,
     band: std::ops::Range<usize>,
-    emit: RowSink<'_>,
+    dx: &mut [MaybeUninit<i16>],
+    dy: &mut [MaybeUninit<i16>],
 ) {
     let Dim2(_, cols) = a.extent();
+    assert!(
+        dx.len() == band.len() * cols && dy.len() == dx.len(),
+        "sobel: a band of {} rows with outputs of {} and {} elements",
+        band.len(),
+        dx.len(),
+        dy.len()
+    );
     let mut rows = SobelRows::new(cols);
-    for y in band.clone() {
-        rows.row(a, &border, y);
-        emit(y - band.start, &rows.dx, &rows.dy);
+    for ((y, ox), oy) in band
+        .zip(dx.chunks_exact_mut(cols))
+        .zip(dy.chunks_exact_mut(cols))
+    {
+        rows.gradient(a, &border, y, ox, oy);
     }
 }
 
@@ -206,9 +269,10 @@ unsafe fn sobel_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     border: Border<u8>,
     band: std::ops::Range<usize>,
-    emit: RowSink<'_>,
+    dx: &mut [MaybeUninit<i16>],
+    dy: &mut [MaybeUninit<i16>],
 ) {
-    sobel_band(a, border, band, emit)
+    sobel_band(a, border, band, dx, dy)
 }
 
 /// [`sobel_band`] with the AVX2 copy when `level` allows it.
@@ -217,7 +281,8 @@ fn sobel_band_best<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     border: Border<u8>,
     band: std::ops::Range<usize>,
-    emit: RowSink<'_>,
+    dx: &mut [MaybeUninit<i16>],
+    dy: &mut [MaybeUninit<i16>],
 ) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -227,14 +292,15 @@ fn sobel_band_best<A: Source<Shape = Dim2, Elem = u8>>(
         if level >= Simd::Avx2 {
             // SAFETY: the processor supports AVX2 (`level` comes from `simd()`, capped by
             // the detected level).
-            return unsafe { sobel_band_avx2(a, border, band, emit) };
+            return unsafe { sobel_band_avx2(a, border, band, dx, dy) };
         }
     }
     let _ = level;
-    sobel_band(a, border, band, emit)
+    sobel_band(a, border, band, dx, dy)
 }
 
-/// Splits `out` (rows of `w` elements) into the pieces of `bands`.
+/// Splits `out` (rows of `w` elements) into the pieces of `bands`, which must cover it
+/// (checked: the caller treats `out` as written once every piece is).
 fn split_bands<'a, T>(
     out: &'a mut [T],
     w: usize,
@@ -247,6 +313,11 @@ fn split_bands<'a, T>(
         pieces.push(head);
         rest = tail;
     }
+    assert!(
+        rest.is_empty(),
+        "sobel: the row bands leave {} elements of the output unwritten",
+        rest.len()
+    );
     pieces
 }
 
@@ -269,26 +340,35 @@ pub fn sobel_xy<A: Source<Shape = Dim2, Elem = u8>>(
 ) -> (Array<i16, Dim2>, Array<i16, Dim2>) {
     let extent = a.extent();
     let Dim2(rows, cols) = extent;
-    let mut dx = Array::filled(extent, 0i16);
-    let mut dy = Array::filled(extent, 0i16);
-    if rows == 0 || cols == 0 {
-        return (dx, dy);
+    // panics, naming the extent, when its size overflows
+    let n = extent.size();
+    // Not cleared first: every element is written below (clearing 2 x 2 bytes a pixel
+    // on one thread cost a sixth of a two-thread run).
+    let (mut dx, mut dy) = (Vec::<i16>::with_capacity(n), Vec::<i16>::with_capacity(n));
+    if rows > 0 && cols > 0 {
+        let bands: Vec<_> = schedule_bands(&[(0..rows, 0..cols)], threads)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        let px = split_bands(&mut dx.spare_capacity_mut()[..n], cols, &bands);
+        let py = split_bands(&mut dy.spare_capacity_mut()[..n], cols, &bands);
+        let jobs: Vec<_> = bands.into_iter().zip(px.into_iter().zip(py)).collect();
+        let level = super::simd::simd();
+        run_bands(jobs, |(r, (ox, oy))| {
+            sobel_band_best(level, a, border, r, ox, oy)
+        });
     }
-    let bands: Vec<_> = schedule_bands(&[(0..rows, 0..cols)], threads)
-        .into_iter()
-        .map(|(r, _)| r)
-        .collect();
-    let px = split_bands(dx.as_mut_slice(), cols, &bands);
-    let py = split_bands(dy.as_mut_slice(), cols, &bands);
-    let jobs: Vec<_> = bands.into_iter().zip(px.into_iter().zip(py)).collect();
-    let level = super::simd::simd();
-    run_bands(jobs, |(r, (ox, oy))| {
-        sobel_band_best(level, a, border, r, &mut |k, gx, gy| {
-            ox[k * cols..(k + 1) * cols].copy_from_slice(gx);
-            oy[k * cols..(k + 1) * cols].copy_from_slice(gy);
-        })
-    });
-    (dx, dy)
+    // SAFETY: the bands cover all `n` elements of both (checked by `split_bands`), and
+    // `sobel_band` writes every element of its pieces (it checks their lengths); `i16`
+    // needs no drop.
+    unsafe {
+        dx.set_len(n);
+        dy.set_len(n);
+    }
+    (
+        Array::from_vec(extent, dx).expect("the length is the extent's size"),
+        Array::from_vec(extent, dy).expect("the length is the extent's size"),
+    )
 }
 
 #[cfg(test)]

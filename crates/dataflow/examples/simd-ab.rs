@@ -1,0 +1,215 @@
+//! Times the image kernels on the criterion benches' input (2560 x 1600, or the quick
+//! run's 640 x 400 with `ARRAYS_BENCH_QUICK=1`) in CPU time of
+//! the calling thread, which leaves out the time a thread waits for a core (the main
+//! noise on a loaded machine).
+//!
+//! - `dataflow-simd-ab [rounds] [filter]` alternates the AVX-512 and AVX2 copies call by
+//!   call (A B A B ...), one thread, and prints per workload the median, minimum and
+//!   maximum of the per-round ratios AVX-512 time / AVX2 time and the ratio of the minimum
+//!   times. On a processor without AVX-512 every ratio is about 1.
+//! - `dataflow-simd-ab --time [reps] [filter]` times each workload `reps` times at the
+//!   current level (`ARRAYS_SIMD_CAP` caps it) and prints the minimum and median thread
+//!   CPU time of the one-thread run and the wall time of the two-thread run, to set
+//!   beside OpenCV's figures taken the same way.
+//!
+//! Run: `cargo run --release -p dataflow --example dataflow-simd-ab -- [args]`; `filter`
+//! keeps the workloads whose name contains it.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use dataflow::image::{
+    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd, sobel_xy, Canny,
+    Norm, Simd,
+};
+use dataflow::{compute_with, Array, Border, Dim2, Plain, Threads};
+
+/// CPU time of the calling thread, in seconds.
+#[cfg(target_os = "linux")]
+fn thread_cpu_seconds() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `struct timespec` (two 64-bit fields on 64-bit
+    // Linux) and the clock id is Linux's thread CPU clock; the return value is checked.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Wall time elsewhere.
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_seconds() -> f64 {
+    use std::sync::OnceLock;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+/// The benches' input: see `benches/dataflow.rs` (640 x 400 with `ARRAYS_BENCH_QUICK=1`).
+fn input() -> Array<[u8; 3], Dim2> {
+    let (w, h) = (benches::size(2560, 4), benches::size(1600, 4));
+    let mut rng = benches::SplitMix64::new(6);
+    let mut px = Vec::with_capacity(w * h);
+    for y in 0..h {
+        for x in 0..w {
+            let r = rng.next_u64();
+            let base = 40 + 120 * ((x / 64 + y / 64) % 2) + ((x + 2 * y) % 256) / 4;
+            px.push([0, 1, 2].map(|c| (base + ((r >> (8 * c)) & 15) as usize) as u8));
+        }
+    }
+    Array::from_vec(Dim2(h, w), px).expect("extent matches")
+}
+
+/// One workload at a thread count.
+type Workload<'a> = Box<dyn Fn(Threads) + Sync + 'a>;
+
+fn workloads<'a>(
+    rgb: &'a Array<[u8; 3], Dim2>,
+    grey_img: &'a Array<u8, Dim2>,
+) -> Vec<(&'static str, Workload<'a>)> {
+    vec![
+        (
+            "grey",
+            Box::new(move |t| {
+                black_box(compute_with(&grey(rgb.view()), Plain, t));
+            }),
+        ),
+        (
+            "hist",
+            Box::new(move |t| {
+                black_box(histogram(grey_img, t));
+            }),
+        ),
+        (
+            "blur5_grey",
+            Box::new(move |t| {
+                black_box(gaussian_blur::<5, _>(grey_img, 0.0, Border::Reflect101, t).unwrap());
+            }),
+        ),
+        (
+            "blur5_rgb",
+            Box::new(move |t| {
+                black_box(
+                    gaussian_blur_rgb::<5, _>(rgb.view(), 0.0, Border::Reflect101, t).unwrap(),
+                );
+            }),
+        ),
+        (
+            "sobel",
+            Box::new(move |t| {
+                black_box(sobel_xy(grey_img, Border::Reflect101, t));
+            }),
+        ),
+        (
+            "canny",
+            Box::new(move |t| {
+                let params = Canny {
+                    low: 50.0,
+                    high: 150.0,
+                    norm: Norm::L1,
+                    threads: t,
+                };
+                black_box(canny(grey_img, &params).unwrap());
+            }),
+        ),
+    ]
+}
+
+fn cpu_time(f: &(dyn Fn(Threads) + Sync)) -> f64 {
+    let t = thread_cpu_seconds();
+    f(Threads::Seq);
+    thread_cpu_seconds() - t
+}
+
+fn min_median(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[0], v[v.len() / 2])
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rgb = input();
+    let grey_img = compute_with(&grey(rgb.view()), Plain, Threads::Seq);
+    let all = workloads(&rgb, &grey_img);
+    if args.first().map(String::as_str) == Some("--time") {
+        let reps: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(30);
+        let filter = args.get(2).cloned().unwrap_or_default();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a two-thread pool");
+        println!("level {:?}, {reps} calls each", simd());
+        for (name, f) in all.iter().filter(|(n, _)| n.contains(filter.as_str())) {
+            f(Threads::Seq);
+            let cpu: Vec<f64> = (0..reps).map(|_| cpu_time(f.as_ref())).collect();
+            let wall: Vec<f64> = pool.install(|| {
+                f(Threads::Fixed(2));
+                (0..reps)
+                    .map(|_| {
+                        let t = Instant::now();
+                        f(Threads::Fixed(2));
+                        t.elapsed().as_secs_f64()
+                    })
+                    .collect()
+            });
+            let (c0, c1) = min_median(cpu);
+            let (w0, w1) = min_median(wall);
+            println!(
+                "ours {name}: t1 thread cpu min {:.3} med {:.3} ms; t2 wall min {:.3} med {:.3} ms",
+                c0 * 1e3,
+                c1 * 1e3,
+                w0 * 1e3,
+                w1 * 1e3
+            );
+        }
+        return;
+    }
+    let rounds: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(15);
+    let filter = args.get(1).cloned().unwrap_or_default();
+    println!("detected level {:?}, {rounds} rounds", simd());
+    for (name, f) in all.iter().filter(|(n, _)| n.contains(filter.as_str())) {
+        let at = |level: Simd| {
+            set_simd_cap(level);
+            cpu_time(f.as_ref())
+        };
+        at(Simd::Avx512);
+        at(Simd::Avx2);
+        let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..rounds {
+            // alternate which side goes first, so neither always runs on a warm cache
+            let (ta, tb) = if round % 2 == 0 {
+                let ta = at(Simd::Avx512);
+                (ta, at(Simd::Avx2))
+            } else {
+                let tb = at(Simd::Avx2);
+                (at(Simd::Avx512), tb)
+            };
+            a.push(ta);
+            b.push(tb);
+            ratios.push(ta / tb);
+        }
+        set_simd_cap(Simd::Avx512);
+        let (a0, _) = min_median(a);
+        let (b0, _) = min_median(b);
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "{name:<12} avx512/avx2 median {:.3} (min {:.3}, max {:.3}); min times {:.3} / {:.3} ms = {:.3}",
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1],
+            a0 * 1e3,
+            b0 * 1e3,
+            a0 / b0
+        );
+    }
+}
