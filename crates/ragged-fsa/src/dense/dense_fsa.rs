@@ -2,8 +2,50 @@
 //! k2 lays them out (one extra final row per segment, one extra column for label `-1`).
 
 use ndarray::ArrayView3;
+use rayon::prelude::*;
 
 use crate::error::Error;
+
+/// Below this many scores a `DenseFsaVec` is copied on the calling thread.
+const PARALLEL_MIN_SCORES: usize = 1 << 16;
+
+/// Copies one segment's rows into `part` (`duration + 1` rows of `C + 1` columns, zeroed):
+/// `-inf` then the frame's log-probabilities, and the final row `[0, -inf, ...]`; each row is
+/// checked for NaN while in cache.
+fn copy_segment(
+    log_probs: ArrayView3<'_, f32>,
+    seq: usize,
+    start: usize,
+    duration: usize,
+    part: &mut [f32],
+) -> Result<(), Error> {
+    let num_cols = log_probs.dim().2 + 1;
+    for (frame, out) in (start..start + duration).zip(part.chunks_exact_mut(num_cols)) {
+        let row = log_probs.slice(ndarray::s![seq, frame, ..]);
+        // a reduction without early exit, which the compiler vectorizes
+        let has_nan = row.iter().fold(false, |any, x| any | x.is_nan());
+        if has_nan {
+            let symbol = row.iter().position(|x| x.is_nan()).unwrap_or(0);
+            return Err(Error::NanLogProb {
+                sequence: seq,
+                frame,
+                symbol,
+            });
+        }
+        out[0] = f32::NEG_INFINITY;
+        match row.as_slice() {
+            Some(s) => out[1..].copy_from_slice(s),
+            None => out[1..]
+                .iter_mut()
+                .zip(row.iter())
+                .for_each(|(o, &x)| *o = x),
+        }
+    }
+    let last = &mut part[duration * num_cols..];
+    last[0] = 0.0;
+    last[1..].fill(f32::NEG_INFINITY);
+    Ok(())
+}
 
 /// Network outputs as dense FSAs, one per supervision segment (k2's `DenseFsaVec`).
 ///
@@ -90,35 +132,43 @@ impl DenseFsaVec {
             .ok_or(Error::TooLarge {
                 what: "dense scores (frames x (symbols + 1))",
             })?;
-        let mut scores = Vec::new();
-        scores
+        // a request the allocator refuses is an error, not an abort: probe it first, then
+        // take zeroed memory, whose pages the copying tasks fault in in parallel
+        Vec::<f32>::new()
             .try_reserve_exact(total)
             .map_err(|_| Error::TooLarge {
                 what: "dense scores (allocation failed)",
             })?;
-        // copied row by row, each checked for NaN (anywhere a segment reads) while in cache
-        for &[seq, start, duration] in &segments {
-            for frame in start..start + duration {
-                let row = log_probs.slice(ndarray::s![seq as usize, frame as usize, ..]);
-                // a reduction without early exit, which the compiler vectorizes
-                let has_nan = row.iter().fold(false, |any, x| any | x.is_nan());
-                if has_nan {
-                    let symbol = row.iter().position(|x| x.is_nan()).unwrap_or(0);
-                    return Err(Error::NanLogProb {
-                        sequence: seq as usize,
-                        frame: frame as usize,
-                        symbol,
-                    });
-                }
-                scores.push(f32::NEG_INFINITY);
-                match row.as_slice() {
-                    Some(s) => scores.extend_from_slice(s),
-                    None => scores.extend(row.iter().copied()),
-                }
-            }
-            scores.push(0.0);
-            scores.extend(std::iter::repeat_n(f32::NEG_INFINITY, c));
+        let mut scores = vec![0f32; total];
+        // each segment's rows, copied by one task
+        let mut parts: Vec<(&[i32; 3], &mut [f32])> = Vec::with_capacity(segments.len());
+        let mut rest = scores.as_mut_slice();
+        for (segment, w) in segments.iter().zip(row_splits.windows(2)) {
+            let (part, tail) = rest.split_at_mut((w[1] - w[0]) as usize * num_cols);
+            parts.push((segment, part));
+            rest = tail;
         }
+        let copy = |(&[seq, start, duration], part): (&[i32; 3], &mut [f32])| {
+            copy_segment(
+                log_probs,
+                seq as usize,
+                start as usize,
+                duration as usize,
+                part,
+            )
+        };
+        // the first NaN in segment order, as a serial copy would find it
+        let copied: Result<(), Error> = if parts.len() > 1 && total >= PARALLEL_MIN_SCORES {
+            parts
+                .into_par_iter()
+                .map(copy)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .collect()
+        } else {
+            parts.into_iter().try_for_each(copy)
+        };
+        copied?;
         debug_assert_eq!(scores.len(), total);
         Ok(Self {
             scores,
@@ -351,5 +401,71 @@ mod tests {
                 num_frames: 3
             })
         );
+    }
+
+    /// k2's layout built by a plain loop, the model for the copy (serial or in parallel).
+    fn naive_scores(x: &Array3<f32>, segments: &[[i32; 3]]) -> Vec<f32> {
+        let c = x.dim().2;
+        let mut out = Vec::new();
+        for &[seq, start, duration] in segments {
+            for frame in start..start + duration {
+                out.push(f32::NEG_INFINITY);
+                (0..c).for_each(|k| out.push(x[[seq as usize, frame as usize, k]]));
+            }
+            out.push(0.0);
+            out.extend(std::iter::repeat_n(f32::NEG_INFINITY, c));
+        }
+        out
+    }
+
+    #[test]
+    fn large_batches_copied_in_parallel_match_the_plain_loop() {
+        // past PARALLEL_MIN_SCORES: 2 x 300 x 129 frames and columns per segment
+        let (n, t, c) = (3, 300, 128);
+        let x = Array3::from_shape_fn((n, t, c), |(i, j, k)| (i * 100_000 + j * 200 + k) as f32);
+        // unsorted, overlapping, one of 0 frames, one strided view below
+        let segments = [
+            [2, 5, 295],
+            [0, 0, 300],
+            [1, 17, 0],
+            [2, 0, 150],
+            [1, 40, 200],
+        ];
+        let d = DenseFsaVec::new(x.view(), &segments).unwrap();
+        assert!(d.scores().len() >= PARALLEL_MIN_SCORES);
+        assert_eq!(d.scores(), naive_scores(&x, &segments).as_slice());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let in_pool = pool.install(|| DenseFsaVec::new(x.view(), &segments).unwrap());
+        assert_eq!(in_pool, d);
+        let strided = x.slice(ndarray::s![.., .., ..;2]).to_owned();
+        let d = DenseFsaVec::new(x.slice(ndarray::s![.., .., ..;2]), &segments).unwrap();
+        assert_eq!(d.scores(), naive_scores(&strided, &segments).as_slice());
+    }
+
+    #[test]
+    fn in_parallel_the_first_nan_in_segment_order_is_reported() {
+        let (n, t, c) = (2, 400, 200);
+        let mut x = Array3::from_shape_fn((n, t, c), |(i, j, k)| (i + j + k) as f32);
+        x[[1, 10, 3]] = f32::NAN; // read by segment 2 only
+        x[[0, 300, 7]] = f32::NAN; // read by segments 1 and 3
+        x[[0, 350, 1]] = f32::NAN;
+        let segments = [[1, 20, 300], [0, 100, 300], [1, 0, 50], [0, 299, 100]];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for _ in 0..20 {
+            assert_eq!(
+                pool.install(|| DenseFsaVec::new(x.view(), &segments)),
+                Err(Error::NanLogProb {
+                    sequence: 0,
+                    frame: 300,
+                    symbol: 7
+                })
+            );
+        }
     }
 }
