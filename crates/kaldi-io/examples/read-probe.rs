@@ -27,23 +27,8 @@ use dense_matrix::Matrix;
 use kaldi_io::{RandomAccessTableReader, SequentialTableReader};
 
 /// The CPU time of this thread, in ms.
-#[cfg(unix)]
 fn thread_cpu_ms() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable `timespec` for the call's duration, and the clock id
-    // is a constant the C library defines; the call writes `t` and nothing else.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(status, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 * 1e-6
-}
-
-/// No thread CPU clock here: CPU times print as 0.
-#[cfg(not(unix))]
-fn thread_cpu_ms() -> f64 {
-    0.0
+    benches::thread_cpu_seconds() * 1e3
 }
 
 /// The shuffled keys of the benches: Fisher-Yates with `SplitMix64::new(7).below`.

@@ -17,37 +17,7 @@ use ragged_core::{
     set_simd_cap, with_parallel_threshold, Ragged, RaggedShape, RowPartition, SimdLevel,
 };
 
-/// CPU time of the calling thread, in seconds: unlike wall time it leaves out the time the
-/// thread waits for a core, the main noise on a loaded machine.
-#[cfg(target_os = "linux")]
-fn thread_cpu_seconds() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable `struct timespec` (two 64-bit fields on 64-bit
-    // Linux) and the clock id is Linux's thread CPU clock; the return value is checked.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-/// Wall time elsewhere.
-#[cfg(not(target_os = "linux"))]
-fn thread_cpu_seconds() -> f64 {
-    use std::sync::OnceLock;
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_secs_f64()
-}
+use benches::thread_cpu_seconds;
 
 /// A small deterministic generator (SplitMix64, as the benches use).
 struct Rng(u64);
