@@ -308,10 +308,11 @@ pub fn run(options: &Options) -> Step {
         let facts = machine_facts(options, &selected, level, our_kernel.as_deref());
         let section = render(&measurements, &notes, &facts);
         print!("{section}");
-        let docs = root().join("docs");
-        std::fs::create_dir_all(&docs)
-            .map_err(|err| Failure(format!("creating {}: {err}", docs.display())))?;
-        let path = docs.join("BENCHMARKS.md");
+        let path = benchmarks_path(options);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|err| Failure(format!("creating {}: {err}", dir.display())))?;
+        }
         let old = std::fs::read_to_string(&path).unwrap_or_default();
         let doc = merge_machine_section(&old, &machine_title(level), &section);
         std::fs::write(&path, &doc)
@@ -319,6 +320,17 @@ pub fn run(options: &Options) -> Step {
         println!("xtask: wrote {} ({} level)", path.display(), level.flag());
     }
     Ok(())
+}
+
+/// The file a run writes its table into: `docs/BENCHMARKS.md` for a full run; for
+/// `--quick`, whose figures are not comparable, `BENCHMARKS-quick.md` in the target
+/// directory, never over this machine's section of the docs.
+fn benchmarks_path(options: &Options) -> PathBuf {
+    if options.quick {
+        target_dir().join("BENCHMARKS-quick.md")
+    } else {
+        root().join("docs").join("BENCHMARKS.md")
+    }
 }
 
 fn has_rust_files(dir: &Path) -> bool {
@@ -1392,6 +1404,26 @@ mod tests {
         let two = ["ragged-core".to_string()];
         assert_eq!(script_crate("ragged-corex", &two), None);
         assert_eq!(script_crate("graphs", &two), None);
+    }
+
+    #[test]
+    fn a_quick_run_never_writes_the_docs_table() {
+        let quick = Options {
+            quick: true,
+            ..Options::default()
+        };
+        let full = Options::default();
+        assert_eq!(
+            benchmarks_path(&full),
+            root().join("docs").join("BENCHMARKS.md")
+        );
+        let quick = benchmarks_path(&quick);
+        assert!(
+            !quick.starts_with(root().join("docs")),
+            "{}",
+            quick.display()
+        );
+        assert_eq!(quick.file_name().unwrap(), "BENCHMARKS-quick.md");
     }
 
     #[test]
