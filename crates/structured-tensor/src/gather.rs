@@ -6,7 +6,7 @@ use crate::array::{select_through, Array};
 use crate::error::Error;
 use crate::partition::{self, RowPartition};
 use crate::structured::StructuredTensor;
-use crate::tf_ops::ranges_of;
+use crate::tf_ops::{push_checked_indices, ranges_of};
 use crate::values::Values;
 
 /// The flat index values as `i64` (`int32` widened), or the dtype error.
@@ -123,19 +123,8 @@ impl StructuredTensor {
         for (pos, &b) in batch_of.iter().enumerate() {
             let start = splits[pos] as usize;
             let len = splits[pos + 1] as usize - start;
-            for &index in &values[bounds[b]..bounds[b + 1]] {
-                match usize::try_from(index) {
-                    Ok(i) if i < len => ids.push(start + i),
-                    _ => {
-                        return Err(Error::GatherIndexOutOfRange {
-                            position,
-                            index,
-                            size: len,
-                        })
-                    }
-                }
-                position += 1;
-            }
+            let mine = &values[bounds[b]..bounds[b + 1]];
+            push_checked_indices(&mut ids, mine, start, len, &mut position)?;
         }
         // Each position repeats its batch position's index structure.
         let (structure, _) = select_through(&ranges_of(batch_of.iter().copied()), &below)?;

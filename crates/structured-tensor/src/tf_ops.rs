@@ -26,18 +26,34 @@ pub(crate) fn ranges_of(ids: impl IntoIterator<Item = usize>) -> Vec<(usize, usi
 
 /// Checks `indices` against a dimension of `size` and converts them to `usize`.
 fn checked_indices(indices: &[i64], size: usize) -> Result<Vec<usize>, Error> {
-    indices
-        .iter()
-        .enumerate()
-        .map(|(position, &index)| match usize::try_from(index) {
-            Ok(i) if i < size => Ok(i),
-            _ => Err(Error::GatherIndexOutOfRange {
-                position,
-                index,
-                size,
-            }),
-        })
-        .collect()
+    let mut ids = Vec::with_capacity(indices.len());
+    push_checked_indices(&mut ids, indices, 0, size, &mut 0)?;
+    Ok(ids)
+}
+
+/// Appends `start + i` to `ids` for each index `i` of `indices` into a dimension of `size`
+/// that starts at `start`; `position` numbers the indices across calls, for the error.
+pub(crate) fn push_checked_indices(
+    ids: &mut Vec<usize>,
+    indices: &[i64],
+    start: usize,
+    size: usize,
+    position: &mut usize,
+) -> Result<(), Error> {
+    for &index in indices {
+        match usize::try_from(index) {
+            Ok(i) if i < size => ids.push(start + i),
+            _ => {
+                return Err(Error::GatherIndexOutOfRange {
+                    position: *position,
+                    index,
+                    size,
+                })
+            }
+        }
+        *position += 1;
+    }
+    Ok(())
 }
 
 /// Concatenates stacks of partitions level by level (each input given as its partitions);
@@ -503,19 +519,7 @@ impl StructuredTensor {
         for (pos, &b) in batch_of.iter().enumerate() {
             let start = splits[pos] as usize;
             let len = splits[pos + 1] as usize - start;
-            for &index in &indices[b] {
-                match usize::try_from(index) {
-                    Ok(i) if i < len => ids.push(start + i),
-                    _ => {
-                        return Err(Error::GatherIndexOutOfRange {
-                            position,
-                            index,
-                            size: len,
-                        })
-                    }
-                }
-                position += 1;
-            }
+            push_checked_indices(&mut ids, &indices[b], start, len, &mut position)?;
             lengths.push(indices[b].len());
         }
         let flat = self.merge_dims_unchecked(0, axis)?;
