@@ -67,6 +67,34 @@ impl SplitMix64 {
     }
 }
 
+/// The image benches' input (dataflow's criterion benches, its A/B example and
+/// `benches/peers/dataflow.py`): `w x h` RGB pixels, row-major, a checkerboard of 64-pixel
+/// squares with a diagonal ramp and 4 bits of noise per channel from `SplitMix64::new(6)`.
+pub fn image_rgb(w: usize, h: usize) -> Vec<[u8; 3]> {
+    let mut rng = SplitMix64::new(6);
+    let mut px = Vec::with_capacity(w * h);
+    for y in 0..h {
+        for x in 0..w {
+            let r = rng.next_u64();
+            let base = 40 + 120 * ((x / 64 + y / 64) % 2) + ((x + 2 * y) % 256) / 4;
+            px.push([0, 1, 2].map(|c| (base + ((r >> (8 * c)) & 15) as usize) as u8));
+        }
+    }
+    px
+}
+
+/// The keys `utt0000`, `utt0001`, ... of kaldi-io's benches in their random-access order
+/// (and its peer script's): Fisher-Yates driven by `SplitMix64::new(7).below`.
+pub fn shuffled_keys(n: usize) -> Vec<String> {
+    let mut keys: Vec<String> = (0..n).map(|i| format!("utt{i:04}")).collect();
+    let mut rng = SplitMix64::new(7);
+    for i in (1..n).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        keys.swap(i, j);
+    }
+    keys
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +114,37 @@ mod tests {
         for _ in 0..1000 {
             let x = rng.next_f64();
             assert!((0.0..1.0).contains(&x));
+        }
+    }
+
+    #[test]
+    fn shuffled_keys_are_a_permutation_in_fisher_yates_order() {
+        let keys = shuffled_keys(1000);
+        let mut sorted = keys.clone();
+        sorted.sort();
+        let want: Vec<String> = (0..1000).map(|i| format!("utt{i:04}")).collect();
+        assert_eq!(sorted, want);
+        // the first swap, by hand: position 999 takes key below(1000) of seed 7
+        let j = SplitMix64::new(7).next_u64() % 1000;
+        assert_eq!(keys[999], format!("utt{j:04}"));
+        assert_eq!(shuffled_keys(3).len(), 3);
+        assert!(shuffled_keys(0).is_empty());
+    }
+
+    #[test]
+    fn image_pixels_follow_the_documented_pattern() {
+        let (w, h) = (130, 70);
+        let px = image_rgb(w, h);
+        assert_eq!(px.len(), w * h);
+        let mut rng = SplitMix64::new(6);
+        for (i, p) in px.iter().enumerate() {
+            let (x, y) = (i % w, i / w);
+            let r = rng.next_u64();
+            let base = 40 + 120 * ((x / 64 + y / 64) % 2) + ((x + 2 * y) % 256) / 4;
+            for (c, &value) in p.iter().enumerate() {
+                let noise = ((r >> (8 * c)) & 15) as usize;
+                assert_eq!(value as usize, base + noise, "pixel ({x}, {y}) channel {c}");
+            }
         }
     }
 }

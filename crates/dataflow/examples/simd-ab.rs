@@ -29,16 +29,7 @@ use benches::thread_cpu_seconds;
 /// The benches' input: see `benches/dataflow.rs` (640 x 400 with `ARRAYS_BENCH_QUICK=1`).
 fn input() -> Array<[u8; 3], Dim2> {
     let (w, h) = (benches::size(2560, 4), benches::size(1600, 4));
-    let mut rng = benches::SplitMix64::new(6);
-    let mut px = Vec::with_capacity(w * h);
-    for y in 0..h {
-        for x in 0..w {
-            let r = rng.next_u64();
-            let base = 40 + 120 * ((x / 64 + y / 64) % 2) + ((x + 2 * y) % 256) / 4;
-            px.push([0, 1, 2].map(|c| (base + ((r >> (8 * c)) & 15) as usize) as u8));
-        }
-    }
-    Array::from_vec(Dim2(h, w), px).expect("extent matches")
+    Array::from_vec(Dim2(h, w), benches::image_rgb(w, h)).expect("extent matches")
 }
 
 /// One workload at a thread count.

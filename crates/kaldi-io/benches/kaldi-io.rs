@@ -51,16 +51,6 @@ fn bench_dir() -> PathBuf {
     target.join("kaldi-io-bench").join("ours")
 }
 
-fn shuffled_keys(n: usize) -> Vec<String> {
-    let mut keys: Vec<String> = (0..n).map(|i| format!("utt{i:04}")).collect();
-    let mut rng = benches::SplitMix64::new(7);
-    for i in (1..n).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        keys.swap(i, j);
-    }
-    keys
-}
-
 /// The byte ranges of the matrices' elements in a float archive of 500 x 80 matrices:
 /// each entry is `key \0BFM `, two int32 sizes (5 bytes each) and the elements.
 fn record_ranges(ark: &[u8]) -> Vec<std::ops::Range<usize>> {
@@ -175,7 +165,7 @@ fn kaldi_io(c: &mut Criterion) {
             black_box(rows)
         })
     });
-    let keys = shuffled_keys(n);
+    let keys = benches::shuffled_keys(n);
     group.bench_function("random_access_scp", |b| {
         b.iter(|| {
             let mut reader = RandomAccessTableReader::<Matrix<f32>>::open(&rspecifier).unwrap();

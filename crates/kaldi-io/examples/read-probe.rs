@@ -31,17 +31,6 @@ fn thread_cpu_ms() -> f64 {
     benches::thread_cpu_seconds() * 1e3
 }
 
-/// The shuffled keys of the benches: Fisher-Yates with `SplitMix64::new(7).below`.
-fn shuffled_keys(n: usize) -> Vec<String> {
-    let mut keys: Vec<String> = (0..n).map(|i| format!("utt{i:04}")).collect();
-    let mut rng = benches::SplitMix64::new(7);
-    for i in (1..n).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        keys.swap(i, j);
-    }
-    keys
-}
-
 /// The byte ranges of the matrices' elements in the float archive (`key \0BFM `, two
 /// int32 sizes, the elements).
 fn element_ranges(ark: &[u8]) -> Vec<std::ops::Range<usize>> {
@@ -159,7 +148,7 @@ fn main() {
     };
     let inputs = Inputs {
         dir: dir.clone(),
-        keys: shuffled_keys(1000),
+        keys: benches::shuffled_keys(1000),
         ranges: element_ranges(&ark),
         ark,
     };
