@@ -169,7 +169,6 @@ impl DenseFsaVec {
             parts.into_iter().try_for_each(copy)
         };
         copied?;
-        debug_assert_eq!(scores.len(), total);
         Ok(Self {
             scores,
             num_cols,
