@@ -364,6 +364,310 @@ unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     classify_band(a, norm, low, high, band, out)
 }
 
+/// One row of the L1 classification in vector registers: decides columns `0..n` of the
+/// middle row (`n` the multiple of 32 it returns, at most `line.len()`), writes their
+/// classes to `line` and pushes their `EDGE` positions `(y, x)` to `seeds`. `rows` are
+/// the zero-padded magnitudes of the three rows (`rows[k][x + 1]` is column `x`), `dx`
+/// and `dy` the middle row's gradient; the thresholds `[low, high]` are clamped to
+/// `-1..=i16::MAX`. Unsafe to call only for the target features its level needs.
+type RowKernel = unsafe fn(
+    rows: [&[i16]; 3],
+    dx: &[i16],
+    dy: &[i16],
+    thresholds: [i16; 2],
+    y: u32,
+    line: &mut [u8],
+    seeds: &mut Vec<(u32, u32)>,
+) -> usize;
+
+/// `2 tan(22.5 deg)` in 16 fraction bits: `mulhi(ax, TG22_X2)` is `(ax * TG22) >> 15`.
+const TG22_X2: i16 = (2 * TG22) as i16;
+
+/// Panics unless `rows`, `dx` and `dy` cover the `cols` columns of `line` (the bounds
+/// every vector row kernel relies on).
+#[inline(always)]
+fn check_row_bounds(rows: [&[i16]; 3], dx: &[i16], dy: &[i16], cols: usize) {
+    assert!(
+        dx.len() >= cols && dy.len() >= cols && rows.iter().all(|r| r.len() >= cols + 2),
+        "canny: row buffers of {}, {} and {:?} for {cols} columns",
+        dx.len(),
+        dy.len(),
+        rows.map(<[i16]>::len)
+    );
+}
+
+/// [`RowKernel`] with AVX-512 F/BW: 32 columns a step, in `i16` lanes and mask registers.
+///
+/// The sector tests in 16 bits: with `t = (ax * TG22) >> 15`, `ay << 15 < ax * TG22` is
+/// `ay <= t && ax != 0` (`ax * TG22` is never a multiple of `2^15` for `0 < ax < 2^15`,
+/// TG22 being odd), and `ay << 15 > ax * (TG22 + 2^16)` is `ay > 2 ax + t`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn decide_row_avx512(
+    rows: [&[i16]; 3],
+    dx: &[i16],
+    dy: &[i16],
+    [low, high]: [i16; 2],
+    y: u32,
+    line: &mut [u8],
+    seeds: &mut Vec<(u32, u32)>,
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = line.len();
+    check_row_bounds(rows, dx, dy, cols);
+    let n = cols / 32 * 32;
+    let [r0, r1, r2] = rows.map(<[i16]>::as_ptr);
+    let (px, py, out) = (dx.as_ptr(), dy.as_ptr(), line.as_mut_ptr());
+    let (lowv, highv) = (_mm512_set1_epi16(low), _mm512_set1_epi16(high));
+    let tg = _mm512_set1_epi16(TG22_X2);
+    let (one, two) = (_mm256_set1_epi8(WEAK as i8), _mm256_set1_epi8(EDGE as i8));
+    let mut c = 0;
+    while c < n {
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
+        // <= cols, so the loads read `dx`, `dy` at c..c + 32 and the padded rows at
+        // c..c + 34 <= cols + 2, and the store writes `line` at c..c + 32, all inside the
+        // lengths `check_row_bounds` asserted above.
+        unsafe {
+            let ld = |p: *const i16| _mm512_loadu_si512(p.cast());
+            let m = ld(r1.add(c + 1));
+            let above = _mm512_cmpgt_epi16_mask(m, lowv);
+            if above == 0 {
+                _mm256_storeu_si256(out.add(c).cast(), _mm256_setzero_si256());
+                c += 32;
+                continue;
+            }
+            let (gx, gy) = (ld(px.add(c)), ld(py.add(c)));
+            let (ax, ay) = (_mm512_abs_epi16(gx), _mm512_abs_epi16(gy));
+            let t = _mm512_mulhi_epu16(ax, tg);
+            let horizontal = _mm512_cmple_epi16_mask(ay, t) & _mm512_test_epi16_mask(ax, ax);
+            let t67 = _mm512_add_epi16(_mm512_add_epi16(ax, ax), t);
+            let vertical = !horizontal & _mm512_cmpgt_epi16_mask(ay, t67);
+            // the diagonal neighbours: (-1, -s) and (1, s), s the sign of gx * gy
+            let falling = _mm512_movepi16_mask(_mm512_xor_si512(gx, gy));
+            let diag_a = _mm512_mask_blend_epi16(falling, ld(r0.add(c)), ld(r0.add(c + 2)));
+            let diag_b = _mm512_mask_blend_epi16(falling, ld(r2.add(c + 2)), ld(r2.add(c)));
+            let a = _mm512_mask_blend_epi16(vertical, diag_a, ld(r0.add(c + 1)));
+            let a = _mm512_mask_blend_epi16(horizontal, a, ld(r1.add(c)));
+            let b = _mm512_mask_blend_epi16(vertical, diag_b, ld(r2.add(c + 1)));
+            let b = _mm512_mask_blend_epi16(horizontal, b, ld(r1.add(c + 2)));
+            // horizontal and vertical keep `m >= after`, diagonals need `m > both`
+            let axis = horizontal | vertical;
+            let after =
+                (_mm512_cmpgt_epi16_mask(m, b) & !axis) | (_mm512_cmpge_epi16_mask(m, b) & axis);
+            let kept = above & _mm512_cmpgt_epi16_mask(m, a) & after;
+            let strong = kept & _mm512_cmpgt_epi16_mask(m, highv);
+            let class = _mm256_mask_blend_epi8(strong, _mm256_maskz_mov_epi8(kept, one), two);
+            _mm256_storeu_si256(out.add(c).cast(), class);
+            let mut s = strong;
+            while s != 0 {
+                seeds.push((y, (c + s.trailing_zeros() as usize) as u32));
+                s &= s - 1;
+            }
+        }
+        c += 32;
+    }
+    n
+}
+
+/// [`RowKernel`] with AVX2: 32 columns a step as two halves of 16 `i16` lanes, the same
+/// tests as [`decide_row_avx512`] with compares producing lane masks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn decide_row_avx2(
+    rows: [&[i16]; 3],
+    dx: &[i16],
+    dy: &[i16],
+    [low, high]: [i16; 2],
+    y: u32,
+    line: &mut [u8],
+    seeds: &mut Vec<(u32, u32)>,
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = line.len();
+    check_row_bounds(rows, dx, dy, cols);
+    let n = cols / 32 * 32;
+    let [r0, r1, r2] = rows.map(<[i16]>::as_ptr);
+    let (px, py, out) = (dx.as_ptr(), dy.as_ptr(), line.as_mut_ptr());
+    let (lowv, highv) = (_mm256_set1_epi16(low), _mm256_set1_epi16(high));
+    let tg = _mm256_set1_epi16(TG22_X2);
+    let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi8(1);
+    // (kept, strong) lane masks of the 16 columns at c
+    // SAFETY: (the closure's body) AVX2 is present (the caller's contract); it is only
+    // called with c + 16 <= cols, so the loads read `dx`, `dy` at c..c + 16 and the padded
+    // rows at c..c + 18 <= cols + 2, inside the lengths asserted above.
+    let half = |c: usize, m: __m256i, above: __m256i| unsafe {
+        let ld = |p: *const i16| _mm256_loadu_si256(p.cast());
+        let (gx, gy) = (ld(px.add(c)), ld(py.add(c)));
+        let (ax, ay) = (_mm256_abs_epi16(gx), _mm256_abs_epi16(gy));
+        let t = _mm256_mulhi_epu16(ax, tg);
+        let not_horizontal =
+            _mm256_or_si256(_mm256_cmpgt_epi16(ay, t), _mm256_cmpeq_epi16(ax, zero));
+        let t67 = _mm256_add_epi16(_mm256_add_epi16(ax, ax), t);
+        let vertical = _mm256_and_si256(not_horizontal, _mm256_cmpgt_epi16(ay, t67));
+        let falling = _mm256_srai_epi16::<15>(_mm256_xor_si256(gx, gy));
+        let diag_a = _mm256_blendv_epi8(ld(r0.add(c)), ld(r0.add(c + 2)), falling);
+        let diag_b = _mm256_blendv_epi8(ld(r2.add(c + 2)), ld(r2.add(c)), falling);
+        let a = _mm256_blendv_epi8(diag_a, ld(r0.add(c + 1)), vertical);
+        let a = _mm256_blendv_epi8(ld(r1.add(c)), a, not_horizontal);
+        let b = _mm256_blendv_epi8(diag_b, ld(r2.add(c + 1)), vertical);
+        let b = _mm256_blendv_epi8(ld(r1.add(c + 2)), b, not_horizontal);
+        // axis: horizontal or vertical, which keep `m >= after` (`!(b > m)`)
+        let axis = _mm256_or_si256(
+            _mm256_andnot_si256(not_horizontal, _mm256_cmpeq_epi16(zero, zero)),
+            vertical,
+        );
+        let after = _mm256_or_si256(
+            _mm256_cmpgt_epi16(m, b),
+            _mm256_andnot_si256(_mm256_cmpgt_epi16(b, m), axis),
+        );
+        let kept = _mm256_and_si256(_mm256_and_si256(above, _mm256_cmpgt_epi16(m, a)), after);
+        let strong = _mm256_and_si256(kept, _mm256_cmpgt_epi16(m, highv));
+        (kept, strong)
+    };
+    let mut c = 0;
+    while c < n {
+        // SAFETY: AVX2 is present (the caller's contract); c + 32 <= cols, so the loads
+        // read the padded middle row at c + 1..c + 33 <= cols + 2 and the halves stay in
+        // bounds (see `half`), and the store writes `line` at c..c + 32, inside the
+        // lengths `check_row_bounds` asserted above.
+        unsafe {
+            let m_lo = _mm256_loadu_si256(r1.add(c + 1).cast());
+            let m_hi = _mm256_loadu_si256(r1.add(c + 17).cast());
+            let (above_lo, above_hi) = (
+                _mm256_cmpgt_epi16(m_lo, lowv),
+                _mm256_cmpgt_epi16(m_hi, lowv),
+            );
+            if _mm256_testz_si256(
+                _mm256_or_si256(above_lo, above_hi),
+                _mm256_or_si256(above_lo, above_hi),
+            ) != 0
+            {
+                _mm256_storeu_si256(out.add(c).cast(), zero);
+                c += 32;
+                continue;
+            }
+            let (kept_lo, strong_lo) = half(c, m_lo, above_lo);
+            let (kept_hi, strong_hi) = half(c + 16, m_hi, above_hi);
+            // packs interleaves the 128-bit lanes; the permute puts columns in order
+            let bytes =
+                |lo, hi| _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(lo, hi));
+            let (kept, strong) = (bytes(kept_lo, kept_hi), bytes(strong_lo, strong_hi));
+            // WEAK + 1 = EDGE for the strong ones (a subset of the kept)
+            let class = _mm256_add_epi8(_mm256_and_si256(kept, one), _mm256_and_si256(strong, one));
+            _mm256_storeu_si256(out.add(c).cast(), class);
+            let mut s = _mm256_movemask_epi8(strong) as u32;
+            while s != 0 {
+                seeds.push((y, (c + s.trailing_zeros() as usize) as u32));
+                s &= s - 1;
+            }
+        }
+        c += 32;
+    }
+    n
+}
+
+/// The gradient and `i16` L1 magnitudes (zero-padded: `mag[x + 1]` is column `x`) of
+/// image row `r`, or zero magnitudes outside the image; the gradient rows are swapped in
+/// from `sobel`, not copied.
+#[inline(always)]
+fn load_row_l1<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    sobel: &mut SobelRows,
+    r: isize,
+    dx: &mut Vec<i16>,
+    dy: &mut Vec<i16>,
+    mag: &mut [i16],
+) {
+    let Dim2(rows, cols) = a.extent();
+    if r < 0 || r as usize >= rows {
+        mag.fill(0);
+        return;
+    }
+    sobel.row(a, &Border::Replicate, r as usize);
+    std::mem::swap(&mut sobel.dx, dx);
+    std::mem::swap(&mut sobel.dy, dy);
+    // (the Sobel gradient of bytes is at most 1020 in magnitude: the sum fits `i16`)
+    for ((o, &x), &y) in mag[1..cols + 1].iter_mut().zip(dx.iter()).zip(dy.iter()) {
+        *o = x.abs() + y.abs();
+    }
+}
+
+/// [`classify_band`] for the L1 norm with a vector row kernel: magnitudes in `i16`, whole
+/// rows of 32-column chunks decided by `kernel`, the last `cols % 32` columns by
+/// [`decide`]. Unsafe to call only for the target features `kernel` needs.
+#[inline(always)]
+unsafe fn classify_band_l1<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+    kernel: RowKernel,
+) -> Vec<(u32, u32)> {
+    let Dim2(_, cols) = a.extent();
+    // Magnitudes lie in 0..=2040, so comparing with the thresholds clamped to
+    // -1..=i16::MAX is exact.
+    let low16 = low.clamp(-1, i64::from(i16::MAX)) as i16;
+    let high16 = high.clamp(-1, i64::from(i16::MAX)) as i16;
+    let mut sobel = SobelRows::new(cols);
+    let mut dxs: [Vec<i16>; 3] = std::array::from_fn(|_| vec![0i16; cols]);
+    let mut dys: [Vec<i16>; 3] = std::array::from_fn(|_| vec![0i16; cols]);
+    let mut mags: [Vec<i16>; 3] = std::array::from_fn(|_| vec![0i16; cols + 2]);
+    let mut seeds = Vec::new();
+    // order[k] is the slot of image row y - 1 + k.
+    let mut order = [0usize, 1, 2];
+    let start = band.start as isize;
+    for (k, r) in [(0, start - 1), (1, start)] {
+        load_row_l1(a, &mut sobel, r, &mut dxs[k], &mut dys[k], &mut mags[k]);
+    }
+    for y in band.clone() {
+        let s = order[2];
+        load_row_l1(
+            a,
+            &mut sobel,
+            y as isize + 1,
+            &mut dxs[s],
+            &mut dys[s],
+            &mut mags[s],
+        );
+        let rows = order.map(|k| &mags[k][..]);
+        let (dx, dy) = (&dxs[order[1]][..], &dys[order[1]][..]);
+        let yb = (y - band.start) as u32;
+        let line = &mut out[(y - band.start) * cols..(y - band.start + 1) * cols];
+        // SAFETY: the caller's contract (the processor has the kernel's features); the
+        // kernel checks the row lengths itself.
+        let done = unsafe { kernel(rows, dx, dy, [low16, high16], yb, line, &mut seeds) };
+        for x in done..cols {
+            let j = x + 1;
+            let mag_at = |dy: isize, dx: isize| {
+                i32::from(rows[(1 + dy) as usize][(j as isize + dx) as usize])
+            };
+            let class = decide([dx[x], dy[x]], i32::from(rows[1][j]), low, high, mag_at);
+            if class == EDGE {
+                seeds.push((yb, x as u32));
+            }
+            line[x] = class;
+        }
+        order = [order[1], order[2], order[0]];
+    }
+    seeds
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn classify_band_l1_avx2<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+    kernel: RowKernel,
+) -> Vec<(u32, u32)> {
+    // SAFETY: forwarded contract.
+    unsafe { classify_band_l1(a, low, high, band, out, kernel) }
+}
+
 /// `out` filled with `value`, as initialised bytes.
 fn init_bytes(out: &mut [MaybeUninit<u8>], value: u8) -> &mut [u8] {
     for b in out.iter_mut() {
@@ -390,12 +694,19 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     let out = init_bytes(out, NONE);
     let Dim2(_, cols) = a.extent();
     let n_rows = band.len();
-    // No AVX-512 copies: compiled with AVX-512 enabled, classification and flood
-    // measured 3 to 5% slower than the AVX2 copy on Zen 4 (see the crate guide).
+    // L1 rows are decided by hand-written vector kernels (AVX-512 or AVX2) around the
+    // AVX2-compiled Sobel rows; L2 keeps the AVX2 copy of the generic classification (an
+    // AVX-512 recompile of it measured 3 to 5% slower on Zen 4, see the crate guide).
     #[cfg(target_arch = "x86_64")]
-    let seeds = if level >= Simd::Avx2 {
-        // SAFETY: the processor supports AVX2 (`level` comes from `simd()`, capped by the
-        // detected level).
+    let seeds = if level >= Simd::Avx512 && norm == Norm::L1 {
+        // SAFETY: the processor supports AVX-512 F/BW and AVX2 (`level` comes from
+        // `simd()`, capped by the detected level).
+        unsafe { classify_band_l1_avx2(a, low, high, band, out, decide_row_avx512) }
+    } else if level >= Simd::Avx2 && norm == Norm::L1 {
+        // SAFETY: the processor supports AVX2 (as above).
+        unsafe { classify_band_l1_avx2(a, low, high, band, out, decide_row_avx2) }
+    } else if level >= Simd::Avx2 {
+        // SAFETY: the processor supports AVX2 (as above).
         unsafe { classify_band_avx2(a, norm, low, high, band, out) }
     } else {
         classify_band(a, norm, low, high, band, out)
@@ -797,6 +1108,34 @@ mod tests {
     }
 
     #[test]
+    fn every_simd_level_equals_the_model_at_the_vector_edges() {
+        // Widths around the 32-column steps of the vector rows (shorter than a step,
+        // one over, one under), images one to three rows high, and thresholds that keep
+        // every pixel (negative), a few, or none.
+        for (k, &cols) in [1usize, 2, 31, 32, 33, 63, 64, 65, 97].iter().enumerate() {
+            for rows in [1usize, 2, 3, 17] {
+                let data = scene(rows, cols, 90 + k as u64);
+                let a = View::new(Dim2(rows, cols), &data).unwrap();
+                for (low, high) in [(-1.0, -1.0), (-1.0, 40.0), (10.0, 30.0), (5000.0, 6000.0)] {
+                    let p = Canny {
+                        low,
+                        high,
+                        norm: Norm::L1,
+                        threads: Threads::Fixed(2),
+                    };
+                    let (l, h) = thresholds(&p).unwrap();
+                    let want = model(&data, rows, cols, l, h, false);
+                    for got in crate::image::simd::testing::at_every_level(|_| {
+                        crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
+                    }) {
+                        assert_eq!(got.as_slice(), &want[..], "{rows}x{cols} {low}/{high}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn every_simd_level_equals_the_model() {
         for (k, &cols) in [1usize, 31, 63, 64, 65, 129, 301].iter().enumerate() {
             let rows = 40;
@@ -815,6 +1154,133 @@ mod tests {
                     crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
                 }) {
                     assert_eq!(got.as_slice(), &want[..], "{cols} columns {norm:?}");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod row_kernel_tests {
+    use super::*;
+
+    /// Every vector row kernel the processor can run, with its name.
+    fn kernels() -> Vec<(&'static str, RowKernel)> {
+        let level = crate::image::simd::detected_simd();
+        let mut out: Vec<(&'static str, RowKernel)> = Vec::new();
+        if level >= crate::image::Simd::Avx2 {
+            out.push(("avx2", decide_row_avx2));
+        }
+        if level >= crate::image::Simd::Avx512 {
+            out.push(("avx512", decide_row_avx512));
+        }
+        out
+    }
+
+    #[test]
+    fn row_kernels_refuse_rows_shorter_than_the_line() {
+        // Each buffer one element short of what a 64-column line needs: the bounds check
+        // before the vector loop must panic instead of reading past the buffer.
+        for (name, kernel) in kernels() {
+            for short in 0..4 {
+                let cols = 64;
+                let len = |k: usize, full: usize| if short == k { full - 1 } else { full };
+                let rows =
+                    [len(0, cols + 2), len(1, cols + 2), len(1, cols + 2)].map(|n| vec![0i16; n]);
+                let (dx, dy) = (vec![0i16; len(2, cols)], vec![0i16; len(3, cols)]);
+                let got = std::panic::catch_unwind(|| {
+                    let mut line = vec![0u8; cols];
+                    let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
+                    // SAFETY: `kernels` lists only the kernels this processor can run.
+                    unsafe { kernel(refs, &dx, &dy, [0, 0], 0, &mut line, &mut Vec::new()) }
+                });
+                assert!(got.is_err(), "{name}: buffer {short} short was accepted");
+            }
+        }
+    }
+
+    #[test]
+    fn row_kernels_equal_the_pixel_decision() {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        };
+        for (name, kernel) in kernels() {
+            for &cols in &[1usize, 2, 31, 32, 33, 63, 64, 65, 100] {
+                for round in 0..60 {
+                    let spread = [3u64, 9, 40, 2041][round % 4];
+                    let rows: [Vec<i16>; 3] = std::array::from_fn(|_| {
+                        let mut r: Vec<i16> = (0..cols + 2).map(|_| next(spread) as i16).collect();
+                        r[0] = 0;
+                        r[cols + 1] = 0;
+                        r
+                    });
+                    let g: Vec<[i16; 2]> = (0..cols)
+                        .map(|k| {
+                            let x = next(2041) as i16 - 1020;
+                            let y = match (round + k) % 4 {
+                                0 => ((i32::from(x).abs() * TG22) >> SHIFT) as i16,
+                                1 => ((i32::from(x).abs() * (TG22 + (1 << (SHIFT + 1)))) >> SHIFT)
+                                    .min(1020) as i16,
+                                _ => next(2041) as i16 - 1020,
+                            };
+                            let y = if next(2) == 0 { -y } else { y };
+                            if next(16) == 0 {
+                                [0, y]
+                            } else if next(16) == 0 {
+                                [x, 0]
+                            } else {
+                                [x, y]
+                            }
+                        })
+                        .collect();
+                    let dx: Vec<i16> = g.iter().map(|g| g[0]).collect();
+                    let dy: Vec<i16> = g.iter().map(|g| g[1]).collect();
+                    let (low, high) = match round % 5 {
+                        0 => (-1, -1),
+                        1 => (5000, 6000),
+                        _ => (next(spread.min(60)) as i64, next(spread.min(60) + 3) as i64),
+                    };
+                    let mut line = vec![7u8; cols];
+                    let mut seeds = Vec::new();
+                    let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
+                    // SAFETY: `kernels` lists only the kernels this processor can run.
+                    let done = unsafe {
+                        kernel(
+                            refs,
+                            &dx,
+                            &dy,
+                            [low as i16, high as i16],
+                            3,
+                            &mut line,
+                            &mut seeds,
+                        )
+                    };
+                    assert_eq!(done, cols / 32 * 32);
+                    let mut want_seeds = Vec::new();
+                    for x in 0..done {
+                        let j = x + 1;
+                        let mag_at = |dy: isize, dx: isize| {
+                            i32::from(rows[(1 + dy) as usize][(j as isize + dx) as usize])
+                        };
+                        let want = decide(g[x], i32::from(rows[1][j]), low, high, mag_at);
+                        assert_eq!(
+                            line[x], want,
+                            "{name} {cols} cols round {round} column {x} g {:?}",
+                            g[x]
+                        );
+                        if want == EDGE {
+                            want_seeds.push((3, x as u32));
+                        }
+                    }
+                    assert!(
+                        line[done..].iter().all(|&v| v == 7),
+                        "{name}: wrote past {done}"
+                    );
+                    assert_eq!(seeds, want_seeds, "{name} {cols} cols round {round}");
                 }
             }
         }
