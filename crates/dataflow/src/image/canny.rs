@@ -203,6 +203,19 @@ fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<(u32, u32)>) {
             // clipping, no row slices (the checked path below took four times as long).
             let at = y * cols + x;
             let (up, down) = (at - cols, at + cols);
+            // `WEAK` is the only class with bit 0 set: one test for the eight neighbours,
+            // since most pixels popped have none left to grow into
+            let any = map[up - 1]
+                | map[up]
+                | map[up + 1]
+                | map[at - 1]
+                | map[at + 1]
+                | map[down - 1]
+                | map[down]
+                | map[down + 1];
+            if any & WEAK == 0 {
+                continue;
+            }
             for (p, ny, nx) in [
                 (up - 1, y - 1, x - 1),
                 (up, y - 1, x),
@@ -420,7 +433,7 @@ unsafe fn decide_row_avx512(
     let (px, py, out) = (dx.as_ptr(), dy.as_ptr(), line.as_mut_ptr());
     let (lowv, highv) = (_mm512_set1_epi16(low), _mm512_set1_epi16(high));
     let tg = _mm512_set1_epi16(TG22_X2);
-    let (one, two) = (_mm256_set1_epi8(WEAK as i8), _mm256_set1_epi8(EDGE as i8));
+    let (one, two) = (_mm512_set1_epi8(WEAK as i8), _mm512_set1_epi8(EDGE as i8));
     let mut c = 0;
     while c < n {
         // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
@@ -456,8 +469,14 @@ unsafe fn decide_row_avx512(
                 (_mm512_cmpgt_epi16_mask(m, b) & !axis) | (_mm512_cmpge_epi16_mask(m, b) & axis);
             let kept = above & _mm512_cmpgt_epi16_mask(m, a) & after;
             let strong = kept & _mm512_cmpgt_epi16_mask(m, highv);
-            let class = _mm256_mask_blend_epi8(strong, _mm256_maskz_mov_epi8(kept, one), two);
-            _mm256_storeu_si256(out.add(c).cast(), class);
+            // (512-bit byte operations, whose low 32 bytes are the chunk: the 256-bit
+            // masked forms would need AVX-512 VL as well)
+            let class = _mm512_mask_blend_epi8(
+                u64::from(strong),
+                _mm512_maskz_mov_epi8(u64::from(kept), one),
+                two,
+            );
+            _mm256_storeu_si256(out.add(c).cast(), _mm512_castsi512_si256(class));
             let mut s = strong;
             while s != 0 {
                 seeds.push((y, (c + s.trailing_zeros() as usize) as u32));
