@@ -586,16 +586,132 @@ unsafe fn decide_row_avx2(
     n
 }
 
+/// The Sobel gradient and L1 magnitude of one row from its three padded source rows
+/// (`p[k][x + 1]` is column `x` of row `y - 1 + k`): columns `0..n` of `dx`, `dy` and of
+/// `mag[1..]`, `n` the multiple of 32 it returns (at most `dx.len()`). Unsafe to call only
+/// for the target features its level needs.
+type SobelKernel =
+    unsafe fn(p: [&[u8]; 3], dx: &mut [i16], dy: &mut [i16], mag: &mut [i16]) -> usize;
+
+/// Panics unless the buffers of a [`SobelKernel`] cover `dx.len()` columns.
+#[inline(always)]
+fn check_sobel_bounds(p: [&[u8]; 3], dy: &[i16], mag: &[i16], cols: usize) {
+    assert!(
+        dy.len() >= cols && mag.len() >= cols + 2 && p.iter().all(|r| r.len() >= cols + 2),
+        "canny: Sobel buffers of {:?}, {} and {} for {cols} columns",
+        p.map(<[u8]>::len),
+        dy.len(),
+        mag.len()
+    );
+}
+
+/// [`SobelKernel`] with AVX-512 BW: 32 columns a step in `i16` lanes, one pass (the
+/// column sums `p0 + 2 p1 + p2` and `p2 - p0` at the three offsets, then across).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn sobel_l1_row_avx512(
+    p: [&[u8]; 3],
+    dx: &mut [i16],
+    dy: &mut [i16],
+    mag: &mut [i16],
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = dx.len();
+    check_sobel_bounds(p, dy, mag, cols);
+    let n = cols / 32 * 32;
+    let [q0, q1, q2] = p.map(<[u8]>::as_ptr);
+    let (ox, oy, om) = (dx.as_mut_ptr(), dy.as_mut_ptr(), mag.as_mut_ptr());
+    let mut c = 0;
+    while c < n {
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
+        // <= cols, so the loads read the padded rows at c..c + 34 <= cols + 2 and the
+        // stores write `dx`, `dy` at c..c + 32 and `mag` at c + 1..c + 33, all inside the
+        // lengths `check_sobel_bounds` asserted above.
+        unsafe {
+            let ld = |q: *const u8, o: usize| {
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256(q.add(c + o).cast()))
+            };
+            let smooth = |o: usize| {
+                let m = ld(q1, o);
+                _mm512_add_epi16(
+                    _mm512_add_epi16(ld(q0, o), ld(q2, o)),
+                    _mm512_add_epi16(m, m),
+                )
+            };
+            let diff = |o: usize| _mm512_sub_epi16(ld(q2, o), ld(q0, o));
+            let gx = _mm512_sub_epi16(smooth(2), smooth(0));
+            let d1 = diff(1);
+            let gy = _mm512_add_epi16(_mm512_add_epi16(diff(0), diff(2)), _mm512_add_epi16(d1, d1));
+            let m = _mm512_add_epi16(_mm512_abs_epi16(gx), _mm512_abs_epi16(gy));
+            _mm512_storeu_si512(ox.add(c).cast(), gx);
+            _mm512_storeu_si512(oy.add(c).cast(), gy);
+            _mm512_storeu_si512(om.add(c + 1).cast(), m);
+        }
+        c += 32;
+    }
+    n
+}
+
+/// [`SobelKernel`] with AVX2: [`sobel_l1_row_avx512`] in two halves of 16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sobel_l1_row_avx2(
+    p: [&[u8]; 3],
+    dx: &mut [i16],
+    dy: &mut [i16],
+    mag: &mut [i16],
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = dx.len();
+    check_sobel_bounds(p, dy, mag, cols);
+    let n = cols / 32 * 32;
+    let [q0, q1, q2] = p.map(<[u8]>::as_ptr);
+    let (ox, oy, om) = (dx.as_mut_ptr(), dy.as_mut_ptr(), mag.as_mut_ptr());
+    let mut c = 0;
+    while c < n {
+        for h in [c, c + 16] {
+            // SAFETY: AVX2 is present (the caller's contract); h + 16 <= c + 32 <= cols,
+            // so the loads read the padded rows at h..h + 18 <= cols + 2 and the stores
+            // write `dx`, `dy` at h..h + 16 and `mag` at h + 1..h + 17, all inside the
+            // lengths `check_sobel_bounds` asserted above.
+            unsafe {
+                let ld = |q: *const u8, o: usize| {
+                    _mm256_cvtepu8_epi16(_mm_loadu_si128(q.add(h + o).cast()))
+                };
+                let smooth = |o: usize| {
+                    let m = ld(q1, o);
+                    _mm256_add_epi16(
+                        _mm256_add_epi16(ld(q0, o), ld(q2, o)),
+                        _mm256_add_epi16(m, m),
+                    )
+                };
+                let diff = |o: usize| _mm256_sub_epi16(ld(q2, o), ld(q0, o));
+                let gx = _mm256_sub_epi16(smooth(2), smooth(0));
+                let d1 = diff(1);
+                let gy =
+                    _mm256_add_epi16(_mm256_add_epi16(diff(0), diff(2)), _mm256_add_epi16(d1, d1));
+                let m = _mm256_add_epi16(_mm256_abs_epi16(gx), _mm256_abs_epi16(gy));
+                _mm256_storeu_si256(ox.add(h).cast(), gx);
+                _mm256_storeu_si256(oy.add(h).cast(), gy);
+                _mm256_storeu_si256(om.add(h + 1).cast(), m);
+            }
+        }
+        c += 32;
+    }
+    n
+}
+
 /// The gradient and `i16` L1 magnitudes (zero-padded: `mag[x + 1]` is column `x`) of
-/// image row `r`, or zero magnitudes outside the image; the gradient rows are swapped in
-/// from `sobel`, not copied.
+/// image row `r`, or zero magnitudes outside the image: columns `0..n` by `kernel`, the
+/// rest here.
 #[inline(always)]
 fn load_row_l1<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     sobel: &mut SobelRows,
+    kernel: SobelKernel,
     r: isize,
-    dx: &mut Vec<i16>,
-    dy: &mut Vec<i16>,
+    dx: &mut [i16],
+    dy: &mut [i16],
     mag: &mut [i16],
 ) {
     let Dim2(rows, cols) = a.extent();
@@ -603,13 +719,25 @@ fn load_row_l1<A: Source<Shape = Dim2, Elem = u8>>(
         mag.fill(0);
         return;
     }
-    sobel.row(a, &Border::Replicate, r as usize);
-    std::mem::swap(&mut sobel.dx, dx);
-    std::mem::swap(&mut sobel.dy, dy);
+    let p = sobel.padded(a, &Border::Replicate, r as usize);
+    // SAFETY: the caller of `classify_band_l1` guarantees the kernel's target features;
+    // the kernel checks the buffer lengths itself.
+    let done = unsafe { kernel(p, dx, dy, mag) };
+    let [p0, p1, p2] = p;
     // (the Sobel gradient of bytes is at most 1020 in magnitude: the sum fits `i16`)
-    for ((o, &x), &y) in mag[1..cols + 1].iter_mut().zip(dx.iter()).zip(dy.iter()) {
-        *o = x.abs() + y.abs();
+    for x in done..cols {
+        let at = |q: &[u8], o: usize| i16::from(q[x + o]);
+        let gx = at(p0, 2) - at(p0, 0) + 2 * (at(p1, 2) - at(p1, 0)) + at(p2, 2) - at(p2, 0);
+        let gy = at(p2, 0) - at(p0, 0) + 2 * (at(p2, 1) - at(p0, 1)) + at(p2, 2) - at(p0, 2);
+        (dx[x], dy[x]) = (gx, gy);
+        mag[x + 1] = gx.abs() + gy.abs();
     }
+}
+
+/// [`SobelKernel`] of the plain loop (every column in [`load_row_l1`]), for the tests.
+#[cfg(test)]
+unsafe fn sobel_l1_row_none(_: [&[u8]; 3], _: &mut [i16], _: &mut [i16], _: &mut [i16]) -> usize {
+    0
 }
 
 /// [`classify_band`] for the L1 norm with a vector row kernel: magnitudes in `i16`, whole
@@ -622,7 +750,7 @@ unsafe fn classify_band_l1<A: Source<Shape = Dim2, Elem = u8>>(
     high: i64,
     band: std::ops::Range<usize>,
     out: &mut [u8],
-    kernel: RowKernel,
+    (sobel_kernel, kernel): (SobelKernel, RowKernel),
 ) -> Vec<(u32, u32)> {
     let Dim2(_, cols) = a.extent();
     // Magnitudes lie in 0..=2040, so comparing with the thresholds clamped to
@@ -638,13 +766,22 @@ unsafe fn classify_band_l1<A: Source<Shape = Dim2, Elem = u8>>(
     let mut order = [0usize, 1, 2];
     let start = band.start as isize;
     for (k, r) in [(0, start - 1), (1, start)] {
-        load_row_l1(a, &mut sobel, r, &mut dxs[k], &mut dys[k], &mut mags[k]);
+        load_row_l1(
+            a,
+            &mut sobel,
+            sobel_kernel,
+            r,
+            &mut dxs[k],
+            &mut dys[k],
+            &mut mags[k],
+        );
     }
     for y in band.clone() {
         let s = order[2];
         load_row_l1(
             a,
             &mut sobel,
+            sobel_kernel,
             y as isize + 1,
             &mut dxs[s],
             &mut dys[s],
@@ -681,10 +818,10 @@ unsafe fn classify_band_l1_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     high: i64,
     band: std::ops::Range<usize>,
     out: &mut [u8],
-    kernel: RowKernel,
+    kernels: (SobelKernel, RowKernel),
 ) -> Vec<(u32, u32)> {
     // SAFETY: forwarded contract.
-    unsafe { classify_band_l1(a, low, high, band, out, kernel) }
+    unsafe { classify_band_l1(a, low, high, band, out, kernels) }
 }
 
 /// `out` filled with `value`, as initialised bytes.
@@ -720,10 +857,28 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     let seeds = if level >= Simd::Avx512 && norm == Norm::L1 {
         // SAFETY: the processor supports AVX-512 F/BW and AVX2 (`level` comes from
         // `simd()`, capped by the detected level).
-        unsafe { classify_band_l1_avx2(a, low, high, band, out, decide_row_avx512) }
+        unsafe {
+            classify_band_l1_avx2(
+                a,
+                low,
+                high,
+                band,
+                out,
+                (sobel_l1_row_avx512, decide_row_avx512),
+            )
+        }
     } else if level >= Simd::Avx2 && norm == Norm::L1 {
         // SAFETY: the processor supports AVX2 (as above).
-        unsafe { classify_band_l1_avx2(a, low, high, band, out, decide_row_avx2) }
+        unsafe {
+            classify_band_l1_avx2(
+                a,
+                low,
+                high,
+                band,
+                out,
+                (sobel_l1_row_avx2, decide_row_avx2),
+            )
+        }
     } else if level >= Simd::Avx2 {
         // SAFETY: the processor supports AVX2 (as above).
         unsafe { classify_band_avx2(a, norm, low, high, band, out) }
@@ -1182,6 +1337,7 @@ mod tests {
 #[cfg(all(test, target_arch = "x86_64"))]
 mod row_kernel_tests {
     use super::*;
+    use crate::explicit::View;
 
     /// Every vector row kernel the processor can run, with its name.
     fn kernels() -> Vec<(&'static str, RowKernel)> {
@@ -1194,6 +1350,65 @@ mod row_kernel_tests {
             out.push(("avx512", decide_row_avx512));
         }
         out
+    }
+
+    /// Every vector Sobel kernel the processor can run, with its name.
+    fn sobel_kernels() -> Vec<(&'static str, SobelKernel)> {
+        let level = crate::image::simd::detected_simd();
+        let mut out: Vec<(&'static str, SobelKernel)> = Vec::new();
+        if level >= crate::image::Simd::Avx2 {
+            out.push(("avx2", sobel_l1_row_avx2));
+        }
+        if level >= crate::image::Simd::Avx512 {
+            out.push(("avx512", sobel_l1_row_avx512));
+        }
+        out
+    }
+
+    #[test]
+    fn sobel_kernels_equal_the_plain_loop_and_refuse_short_buffers() {
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for (name, kernel) in sobel_kernels() {
+            for &cols in &[1usize, 2, 31, 32, 33, 63, 64, 65, 100] {
+                let data: Vec<u8> = (0..3 * cols)
+                    .map(|_| {
+                        s ^= s << 13;
+                        s ^= s >> 7;
+                        s ^= s << 17;
+                        // extremes often: the sums must not overflow
+                        [0, 255, (s >> 8) as u8][(s % 3) as usize]
+                    })
+                    .collect();
+                let a = View::new(Dim2(3, cols), &data).unwrap();
+                let run = |k: SobelKernel| {
+                    let mut sobel = SobelRows::new(cols);
+                    let (mut dx, mut dy, mut mag) =
+                        (vec![7i16; cols], vec![7i16; cols], vec![0i16; cols + 2]);
+                    load_row_l1(&a, &mut sobel, k, 1, &mut dx, &mut dy, &mut mag);
+                    (dx, dy, mag)
+                };
+                assert_eq!(run(kernel), run(sobel_l1_row_none), "{name} {cols} columns");
+            }
+            // one element short in each buffer in turn, for 64 columns
+            for short in 0..4 {
+                let cols = 64;
+                let len = |k: usize, full: usize| if short == k { full - 1 } else { full };
+                let p = [len(0, cols + 2), cols + 2, cols + 2].map(|n| vec![0u8; n]);
+                let got = std::panic::catch_unwind(|| {
+                    let (mut dx, mut dy) = (vec![0i16; len(1, cols)], vec![0i16; len(2, cols)]);
+                    let mut mag = vec![0i16; len(3, cols + 2)];
+                    let p = [&p[0][..], &p[1][..], &p[2][..]];
+                    // SAFETY: `sobel_kernels` lists only the kernels this processor can run.
+                    unsafe { kernel(p, &mut dx, &mut dy, &mut mag) }
+                });
+                // a `dx` one short is a line of 63 columns: accepted, 32 columns done
+                if short == 1 {
+                    assert_eq!(got.ok(), Some(32), "{name}");
+                } else {
+                    assert!(got.is_err(), "{name}: buffer {short} short was accepted");
+                }
+            }
+        }
     }
 
     #[test]
