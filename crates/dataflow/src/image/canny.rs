@@ -378,8 +378,8 @@ unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
 }
 
 /// One row of the L1 classification in vector registers: decides columns `0..n` of the
-/// middle row (`n` the multiple of 32 it returns, at most `line.len()`), writes their
-/// classes to `line` and pushes their `EDGE` positions `(y, x)` to `seeds`. `rows` are
+/// middle row (`n` the multiple of 32 it returns, at most `line.len()`) and writes their
+/// classes to `line` (the seeds of the flood come later, from [`SeedKernel`]). `rows` are
 /// the zero-padded magnitudes of the three rows (`rows[k][x + 1]` is column `x`), `dx`
 /// and `dy` the middle row's gradient; the thresholds `[low, high]` are clamped to
 /// `-1..=i16::MAX`. Unsafe to call only for the target features its level needs.
@@ -388,9 +388,7 @@ type RowKernel = unsafe fn(
     dx: &[i16],
     dy: &[i16],
     thresholds: [i16; 2],
-    y: u32,
     line: &mut [u8],
-    seeds: &mut Vec<(u32, u32)>,
 ) -> usize;
 
 /// `2 tan(22.5 deg)` in 16 fraction bits: `mulhi(ax, TG22_X2)` is `(ax * TG22) >> 15`.
@@ -421,9 +419,7 @@ unsafe fn decide_row_avx512(
     dx: &[i16],
     dy: &[i16],
     [low, high]: [i16; 2],
-    y: u32,
     line: &mut [u8],
-    seeds: &mut Vec<(u32, u32)>,
 ) -> usize {
     use std::arch::x86_64::*;
     let cols = line.len();
@@ -477,11 +473,6 @@ unsafe fn decide_row_avx512(
                 two,
             );
             _mm256_storeu_si256(out.add(c).cast(), _mm512_castsi512_si256(class));
-            let mut s = strong;
-            while s != 0 {
-                seeds.push((y, (c + s.trailing_zeros() as usize) as u32));
-                s &= s - 1;
-            }
         }
         c += 32;
     }
@@ -497,9 +488,7 @@ unsafe fn decide_row_avx2(
     dx: &[i16],
     dy: &[i16],
     [low, high]: [i16; 2],
-    y: u32,
     line: &mut [u8],
-    seeds: &mut Vec<(u32, u32)>,
 ) -> usize {
     use std::arch::x86_64::*;
     let cols = line.len();
@@ -575,11 +564,6 @@ unsafe fn decide_row_avx2(
             // WEAK + 1 = EDGE for the strong ones (a subset of the kept)
             let class = _mm256_add_epi8(_mm256_and_si256(kept, one), _mm256_and_si256(strong, one));
             _mm256_storeu_si256(out.add(c).cast(), class);
-            let mut s = _mm256_movemask_epi8(strong) as u32;
-            while s != 0 {
-                seeds.push((y, (c + s.trailing_zeros() as usize) as u32));
-                s &= s - 1;
-            }
         }
         c += 32;
     }
@@ -750,7 +734,7 @@ unsafe fn classify_band_l1<A: Source<Shape = Dim2, Elem = u8>>(
     high: i64,
     band: std::ops::Range<usize>,
     out: &mut [u8],
-    (sobel_kernel, kernel): (SobelKernel, RowKernel),
+    (sobel_kernel, kernel, seed_kernel): (SobelKernel, RowKernel, SeedKernel),
 ) -> Vec<(u32, u32)> {
     let Dim2(_, cols) = a.extent();
     // Magnitudes lie in 0..=2040, so comparing with the thresholds clamped to
@@ -789,25 +773,162 @@ unsafe fn classify_band_l1<A: Source<Shape = Dim2, Elem = u8>>(
         );
         let rows = order.map(|k| &mags[k][..]);
         let (dx, dy) = (&dxs[order[1]][..], &dys[order[1]][..]);
-        let yb = (y - band.start) as u32;
-        let line = &mut out[(y - band.start) * cols..(y - band.start + 1) * cols];
+        let yb = y - band.start;
+        let line = &mut out[yb * cols..(yb + 1) * cols];
         // SAFETY: the caller's contract (the processor has the kernel's features); the
         // kernel checks the row lengths itself.
-        let done = unsafe { kernel(rows, dx, dy, [low16, high16], yb, line, &mut seeds) };
+        let done = unsafe { kernel(rows, dx, dy, [low16, high16], line) };
         for x in done..cols {
             let j = x + 1;
             let mag_at = |dy: isize, dx: isize| {
                 i32::from(rows[(1 + dy) as usize][(j as isize + dx) as usize])
             };
-            let class = decide([dx[x], dy[x]], i32::from(rows[1][j]), low, high, mag_at);
-            if class == EDGE {
-                seeds.push((yb, x as u32));
-            }
-            line[x] = class;
+            line[x] = decide([dx[x], dy[x]], i32::from(rows[1][j]), low, high, mag_at);
+        }
+        // the row above is decided and so are its neighbour rows: its seeds
+        if yb >= 1 {
+            row_seeds(out, cols, yb - 1, yb + 1, seed_kernel, &mut seeds);
         }
         order = [order[1], order[2], order[0]];
     }
+    row_seeds(
+        out,
+        cols,
+        band.len() - 1,
+        band.len(),
+        seed_kernel,
+        &mut seeds,
+    );
     seeds
+}
+
+/// The seeds of the flood in row `y` of a classified band `map` (rows `0..rows`, `cols`
+/// wide): its `EDGE` pixels with a `WEAK` neighbour inside the band. The others can be
+/// left out: a flood from them would find nothing to grow into, since pixels only ever
+/// change from `WEAK` to `EDGE`. Columns `1..1 + n` by `kernel`, the rest here.
+#[inline(always)]
+fn row_seeds(
+    map: &[u8],
+    cols: usize,
+    y: usize,
+    rows: usize,
+    kernel: SeedKernel,
+    seeds: &mut Vec<(u32, u32)>,
+) {
+    let no_row: &[u8] = &[];
+    let row = |r: usize| &map[r * cols..(r + 1) * cols];
+    let up = if y > 0 { row(y - 1) } else { no_row };
+    let down = if y + 1 < rows { row(y + 1) } else { no_row };
+    let mid = row(y);
+    // SAFETY: the caller of `classify_band_l1` guarantees the kernel's target features;
+    // the kernel checks the row lengths itself (and takes the missing rows as empty).
+    let n = unsafe { kernel([up, mid, down], y as u32, seeds) };
+    let near_weak = |x: usize| {
+        let (x0, x1) = (x.saturating_sub(1), (x + 1).min(cols - 1));
+        [up, mid, down]
+            .iter()
+            .any(|r| !r.is_empty() && r[x0..=x1].contains(&WEAK))
+    };
+    for x in std::iter::once(0).chain(1 + n..cols) {
+        if mid[x] == EDGE && near_weak(x) {
+            seeds.push((y as u32, x as u32));
+        }
+    }
+}
+
+/// The seeds of [`row_seeds`] in columns `1..1 + n` of the middle row of `rows` (`[up,
+/// mid, down]`, `up` and `down` either as long as `mid` or empty: no row there), `n` the
+/// multiple of the vector width it returns (with `n + 2 <= mid.len()`), pushed as `(y,
+/// x)`. Unsafe to call only for the target features its level needs.
+type SeedKernel = unsafe fn(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize;
+
+/// [`SeedKernel`] with AVX-512 BW: 64 columns a step; the eight neighbours' bytes OR-ed
+/// together carry bit 0 (`WEAK`'s only bit) when one of them is `WEAK`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn seeds_avx512(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize {
+    use std::arch::x86_64::*;
+    let [up, mid, down] = rows;
+    let cols = mid.len();
+    assert!(
+        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
+        "canny: neighbour rows of {} and {} for {cols} columns",
+        up.len(),
+        down.len()
+    );
+    let n = cols.saturating_sub(2) / 64 * 64;
+    let (edge, weak) = (_mm512_set1_epi8(EDGE as i8), _mm512_set1_epi8(WEAK as i8));
+    let mut x = 1;
+    while x < 1 + n {
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); x >= 1
+        // and x + 64 <= n + 1 <= cols - 1, so the loads at x - 1..x + 65 stay inside
+        // `mid`, and inside `up` and `down`, which are read only when as long as `mid`
+        // (asserted above).
+        unsafe {
+            let ld = |r: &[u8], at: usize| _mm512_loadu_si512(r.as_ptr().add(at).cast());
+            let strong = _mm512_cmpeq_epi8_mask(ld(mid, x), edge);
+            if strong != 0 {
+                let mut any = _mm512_or_si512(ld(mid, x - 1), ld(mid, x + 1));
+                for r in [up, down] {
+                    if !r.is_empty() {
+                        let three = _mm512_or_si512(ld(r, x - 1), ld(r, x + 1));
+                        any = _mm512_or_si512(any, _mm512_or_si512(three, ld(r, x)));
+                    }
+                }
+                let mut s = strong & _mm512_test_epi8_mask(any, weak);
+                while s != 0 {
+                    seeds.push((y, (x + s.trailing_zeros() as usize) as u32));
+                    s &= s - 1;
+                }
+            }
+        }
+        x += 64;
+    }
+    n
+}
+
+/// [`SeedKernel`] with AVX2: [`seeds_avx512`] 32 columns a step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn seeds_avx2(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize {
+    use std::arch::x86_64::*;
+    let [up, mid, down] = rows;
+    let cols = mid.len();
+    assert!(
+        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
+        "canny: neighbour rows of {} and {} for {cols} columns",
+        up.len(),
+        down.len()
+    );
+    let n = cols.saturating_sub(2) / 32 * 32;
+    let (edge, weak) = (_mm256_set1_epi8(EDGE as i8), _mm256_set1_epi8(WEAK as i8));
+    let mut x = 1;
+    while x < 1 + n {
+        // SAFETY: AVX2 is present (the caller's contract); x >= 1 and x + 32 <= n + 1 <=
+        // cols - 1, so the loads at x - 1..x + 33 stay inside `mid`, and inside `up` and
+        // `down`, which are read only when as long as `mid` (asserted above).
+        unsafe {
+            let ld = |r: &[u8], at: usize| _mm256_loadu_si256(r.as_ptr().add(at).cast());
+            let strong = _mm256_movemask_epi8(_mm256_cmpeq_epi8(ld(mid, x), edge)) as u32;
+            if strong != 0 {
+                let mut any = _mm256_or_si256(ld(mid, x - 1), ld(mid, x + 1));
+                for r in [up, down] {
+                    if !r.is_empty() {
+                        let three = _mm256_or_si256(ld(r, x - 1), ld(r, x + 1));
+                        any = _mm256_or_si256(any, _mm256_or_si256(three, ld(r, x)));
+                    }
+                }
+                let near = _mm256_cmpeq_epi8(_mm256_and_si256(any, weak), weak);
+                let mut s = strong & _mm256_movemask_epi8(near) as u32;
+                while s != 0 {
+                    seeds.push((y, (x + s.trailing_zeros() as usize) as u32));
+                    s &= s - 1;
+                }
+            }
+        }
+        x += 32;
+    }
+    n
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -818,7 +939,7 @@ unsafe fn classify_band_l1_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     high: i64,
     band: std::ops::Range<usize>,
     out: &mut [u8],
-    kernels: (SobelKernel, RowKernel),
+    kernels: (SobelKernel, RowKernel, SeedKernel),
 ) -> Vec<(u32, u32)> {
     // SAFETY: forwarded contract.
     unsafe { classify_band_l1(a, low, high, band, out, kernels) }
@@ -864,7 +985,7 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
                 high,
                 band,
                 out,
-                (sobel_l1_row_avx512, decide_row_avx512),
+                (sobel_l1_row_avx512, decide_row_avx512, seeds_avx512),
             )
         }
     } else if level >= Simd::Avx2 && norm == Norm::L1 {
@@ -876,7 +997,7 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
                 high,
                 band,
                 out,
-                (sobel_l1_row_avx2, decide_row_avx2),
+                (sobel_l1_row_avx2, decide_row_avx2, seeds_avx2),
             )
         }
     } else if level >= Simd::Avx2 {
@@ -1411,6 +1532,64 @@ mod row_kernel_tests {
         }
     }
 
+    /// Every vector seed kernel the processor can run, with its name.
+    fn seed_kernels() -> Vec<(&'static str, SeedKernel)> {
+        let level = crate::image::simd::detected_simd();
+        let mut out: Vec<(&'static str, SeedKernel)> = Vec::new();
+        if level >= crate::image::Simd::Avx2 {
+            out.push(("avx2", seeds_avx2));
+        }
+        if level >= crate::image::Simd::Avx512 {
+            out.push(("avx512", seeds_avx512));
+        }
+        out
+    }
+
+    /// [`SeedKernel`] of the plain loop (every column in [`row_seeds`]).
+    unsafe fn seeds_none(_: [&[u8]; 3], _: u32, _: &mut Vec<(u32, u32)>) -> usize {
+        0
+    }
+
+    #[test]
+    fn seed_kernels_equal_the_plain_loop_and_refuse_unequal_rows() {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        for (name, kernel) in seed_kernels() {
+            for &cols in &[1usize, 2, 3, 31, 32, 33, 34, 63, 64, 65, 66, 67, 130, 200] {
+                for rows in [1usize, 2, 3, 5] {
+                    // classes 0, 1, 2, with few WEAK pixels in some rounds
+                    let map: Vec<u8> = (0..rows * cols)
+                        .map(|_| {
+                            s ^= s << 13;
+                            s ^= s >> 7;
+                            s ^= s << 17;
+                            [NONE, NONE, EDGE, EDGE, WEAK][(s % [5, 4][(cols + rows) % 2]) as usize]
+                        })
+                        .collect();
+                    for y in 0..rows {
+                        let (mut got, mut want) = (Vec::new(), Vec::new());
+                        row_seeds(&map, cols, y, rows, kernel, &mut got);
+                        row_seeds(&map, cols, y, rows, seeds_none, &mut want);
+                        got.sort_unstable();
+                        want.sort_unstable();
+                        assert_eq!(got, want, "{name} {rows}x{cols} row {y}");
+                    }
+                }
+            }
+            let (mid, short) = (vec![EDGE; 100], vec![WEAK; 99]);
+            for rows in [
+                [&short[..], &mid[..], &mid[..]],
+                [&mid[..], &mid[..], &short[..]],
+            ] {
+                // SAFETY: `seed_kernels` lists only the kernels this processor can run.
+                let got = std::panic::catch_unwind(|| unsafe { kernel(rows, 0, &mut Vec::new()) });
+                assert!(
+                    got.is_err(),
+                    "{name}: a neighbour row one short was accepted"
+                );
+            }
+        }
+    }
+
     #[test]
     fn row_kernels_refuse_rows_shorter_than_the_line() {
         // Each buffer one element short of what a 64-column line needs: the bounds check
@@ -1426,7 +1605,7 @@ mod row_kernel_tests {
                     let mut line = vec![0u8; cols];
                     let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
                     // SAFETY: `kernels` lists only the kernels this processor can run.
-                    unsafe { kernel(refs, &dx, &dy, [0, 0], 0, &mut line, &mut Vec::new()) }
+                    unsafe { kernel(refs, &dx, &dy, [0, 0], &mut line) }
                 });
                 assert!(got.is_err(), "{name}: buffer {short} short was accepted");
             }
@@ -1479,22 +1658,11 @@ mod row_kernel_tests {
                         _ => (next(spread.min(60)) as i64, next(spread.min(60) + 3) as i64),
                     };
                     let mut line = vec![7u8; cols];
-                    let mut seeds = Vec::new();
                     let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
                     // SAFETY: `kernels` lists only the kernels this processor can run.
-                    let done = unsafe {
-                        kernel(
-                            refs,
-                            &dx,
-                            &dy,
-                            [low as i16, high as i16],
-                            3,
-                            &mut line,
-                            &mut seeds,
-                        )
-                    };
+                    let done =
+                        unsafe { kernel(refs, &dx, &dy, [low as i16, high as i16], &mut line) };
                     assert_eq!(done, cols / 32 * 32);
-                    let mut want_seeds = Vec::new();
                     for x in 0..done {
                         let j = x + 1;
                         let mag_at = |dy: isize, dx: isize| {
@@ -1506,15 +1674,11 @@ mod row_kernel_tests {
                             "{name} {cols} cols round {round} column {x} g {:?}",
                             g[x]
                         );
-                        if want == EDGE {
-                            want_seeds.push((3, x as u32));
-                        }
                     }
                     assert!(
                         line[done..].iter().all(|&v| v == 7),
                         "{name}: wrote past {done}"
                     );
-                    assert_eq!(seeds, want_seeds, "{name} {cols} cols round {round}");
                 }
             }
         }
