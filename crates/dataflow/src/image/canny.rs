@@ -203,6 +203,19 @@ fn flood(map: &mut [u8], rows: usize, cols: usize, mut stack: Vec<(u32, u32)>) {
             // clipping, no row slices (the checked path below took four times as long).
             let at = y * cols + x;
             let (up, down) = (at - cols, at + cols);
+            // `WEAK` is the only class with bit 0 set: one test for the eight neighbours,
+            // since most pixels popped have none left to grow into
+            let any = map[up - 1]
+                | map[up]
+                | map[up + 1]
+                | map[at - 1]
+                | map[at + 1]
+                | map[down - 1]
+                | map[down]
+                | map[down + 1];
+            if any & WEAK == 0 {
+                continue;
+            }
             for (p, ny, nx) in [
                 (up - 1, y - 1, x - 1),
                 (up, y - 1, x),
@@ -364,6 +377,574 @@ unsafe fn classify_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
     classify_band(a, norm, low, high, band, out)
 }
 
+/// One row of the L1 classification in vector registers: decides columns `0..n` of the
+/// middle row (`n` the multiple of 32 it returns, at most `line.len()`) and writes their
+/// classes to `line` (the seeds of the flood come later, from [`SeedKernel`]). `rows` are
+/// the zero-padded magnitudes of the three rows (`rows[k][x + 1]` is column `x`), `dx`
+/// and `dy` the middle row's gradient; the thresholds `[low, high]` are clamped to
+/// `-1..=i16::MAX`. Unsafe to call only for the target features its level needs.
+type RowKernel = unsafe fn(
+    rows: [&[i16]; 3],
+    dx: &[i16],
+    dy: &[i16],
+    thresholds: [i16; 2],
+    line: &mut [u8],
+) -> usize;
+
+/// `2 tan(22.5 deg)` in 16 fraction bits: `mulhi(ax, TG22_X2)` is `(ax * TG22) >> 15`.
+const TG22_X2: i16 = (2 * TG22) as i16;
+
+/// Panics unless `rows`, `dx` and `dy` cover the `cols` columns of `line` (the bounds
+/// every vector row kernel relies on).
+#[inline(always)]
+fn check_row_bounds(rows: [&[i16]; 3], dx: &[i16], dy: &[i16], cols: usize) {
+    assert!(
+        dx.len() >= cols && dy.len() >= cols && rows.iter().all(|r| r.len() >= cols + 2),
+        "canny: row buffers of {}, {} and {:?} for {cols} columns",
+        dx.len(),
+        dy.len(),
+        rows.map(<[i16]>::len)
+    );
+}
+
+/// [`RowKernel`] with AVX-512 F/BW: 32 columns a step, in `i16` lanes and mask registers.
+///
+/// The sector tests in 16 bits: with `t = (ax * TG22) >> 15`, `ay << 15 < ax * TG22` is
+/// `ay <= t && ax != 0` (`ax * TG22` is never a multiple of `2^15` for `0 < ax < 2^15`,
+/// TG22 being odd), and `ay << 15 > ax * (TG22 + 2^16)` is `ay > 2 ax + t`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn decide_row_avx512(
+    rows: [&[i16]; 3],
+    dx: &[i16],
+    dy: &[i16],
+    [low, high]: [i16; 2],
+    line: &mut [u8],
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = line.len();
+    check_row_bounds(rows, dx, dy, cols);
+    let n = cols / 32 * 32;
+    let [r0, r1, r2] = rows.map(<[i16]>::as_ptr);
+    let (px, py, out) = (dx.as_ptr(), dy.as_ptr(), line.as_mut_ptr());
+    let (lowv, highv) = (_mm512_set1_epi16(low), _mm512_set1_epi16(high));
+    let tg = _mm512_set1_epi16(TG22_X2);
+    let (one, two) = (_mm512_set1_epi8(WEAK as i8), _mm512_set1_epi8(EDGE as i8));
+    let mut c = 0;
+    while c < n {
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
+        // <= cols, so the loads read `dx`, `dy` at c..c + 32 and the padded rows at
+        // c..c + 34 <= cols + 2, and the store writes `line` at c..c + 32, all inside the
+        // lengths `check_row_bounds` asserted above.
+        unsafe {
+            let ld = |p: *const i16| _mm512_loadu_si512(p.cast());
+            let m = ld(r1.add(c + 1));
+            let above = _mm512_cmpgt_epi16_mask(m, lowv);
+            if above == 0 {
+                _mm256_storeu_si256(out.add(c).cast(), _mm256_setzero_si256());
+                c += 32;
+                continue;
+            }
+            let (gx, gy) = (ld(px.add(c)), ld(py.add(c)));
+            let (ax, ay) = (_mm512_abs_epi16(gx), _mm512_abs_epi16(gy));
+            let t = _mm512_mulhi_epu16(ax, tg);
+            let horizontal = _mm512_cmple_epi16_mask(ay, t) & _mm512_test_epi16_mask(ax, ax);
+            let t67 = _mm512_add_epi16(_mm512_add_epi16(ax, ax), t);
+            let vertical = !horizontal & _mm512_cmpgt_epi16_mask(ay, t67);
+            // the diagonal neighbours: (-1, -s) and (1, s), s the sign of gx * gy
+            let falling = _mm512_movepi16_mask(_mm512_xor_si512(gx, gy));
+            let diag_a = _mm512_mask_blend_epi16(falling, ld(r0.add(c)), ld(r0.add(c + 2)));
+            let diag_b = _mm512_mask_blend_epi16(falling, ld(r2.add(c + 2)), ld(r2.add(c)));
+            let a = _mm512_mask_blend_epi16(vertical, diag_a, ld(r0.add(c + 1)));
+            let a = _mm512_mask_blend_epi16(horizontal, a, ld(r1.add(c)));
+            let b = _mm512_mask_blend_epi16(vertical, diag_b, ld(r2.add(c + 1)));
+            let b = _mm512_mask_blend_epi16(horizontal, b, ld(r1.add(c + 2)));
+            // horizontal and vertical keep `m >= after`, diagonals need `m > both`
+            let axis = horizontal | vertical;
+            let after =
+                (_mm512_cmpgt_epi16_mask(m, b) & !axis) | (_mm512_cmpge_epi16_mask(m, b) & axis);
+            let kept = above & _mm512_cmpgt_epi16_mask(m, a) & after;
+            let strong = kept & _mm512_cmpgt_epi16_mask(m, highv);
+            // (512-bit byte operations, whose low 32 bytes are the chunk: the 256-bit
+            // masked forms would need AVX-512 VL as well)
+            let class = _mm512_mask_blend_epi8(
+                u64::from(strong),
+                _mm512_maskz_mov_epi8(u64::from(kept), one),
+                two,
+            );
+            _mm256_storeu_si256(out.add(c).cast(), _mm512_castsi512_si256(class));
+        }
+        c += 32;
+    }
+    n
+}
+
+/// [`RowKernel`] with AVX2: 32 columns a step as two halves of 16 `i16` lanes, the same
+/// tests as [`decide_row_avx512`] with compares producing lane masks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn decide_row_avx2(
+    rows: [&[i16]; 3],
+    dx: &[i16],
+    dy: &[i16],
+    [low, high]: [i16; 2],
+    line: &mut [u8],
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = line.len();
+    check_row_bounds(rows, dx, dy, cols);
+    let n = cols / 32 * 32;
+    let [r0, r1, r2] = rows.map(<[i16]>::as_ptr);
+    let (px, py, out) = (dx.as_ptr(), dy.as_ptr(), line.as_mut_ptr());
+    let (lowv, highv) = (_mm256_set1_epi16(low), _mm256_set1_epi16(high));
+    let tg = _mm256_set1_epi16(TG22_X2);
+    let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi8(1);
+    // (kept, strong) lane masks of the 16 columns at c
+    // SAFETY: (the closure's body) AVX2 is present (the caller's contract); it is only
+    // called with c + 16 <= cols, so the loads read `dx`, `dy` at c..c + 16 and the padded
+    // rows at c..c + 18 <= cols + 2, inside the lengths asserted above.
+    let half = |c: usize, m: __m256i, above: __m256i| unsafe {
+        let ld = |p: *const i16| _mm256_loadu_si256(p.cast());
+        let (gx, gy) = (ld(px.add(c)), ld(py.add(c)));
+        let (ax, ay) = (_mm256_abs_epi16(gx), _mm256_abs_epi16(gy));
+        let t = _mm256_mulhi_epu16(ax, tg);
+        let not_horizontal =
+            _mm256_or_si256(_mm256_cmpgt_epi16(ay, t), _mm256_cmpeq_epi16(ax, zero));
+        let t67 = _mm256_add_epi16(_mm256_add_epi16(ax, ax), t);
+        let vertical = _mm256_and_si256(not_horizontal, _mm256_cmpgt_epi16(ay, t67));
+        let falling = _mm256_srai_epi16::<15>(_mm256_xor_si256(gx, gy));
+        let diag_a = _mm256_blendv_epi8(ld(r0.add(c)), ld(r0.add(c + 2)), falling);
+        let diag_b = _mm256_blendv_epi8(ld(r2.add(c + 2)), ld(r2.add(c)), falling);
+        let a = _mm256_blendv_epi8(diag_a, ld(r0.add(c + 1)), vertical);
+        let a = _mm256_blendv_epi8(ld(r1.add(c)), a, not_horizontal);
+        let b = _mm256_blendv_epi8(diag_b, ld(r2.add(c + 1)), vertical);
+        let b = _mm256_blendv_epi8(ld(r1.add(c + 2)), b, not_horizontal);
+        // axis: horizontal or vertical, which keep `m >= after` (`!(b > m)`)
+        let axis = _mm256_or_si256(
+            _mm256_andnot_si256(not_horizontal, _mm256_cmpeq_epi16(zero, zero)),
+            vertical,
+        );
+        let after = _mm256_or_si256(
+            _mm256_cmpgt_epi16(m, b),
+            _mm256_andnot_si256(_mm256_cmpgt_epi16(b, m), axis),
+        );
+        let kept = _mm256_and_si256(_mm256_and_si256(above, _mm256_cmpgt_epi16(m, a)), after);
+        let strong = _mm256_and_si256(kept, _mm256_cmpgt_epi16(m, highv));
+        (kept, strong)
+    };
+    let mut c = 0;
+    while c < n {
+        // SAFETY: AVX2 is present (the caller's contract); c + 32 <= cols, so the loads
+        // read the padded middle row at c + 1..c + 33 <= cols + 2 and the halves stay in
+        // bounds (see `half`), and the store writes `line` at c..c + 32, inside the
+        // lengths `check_row_bounds` asserted above.
+        unsafe {
+            let m_lo = _mm256_loadu_si256(r1.add(c + 1).cast());
+            let m_hi = _mm256_loadu_si256(r1.add(c + 17).cast());
+            let (above_lo, above_hi) = (
+                _mm256_cmpgt_epi16(m_lo, lowv),
+                _mm256_cmpgt_epi16(m_hi, lowv),
+            );
+            if _mm256_testz_si256(
+                _mm256_or_si256(above_lo, above_hi),
+                _mm256_or_si256(above_lo, above_hi),
+            ) != 0
+            {
+                _mm256_storeu_si256(out.add(c).cast(), zero);
+                c += 32;
+                continue;
+            }
+            let (kept_lo, strong_lo) = half(c, m_lo, above_lo);
+            let (kept_hi, strong_hi) = half(c + 16, m_hi, above_hi);
+            // packs interleaves the 128-bit lanes; the permute puts columns in order
+            let bytes =
+                |lo, hi| _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(lo, hi));
+            let (kept, strong) = (bytes(kept_lo, kept_hi), bytes(strong_lo, strong_hi));
+            // WEAK + 1 = EDGE for the strong ones (a subset of the kept)
+            let class = _mm256_add_epi8(_mm256_and_si256(kept, one), _mm256_and_si256(strong, one));
+            _mm256_storeu_si256(out.add(c).cast(), class);
+        }
+        c += 32;
+    }
+    n
+}
+
+/// The Sobel gradient and L1 magnitude of one row from its three padded source rows
+/// (`p[k][x + 1]` is column `x` of row `y - 1 + k`): columns `0..n` of `dx`, `dy` and of
+/// `mag[1..]`, `n` the multiple of 32 it returns (at most `dx.len()`). Unsafe to call only
+/// for the target features its level needs.
+type SobelKernel =
+    unsafe fn(p: [&[u8]; 3], dx: &mut [i16], dy: &mut [i16], mag: &mut [i16]) -> usize;
+
+/// Panics unless the buffers of a [`SobelKernel`] cover `dx.len()` columns.
+#[inline(always)]
+fn check_sobel_bounds(p: [&[u8]; 3], dy: &[i16], mag: &[i16], cols: usize) {
+    assert!(
+        dy.len() >= cols && mag.len() >= cols + 2 && p.iter().all(|r| r.len() >= cols + 2),
+        "canny: Sobel buffers of {:?}, {} and {} for {cols} columns",
+        p.map(<[u8]>::len),
+        dy.len(),
+        mag.len()
+    );
+}
+
+/// [`SobelKernel`] with AVX-512 BW: 32 columns a step in `i16` lanes, one pass (the
+/// column sums `p0 + 2 p1 + p2` and `p2 - p0` at the three offsets, then across).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn sobel_l1_row_avx512(
+    p: [&[u8]; 3],
+    dx: &mut [i16],
+    dy: &mut [i16],
+    mag: &mut [i16],
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = dx.len();
+    check_sobel_bounds(p, dy, mag, cols);
+    let n = cols / 32 * 32;
+    let [q0, q1, q2] = p.map(<[u8]>::as_ptr);
+    let (ox, oy, om) = (dx.as_mut_ptr(), dy.as_mut_ptr(), mag.as_mut_ptr());
+    let mut c = 0;
+    while c < n {
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
+        // <= cols, so the loads read the padded rows at c..c + 34 <= cols + 2 and the
+        // stores write `dx`, `dy` at c..c + 32 and `mag` at c + 1..c + 33, all inside the
+        // lengths `check_sobel_bounds` asserted above.
+        unsafe {
+            let ld = |q: *const u8, o: usize| {
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256(q.add(c + o).cast()))
+            };
+            let smooth = |o: usize| {
+                let m = ld(q1, o);
+                _mm512_add_epi16(
+                    _mm512_add_epi16(ld(q0, o), ld(q2, o)),
+                    _mm512_add_epi16(m, m),
+                )
+            };
+            let diff = |o: usize| _mm512_sub_epi16(ld(q2, o), ld(q0, o));
+            let gx = _mm512_sub_epi16(smooth(2), smooth(0));
+            let d1 = diff(1);
+            let gy = _mm512_add_epi16(_mm512_add_epi16(diff(0), diff(2)), _mm512_add_epi16(d1, d1));
+            let m = _mm512_add_epi16(_mm512_abs_epi16(gx), _mm512_abs_epi16(gy));
+            _mm512_storeu_si512(ox.add(c).cast(), gx);
+            _mm512_storeu_si512(oy.add(c).cast(), gy);
+            _mm512_storeu_si512(om.add(c + 1).cast(), m);
+        }
+        c += 32;
+    }
+    n
+}
+
+/// [`SobelKernel`] with AVX2: [`sobel_l1_row_avx512`] in two halves of 16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sobel_l1_row_avx2(
+    p: [&[u8]; 3],
+    dx: &mut [i16],
+    dy: &mut [i16],
+    mag: &mut [i16],
+) -> usize {
+    use std::arch::x86_64::*;
+    let cols = dx.len();
+    check_sobel_bounds(p, dy, mag, cols);
+    let n = cols / 32 * 32;
+    let [q0, q1, q2] = p.map(<[u8]>::as_ptr);
+    let (ox, oy, om) = (dx.as_mut_ptr(), dy.as_mut_ptr(), mag.as_mut_ptr());
+    let mut c = 0;
+    while c < n {
+        for h in [c, c + 16] {
+            // SAFETY: AVX2 is present (the caller's contract); h + 16 <= c + 32 <= cols,
+            // so the loads read the padded rows at h..h + 18 <= cols + 2 and the stores
+            // write `dx`, `dy` at h..h + 16 and `mag` at h + 1..h + 17, all inside the
+            // lengths `check_sobel_bounds` asserted above.
+            unsafe {
+                let ld = |q: *const u8, o: usize| {
+                    _mm256_cvtepu8_epi16(_mm_loadu_si128(q.add(h + o).cast()))
+                };
+                let smooth = |o: usize| {
+                    let m = ld(q1, o);
+                    _mm256_add_epi16(
+                        _mm256_add_epi16(ld(q0, o), ld(q2, o)),
+                        _mm256_add_epi16(m, m),
+                    )
+                };
+                let diff = |o: usize| _mm256_sub_epi16(ld(q2, o), ld(q0, o));
+                let gx = _mm256_sub_epi16(smooth(2), smooth(0));
+                let d1 = diff(1);
+                let gy =
+                    _mm256_add_epi16(_mm256_add_epi16(diff(0), diff(2)), _mm256_add_epi16(d1, d1));
+                let m = _mm256_add_epi16(_mm256_abs_epi16(gx), _mm256_abs_epi16(gy));
+                _mm256_storeu_si256(ox.add(h).cast(), gx);
+                _mm256_storeu_si256(oy.add(h).cast(), gy);
+                _mm256_storeu_si256(om.add(h + 1).cast(), m);
+            }
+        }
+        c += 32;
+    }
+    n
+}
+
+/// The gradient and `i16` L1 magnitudes (zero-padded: `mag[x + 1]` is column `x`) of
+/// image row `r`, or zero magnitudes outside the image: columns `0..n` by `kernel`, the
+/// rest here.
+#[inline(always)]
+fn load_row_l1<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    sobel: &mut SobelRows,
+    kernel: SobelKernel,
+    r: isize,
+    dx: &mut [i16],
+    dy: &mut [i16],
+    mag: &mut [i16],
+) {
+    let Dim2(rows, cols) = a.extent();
+    if r < 0 || r as usize >= rows {
+        mag.fill(0);
+        return;
+    }
+    let p = sobel.padded(a, &Border::Replicate, r as usize);
+    // SAFETY: the caller of `classify_band_l1` guarantees the kernel's target features;
+    // the kernel checks the buffer lengths itself.
+    let done = unsafe { kernel(p, dx, dy, mag) };
+    let [p0, p1, p2] = p;
+    // (the Sobel gradient of bytes is at most 1020 in magnitude: the sum fits `i16`)
+    for x in done..cols {
+        let at = |q: &[u8], o: usize| i16::from(q[x + o]);
+        let gx = at(p0, 2) - at(p0, 0) + 2 * (at(p1, 2) - at(p1, 0)) + at(p2, 2) - at(p2, 0);
+        let gy = at(p2, 0) - at(p0, 0) + 2 * (at(p2, 1) - at(p0, 1)) + at(p2, 2) - at(p0, 2);
+        (dx[x], dy[x]) = (gx, gy);
+        mag[x + 1] = gx.abs() + gy.abs();
+    }
+}
+
+/// [`SobelKernel`] of the plain loop (every column in [`load_row_l1`]), for the tests.
+#[cfg(test)]
+unsafe fn sobel_l1_row_none(_: [&[u8]; 3], _: &mut [i16], _: &mut [i16], _: &mut [i16]) -> usize {
+    0
+}
+
+/// [`classify_band`] for the L1 norm with a vector row kernel: magnitudes in `i16`, whole
+/// rows of 32-column chunks decided by `kernel`, the last `cols % 32` columns by
+/// [`decide`]. Unsafe to call only for the target features `kernel` needs.
+#[inline(always)]
+unsafe fn classify_band_l1<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+    (sobel_kernel, kernel, seed_kernel): (SobelKernel, RowKernel, SeedKernel),
+) -> Vec<(u32, u32)> {
+    let Dim2(_, cols) = a.extent();
+    // Magnitudes lie in 0..=2040, so comparing with the thresholds clamped to
+    // -1..=i16::MAX is exact.
+    let low16 = low.clamp(-1, i64::from(i16::MAX)) as i16;
+    let high16 = high.clamp(-1, i64::from(i16::MAX)) as i16;
+    let mut sobel = SobelRows::new(cols);
+    let mut dxs: [Vec<i16>; 3] = std::array::from_fn(|_| vec![0i16; cols]);
+    let mut dys: [Vec<i16>; 3] = std::array::from_fn(|_| vec![0i16; cols]);
+    let mut mags: [Vec<i16>; 3] = std::array::from_fn(|_| vec![0i16; cols + 2]);
+    let mut seeds = Vec::new();
+    // order[k] is the slot of image row y - 1 + k.
+    let mut order = [0usize, 1, 2];
+    let start = band.start as isize;
+    for (k, r) in [(0, start - 1), (1, start)] {
+        load_row_l1(
+            a,
+            &mut sobel,
+            sobel_kernel,
+            r,
+            &mut dxs[k],
+            &mut dys[k],
+            &mut mags[k],
+        );
+    }
+    for y in band.clone() {
+        let s = order[2];
+        load_row_l1(
+            a,
+            &mut sobel,
+            sobel_kernel,
+            y as isize + 1,
+            &mut dxs[s],
+            &mut dys[s],
+            &mut mags[s],
+        );
+        let rows = order.map(|k| &mags[k][..]);
+        let (dx, dy) = (&dxs[order[1]][..], &dys[order[1]][..]);
+        let yb = y - band.start;
+        let line = &mut out[yb * cols..(yb + 1) * cols];
+        // SAFETY: the caller's contract (the processor has the kernel's features); the
+        // kernel checks the row lengths itself.
+        let done = unsafe { kernel(rows, dx, dy, [low16, high16], line) };
+        for x in done..cols {
+            let j = x + 1;
+            let mag_at = |dy: isize, dx: isize| {
+                i32::from(rows[(1 + dy) as usize][(j as isize + dx) as usize])
+            };
+            line[x] = decide([dx[x], dy[x]], i32::from(rows[1][j]), low, high, mag_at);
+        }
+        // the row above is decided and so are its neighbour rows: its seeds
+        if yb >= 1 {
+            row_seeds(out, cols, yb - 1, yb + 1, seed_kernel, &mut seeds);
+        }
+        order = [order[1], order[2], order[0]];
+    }
+    row_seeds(
+        out,
+        cols,
+        band.len() - 1,
+        band.len(),
+        seed_kernel,
+        &mut seeds,
+    );
+    seeds
+}
+
+/// The seeds of the flood in row `y` of a classified band `map` (rows `0..rows`, `cols`
+/// wide): its `EDGE` pixels with a `WEAK` neighbour inside the band. The others can be
+/// left out: a flood from them would find nothing to grow into, since pixels only ever
+/// change from `WEAK` to `EDGE`. Columns `1..1 + n` by `kernel`, the rest here.
+#[inline(always)]
+fn row_seeds(
+    map: &[u8],
+    cols: usize,
+    y: usize,
+    rows: usize,
+    kernel: SeedKernel,
+    seeds: &mut Vec<(u32, u32)>,
+) {
+    let no_row: &[u8] = &[];
+    let row = |r: usize| &map[r * cols..(r + 1) * cols];
+    let up = if y > 0 { row(y - 1) } else { no_row };
+    let down = if y + 1 < rows { row(y + 1) } else { no_row };
+    let mid = row(y);
+    // SAFETY: the caller of `classify_band_l1` guarantees the kernel's target features;
+    // the kernel checks the row lengths itself (and takes the missing rows as empty).
+    let n = unsafe { kernel([up, mid, down], y as u32, seeds) };
+    let near_weak = |x: usize| {
+        let (x0, x1) = (x.saturating_sub(1), (x + 1).min(cols - 1));
+        [up, mid, down]
+            .iter()
+            .any(|r| !r.is_empty() && r[x0..=x1].contains(&WEAK))
+    };
+    for x in std::iter::once(0).chain(1 + n..cols) {
+        if mid[x] == EDGE && near_weak(x) {
+            seeds.push((y as u32, x as u32));
+        }
+    }
+}
+
+/// The seeds of [`row_seeds`] in columns `1..1 + n` of the middle row of `rows` (`[up,
+/// mid, down]`, `up` and `down` either as long as `mid` or empty: no row there), `n` the
+/// multiple of the vector width it returns (with `n + 2 <= mid.len()`), pushed as `(y,
+/// x)`. Unsafe to call only for the target features its level needs.
+type SeedKernel = unsafe fn(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize;
+
+/// [`SeedKernel`] with AVX-512 BW: 64 columns a step; the eight neighbours' bytes OR-ed
+/// together carry bit 0 (`WEAK`'s only bit) when one of them is `WEAK`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx2")]
+unsafe fn seeds_avx512(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize {
+    use std::arch::x86_64::*;
+    let [up, mid, down] = rows;
+    let cols = mid.len();
+    assert!(
+        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
+        "canny: neighbour rows of {} and {} for {cols} columns",
+        up.len(),
+        down.len()
+    );
+    let n = cols.saturating_sub(2) / 64 * 64;
+    let (edge, weak) = (_mm512_set1_epi8(EDGE as i8), _mm512_set1_epi8(WEAK as i8));
+    let mut x = 1;
+    while x < 1 + n {
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); x >= 1
+        // and x + 64 <= n + 1 <= cols - 1, so the loads at x - 1..x + 65 stay inside
+        // `mid`, and inside `up` and `down`, which are read only when as long as `mid`
+        // (asserted above).
+        unsafe {
+            let ld = |r: &[u8], at: usize| _mm512_loadu_si512(r.as_ptr().add(at).cast());
+            let strong = _mm512_cmpeq_epi8_mask(ld(mid, x), edge);
+            if strong != 0 {
+                let mut any = _mm512_or_si512(ld(mid, x - 1), ld(mid, x + 1));
+                for r in [up, down] {
+                    if !r.is_empty() {
+                        let three = _mm512_or_si512(ld(r, x - 1), ld(r, x + 1));
+                        any = _mm512_or_si512(any, _mm512_or_si512(three, ld(r, x)));
+                    }
+                }
+                let mut s = strong & _mm512_test_epi8_mask(any, weak);
+                while s != 0 {
+                    seeds.push((y, (x + s.trailing_zeros() as usize) as u32));
+                    s &= s - 1;
+                }
+            }
+        }
+        x += 64;
+    }
+    n
+}
+
+/// [`SeedKernel`] with AVX2: [`seeds_avx512`] 32 columns a step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn seeds_avx2(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize {
+    use std::arch::x86_64::*;
+    let [up, mid, down] = rows;
+    let cols = mid.len();
+    assert!(
+        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
+        "canny: neighbour rows of {} and {} for {cols} columns",
+        up.len(),
+        down.len()
+    );
+    let n = cols.saturating_sub(2) / 32 * 32;
+    let (edge, weak) = (_mm256_set1_epi8(EDGE as i8), _mm256_set1_epi8(WEAK as i8));
+    let mut x = 1;
+    while x < 1 + n {
+        // SAFETY: AVX2 is present (the caller's contract); x >= 1 and x + 32 <= n + 1 <=
+        // cols - 1, so the loads at x - 1..x + 33 stay inside `mid`, and inside `up` and
+        // `down`, which are read only when as long as `mid` (asserted above).
+        unsafe {
+            let ld = |r: &[u8], at: usize| _mm256_loadu_si256(r.as_ptr().add(at).cast());
+            let strong = _mm256_movemask_epi8(_mm256_cmpeq_epi8(ld(mid, x), edge)) as u32;
+            if strong != 0 {
+                let mut any = _mm256_or_si256(ld(mid, x - 1), ld(mid, x + 1));
+                for r in [up, down] {
+                    if !r.is_empty() {
+                        let three = _mm256_or_si256(ld(r, x - 1), ld(r, x + 1));
+                        any = _mm256_or_si256(any, _mm256_or_si256(three, ld(r, x)));
+                    }
+                }
+                let near = _mm256_cmpeq_epi8(_mm256_and_si256(any, weak), weak);
+                let mut s = strong & _mm256_movemask_epi8(near) as u32;
+                while s != 0 {
+                    seeds.push((y, (x + s.trailing_zeros() as usize) as u32));
+                    s &= s - 1;
+                }
+            }
+        }
+        x += 32;
+    }
+    n
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn classify_band_l1_avx2<A: Source<Shape = Dim2, Elem = u8>>(
+    a: &A,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+    kernels: (SobelKernel, RowKernel, SeedKernel),
+) -> Vec<(u32, u32)> {
+    // SAFETY: forwarded contract.
+    unsafe { classify_band_l1(a, low, high, band, out, kernels) }
+}
+
 /// `out` filled with `value`, as initialised bytes.
 fn init_bytes(out: &mut [MaybeUninit<u8>], value: u8) -> &mut [u8] {
     for b in out.iter_mut() {
@@ -390,12 +971,37 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     let out = init_bytes(out, NONE);
     let Dim2(_, cols) = a.extent();
     let n_rows = band.len();
-    // No AVX-512 copies: compiled with AVX-512 enabled, classification and flood
-    // measured 3 to 5% slower than the AVX2 copy on Zen 4 (see the crate guide).
+    // L1 rows are decided by hand-written vector kernels (AVX-512 or AVX2) around the
+    // AVX2-compiled Sobel rows; L2 keeps the AVX2 copy of the generic classification (an
+    // AVX-512 recompile of it measured 3 to 5% slower on Zen 4, see the crate guide).
     #[cfg(target_arch = "x86_64")]
-    let seeds = if level >= Simd::Avx2 {
-        // SAFETY: the processor supports AVX2 (`level` comes from `simd()`, capped by the
-        // detected level).
+    let seeds = if level >= Simd::Avx512 && norm == Norm::L1 {
+        // SAFETY: the processor supports AVX-512 F/BW and AVX2 (`level` comes from
+        // `simd()`, capped by the detected level).
+        unsafe {
+            classify_band_l1_avx2(
+                a,
+                low,
+                high,
+                band,
+                out,
+                (sobel_l1_row_avx512, decide_row_avx512, seeds_avx512),
+            )
+        }
+    } else if level >= Simd::Avx2 && norm == Norm::L1 {
+        // SAFETY: the processor supports AVX2 (as above).
+        unsafe {
+            classify_band_l1_avx2(
+                a,
+                low,
+                high,
+                band,
+                out,
+                (sobel_l1_row_avx2, decide_row_avx2, seeds_avx2),
+            )
+        }
+    } else if level >= Simd::Avx2 {
+        // SAFETY: the processor supports AVX2 (as above).
         unsafe { classify_band_avx2(a, norm, low, high, band, out) }
     } else {
         classify_band(a, norm, low, high, band, out)
@@ -797,6 +1403,34 @@ mod tests {
     }
 
     #[test]
+    fn every_simd_level_equals_the_model_at_the_vector_edges() {
+        // Widths around the 32-column steps of the vector rows (shorter than a step,
+        // one over, one under), images one to three rows high, and thresholds that keep
+        // every pixel (negative), a few, or none.
+        for (k, &cols) in [1usize, 2, 31, 32, 33, 63, 64, 65, 97].iter().enumerate() {
+            for rows in [1usize, 2, 3, 17] {
+                let data = scene(rows, cols, 90 + k as u64);
+                let a = View::new(Dim2(rows, cols), &data).unwrap();
+                for (low, high) in [(-1.0, -1.0), (-1.0, 40.0), (10.0, 30.0), (5000.0, 6000.0)] {
+                    let p = Canny {
+                        low,
+                        high,
+                        norm: Norm::L1,
+                        threads: Threads::Fixed(2),
+                    };
+                    let (l, h) = thresholds(&p).unwrap();
+                    let want = model(&data, rows, cols, l, h, false);
+                    for got in crate::image::simd::testing::at_every_level(|_| {
+                        crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
+                    }) {
+                        assert_eq!(got.as_slice(), &want[..], "{rows}x{cols} {low}/{high}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn every_simd_level_equals_the_model() {
         for (k, &cols) in [1usize, 31, 63, 64, 65, 129, 301].iter().enumerate() {
             let rows = 40;
@@ -815,6 +1449,236 @@ mod tests {
                     crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
                 }) {
                     assert_eq!(got.as_slice(), &want[..], "{cols} columns {norm:?}");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod row_kernel_tests {
+    use super::*;
+    use crate::explicit::View;
+
+    /// Every vector row kernel the processor can run, with its name.
+    fn kernels() -> Vec<(&'static str, RowKernel)> {
+        let level = crate::image::simd::detected_simd();
+        let mut out: Vec<(&'static str, RowKernel)> = Vec::new();
+        if level >= crate::image::Simd::Avx2 {
+            out.push(("avx2", decide_row_avx2));
+        }
+        if level >= crate::image::Simd::Avx512 {
+            out.push(("avx512", decide_row_avx512));
+        }
+        out
+    }
+
+    /// Every vector Sobel kernel the processor can run, with its name.
+    fn sobel_kernels() -> Vec<(&'static str, SobelKernel)> {
+        let level = crate::image::simd::detected_simd();
+        let mut out: Vec<(&'static str, SobelKernel)> = Vec::new();
+        if level >= crate::image::Simd::Avx2 {
+            out.push(("avx2", sobel_l1_row_avx2));
+        }
+        if level >= crate::image::Simd::Avx512 {
+            out.push(("avx512", sobel_l1_row_avx512));
+        }
+        out
+    }
+
+    #[test]
+    fn sobel_kernels_equal_the_plain_loop_and_refuse_short_buffers() {
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for (name, kernel) in sobel_kernels() {
+            for &cols in &[1usize, 2, 31, 32, 33, 63, 64, 65, 100] {
+                let data: Vec<u8> = (0..3 * cols)
+                    .map(|_| {
+                        s ^= s << 13;
+                        s ^= s >> 7;
+                        s ^= s << 17;
+                        // extremes often: the sums must not overflow
+                        [0, 255, (s >> 8) as u8][(s % 3) as usize]
+                    })
+                    .collect();
+                let a = View::new(Dim2(3, cols), &data).unwrap();
+                let run = |k: SobelKernel| {
+                    let mut sobel = SobelRows::new(cols);
+                    let (mut dx, mut dy, mut mag) =
+                        (vec![7i16; cols], vec![7i16; cols], vec![0i16; cols + 2]);
+                    load_row_l1(&a, &mut sobel, k, 1, &mut dx, &mut dy, &mut mag);
+                    (dx, dy, mag)
+                };
+                assert_eq!(run(kernel), run(sobel_l1_row_none), "{name} {cols} columns");
+            }
+            // one element short in each buffer in turn, for 64 columns
+            for short in 0..4 {
+                let cols = 64;
+                let len = |k: usize, full: usize| if short == k { full - 1 } else { full };
+                let p = [len(0, cols + 2), cols + 2, cols + 2].map(|n| vec![0u8; n]);
+                let got = std::panic::catch_unwind(|| {
+                    let (mut dx, mut dy) = (vec![0i16; len(1, cols)], vec![0i16; len(2, cols)]);
+                    let mut mag = vec![0i16; len(3, cols + 2)];
+                    let p = [&p[0][..], &p[1][..], &p[2][..]];
+                    // SAFETY: `sobel_kernels` lists only the kernels this processor can run.
+                    unsafe { kernel(p, &mut dx, &mut dy, &mut mag) }
+                });
+                // a `dx` one short is a line of 63 columns: accepted, 32 columns done
+                if short == 1 {
+                    assert_eq!(got.ok(), Some(32), "{name}");
+                } else {
+                    assert!(got.is_err(), "{name}: buffer {short} short was accepted");
+                }
+            }
+        }
+    }
+
+    /// Every vector seed kernel the processor can run, with its name.
+    fn seed_kernels() -> Vec<(&'static str, SeedKernel)> {
+        let level = crate::image::simd::detected_simd();
+        let mut out: Vec<(&'static str, SeedKernel)> = Vec::new();
+        if level >= crate::image::Simd::Avx2 {
+            out.push(("avx2", seeds_avx2));
+        }
+        if level >= crate::image::Simd::Avx512 {
+            out.push(("avx512", seeds_avx512));
+        }
+        out
+    }
+
+    /// [`SeedKernel`] of the plain loop (every column in [`row_seeds`]).
+    unsafe fn seeds_none(_: [&[u8]; 3], _: u32, _: &mut Vec<(u32, u32)>) -> usize {
+        0
+    }
+
+    #[test]
+    fn seed_kernels_equal_the_plain_loop_and_refuse_unequal_rows() {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        for (name, kernel) in seed_kernels() {
+            for &cols in &[1usize, 2, 3, 31, 32, 33, 34, 63, 64, 65, 66, 67, 130, 200] {
+                for rows in [1usize, 2, 3, 5] {
+                    // classes 0, 1, 2, with few WEAK pixels in some rounds
+                    let map: Vec<u8> = (0..rows * cols)
+                        .map(|_| {
+                            s ^= s << 13;
+                            s ^= s >> 7;
+                            s ^= s << 17;
+                            [NONE, NONE, EDGE, EDGE, WEAK][(s % [5, 4][(cols + rows) % 2]) as usize]
+                        })
+                        .collect();
+                    for y in 0..rows {
+                        let (mut got, mut want) = (Vec::new(), Vec::new());
+                        row_seeds(&map, cols, y, rows, kernel, &mut got);
+                        row_seeds(&map, cols, y, rows, seeds_none, &mut want);
+                        got.sort_unstable();
+                        want.sort_unstable();
+                        assert_eq!(got, want, "{name} {rows}x{cols} row {y}");
+                    }
+                }
+            }
+            let (mid, short) = (vec![EDGE; 100], vec![WEAK; 99]);
+            for rows in [
+                [&short[..], &mid[..], &mid[..]],
+                [&mid[..], &mid[..], &short[..]],
+            ] {
+                // SAFETY: `seed_kernels` lists only the kernels this processor can run.
+                let got = std::panic::catch_unwind(|| unsafe { kernel(rows, 0, &mut Vec::new()) });
+                assert!(
+                    got.is_err(),
+                    "{name}: a neighbour row one short was accepted"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn row_kernels_refuse_rows_shorter_than_the_line() {
+        // Each buffer one element short of what a 64-column line needs: the bounds check
+        // before the vector loop must panic instead of reading past the buffer.
+        for (name, kernel) in kernels() {
+            for short in 0..4 {
+                let cols = 64;
+                let len = |k: usize, full: usize| if short == k { full - 1 } else { full };
+                let rows =
+                    [len(0, cols + 2), len(1, cols + 2), len(1, cols + 2)].map(|n| vec![0i16; n]);
+                let (dx, dy) = (vec![0i16; len(2, cols)], vec![0i16; len(3, cols)]);
+                let got = std::panic::catch_unwind(|| {
+                    let mut line = vec![0u8; cols];
+                    let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
+                    // SAFETY: `kernels` lists only the kernels this processor can run.
+                    unsafe { kernel(refs, &dx, &dy, [0, 0], &mut line) }
+                });
+                assert!(got.is_err(), "{name}: buffer {short} short was accepted");
+            }
+        }
+    }
+
+    #[test]
+    fn row_kernels_equal_the_pixel_decision() {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        };
+        for (name, kernel) in kernels() {
+            for &cols in &[1usize, 2, 31, 32, 33, 63, 64, 65, 100] {
+                for round in 0..60 {
+                    let spread = [3u64, 9, 40, 2041][round % 4];
+                    let rows: [Vec<i16>; 3] = std::array::from_fn(|_| {
+                        let mut r: Vec<i16> = (0..cols + 2).map(|_| next(spread) as i16).collect();
+                        r[0] = 0;
+                        r[cols + 1] = 0;
+                        r
+                    });
+                    let g: Vec<[i16; 2]> = (0..cols)
+                        .map(|k| {
+                            let x = next(2041) as i16 - 1020;
+                            let y = match (round + k) % 4 {
+                                0 => ((i32::from(x).abs() * TG22) >> SHIFT) as i16,
+                                1 => ((i32::from(x).abs() * (TG22 + (1 << (SHIFT + 1)))) >> SHIFT)
+                                    .min(1020) as i16,
+                                _ => next(2041) as i16 - 1020,
+                            };
+                            let y = if next(2) == 0 { -y } else { y };
+                            if next(16) == 0 {
+                                [0, y]
+                            } else if next(16) == 0 {
+                                [x, 0]
+                            } else {
+                                [x, y]
+                            }
+                        })
+                        .collect();
+                    let dx: Vec<i16> = g.iter().map(|g| g[0]).collect();
+                    let dy: Vec<i16> = g.iter().map(|g| g[1]).collect();
+                    let (low, high) = match round % 5 {
+                        0 => (-1, -1),
+                        1 => (5000, 6000),
+                        _ => (next(spread.min(60)) as i64, next(spread.min(60) + 3) as i64),
+                    };
+                    let mut line = vec![7u8; cols];
+                    let refs = [&rows[0][..], &rows[1][..], &rows[2][..]];
+                    // SAFETY: `kernels` lists only the kernels this processor can run.
+                    let done =
+                        unsafe { kernel(refs, &dx, &dy, [low as i16, high as i16], &mut line) };
+                    assert_eq!(done, cols / 32 * 32);
+                    for x in 0..done {
+                        let j = x + 1;
+                        let mag_at = |dy: isize, dx: isize| {
+                            i32::from(rows[(1 + dy) as usize][(j as isize + dx) as usize])
+                        };
+                        let want = decide(g[x], i32::from(rows[1][j]), low, high, mag_at);
+                        assert_eq!(
+                            line[x], want,
+                            "{name} {cols} cols round {round} column {x} g {:?}",
+                            g[x]
+                        );
+                    }
+                    assert!(
+                        line[done..].iter().all(|&v| v == 7),
+                        "{name}: wrote past {done}"
+                    );
                 }
             }
         }

@@ -168,24 +168,29 @@ impl SobelRows {
         (self.dx, self.dy) = (dx, dy);
     }
 
-    /// The gradient of image row `y`, written to every element of `dx` and `dy` (`cols`
-    /// each).
+    /// The three padded source rows of image row `y` (rows `y - 1`, `y`, `y + 1` through
+    /// `border`, each `cols + 2` bytes: `p[x + 1]` is column `x`), loaded into the ring
+    /// when not there yet.
     #[inline(always)]
-    fn gradient<A: Source<Shape = Dim2, Elem = u8>>(
+    pub(crate) fn padded<A: Source<Shape = Dim2, Elem = u8>>(
         &mut self,
         a: &A,
         border: &Border<u8>,
         y: usize,
-        dx: &mut [MaybeUninit<i16>],
-        dy: &mut [MaybeUninit<i16>],
-    ) {
-        let Dim2(rows, cols) = a.extent();
-        assert!(
-            dx.len() == cols && dy.len() == cols,
-            "sobel: gradient rows of {} and {} for {cols} columns",
-            dx.len(),
-            dy.len()
-        );
+    ) -> [&[u8]; 3] {
+        let slots = self.padded_slots(a, border, y);
+        slots.map(|k| &self.p[k][..])
+    }
+
+    /// The ring slots of [`SobelRows::padded`].
+    #[inline(always)]
+    fn padded_slots<A: Source<Shape = Dim2, Elem = u8>>(
+        &mut self,
+        a: &A,
+        border: &Border<u8>,
+        y: usize,
+    ) -> [usize; 3] {
+        let Dim2(rows, _) = a.extent();
         let need: [Option<usize>; 3] =
             std::array::from_fn(|k| border_interpolate(y as isize + k as isize - 1, rows, border));
         for key in need {
@@ -206,11 +211,29 @@ impl SobelRows {
                 .position(|k| *k == Some(key))
                 .expect("loaded above")
         };
-        let (p0, p1, p2) = (
-            &self.p[slot_of(need[0])],
-            &self.p[slot_of(need[1])],
-            &self.p[slot_of(need[2])],
+        need.map(slot_of)
+    }
+
+    /// The gradient of image row `y`, written to every element of `dx` and `dy` (`cols`
+    /// each).
+    #[inline(always)]
+    fn gradient<A: Source<Shape = Dim2, Elem = u8>>(
+        &mut self,
+        a: &A,
+        border: &Border<u8>,
+        y: usize,
+        dx: &mut [MaybeUninit<i16>],
+        dy: &mut [MaybeUninit<i16>],
+    ) {
+        let Dim2(_, cols) = a.extent();
+        assert!(
+            dx.len() == cols && dy.len() == cols,
+            "sobel: gradient rows of {} and {} for {cols} columns",
+            dx.len(),
+            dy.len()
         );
+        let [s0, s1, s2] = self.padded_slots(a, border, y);
+        let (p0, p1, p2) = (&self.p[s0], &self.p[s1], &self.p[s2]);
         for (((s, d), (&u, &m)), &l) in self
             .smooth
             .iter_mut()
