@@ -9,18 +9,6 @@ use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::view::{Built, FsaView};
 
-/// One arc the search kept on one frame (its source is implied: the arcs of each active
-/// state are stored together, in order).
-#[derive(Clone, Copy)]
-struct Kept {
-    /// Index of the destination among the next frame's active states.
-    dest: u32,
-    /// Local arc index in the graph.
-    arc: u32,
-    /// Graph score plus dense score.
-    score: f32,
-}
-
 /// k2's dynamic beam update for one frame (`GetPruningCutoffs`). As in k2, the state
 /// limits are compared as floats (so `max_active / 2` may be fractional) and the products are
 /// taken in `f64`.
@@ -61,6 +49,31 @@ fn next_beam(
     beam
 }
 
+/// How far below `forward best - output_beam` the backward pass still records an arc as
+/// a candidate of the lattice. The exact threshold, `tot - output_beam` with `tot` the
+/// backward score of the start, is only known once the backward pass is done; the forward
+/// score of the final state equals `tot` up to rounding, so this slack (absolute plus
+/// relative to that score) makes the recorded arcs a superset of the kept ones. That is
+/// checked, and the pass is redone at the exact threshold when it does not hold.
+const CANDIDATE_SLACK: f32 = 0.5;
+/// The relative part of [`CANDIDATE_SLACK`].
+const CANDIDATE_SLACK_REL: f32 = 2e-4;
+
+/// One arc the backward pass recorded as a candidate of the lattice.
+#[derive(Clone, Copy)]
+struct Candidate {
+    /// Index of the source among all active states (`states`).
+    src: u32,
+    /// Index of the destination among all active states.
+    dest: u32,
+    /// Local arc index in the graph.
+    arc: u32,
+    /// Graph score plus dense score.
+    score: f32,
+    /// Forward score of the source plus `score` plus backward score of the destination.
+    total: f32,
+}
+
 fn search_one(
     graph: FsaView<'_>,
     dense: &[f32],
@@ -69,6 +82,25 @@ fn search_one(
     output_beam: f32,
     min_active: usize,
     max_active: usize,
+) -> (Built, Vec<(u32, u32)>) {
+    search_with_slack(
+        graph,
+        dense,
+        num_cols,
+        [search_beam, output_beam],
+        [min_active, max_active],
+        CANDIDATE_SLACK,
+    )
+}
+
+/// [`search_one`] with the candidates' slack given (tests feed it one that fails the check).
+fn search_with_slack(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    [search_beam, output_beam]: [f32; 2],
+    [min_active, max_active]: [usize; 2],
+    slack: f32,
 ) -> (Built, Vec<(u32, u32)>) {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
@@ -80,40 +112,34 @@ fn search_one(
     // graph's arcs are read forwards)
     let mut states: Vec<(u32, f32)> = vec![(0, 0.0)];
     let mut state_splits: Vec<usize> = vec![0, 1];
-    // the arcs the search kept, one vector per frame (reserved at the frame's arc count, so
-    // that nothing large is ever copied to grow): those of active state `i` (an index into
-    // `states`, on frame `t`) are `kept[t][arc_begin[i]..end]`, `end` the next state's
-    // begin or the end of the frame's vector
-    let mut kept: Vec<Vec<Kept>> = Vec::with_capacity(rows);
-    let mut arc_begin: Vec<u32> = Vec::new();
-    // per graph state, for the next frame: its best arc end so far (-inf: not reached),
-    // whether it is reached (one bit each, scanned in order), and its index there
+    // per graph state, for the next frame: its best arc end so far (-inf: not reached)
+    // and whether it is reached (one bit each, scanned in order)
     let mut reached_score = vec![f32::NEG_INFINITY; num_states];
     let mut reached = vec![0u64; num_states.div_ceil(64)];
-    let mut slot = vec![u32::MAX; num_states];
-    // per arc leaving the frame's states, in order: dense score + arc score, destination
-    let mut xs: Vec<f32> = Vec::new();
-    let mut ds: Vec<u32> = Vec::new();
     let mut beam = search_beam;
     for t in 0..rows {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
         let (cur_begin, cur_end) = (state_splits[t], state_splits[t + 1]);
-        // the frame's best arc end; `f + x` rounds monotonically in `x`, so the best end
-        // of a state is `f` plus its best arc, as k2's maximum over all arcs gives it
-        xs.clear();
-        ds.clear();
+        // one pass over the arcs: the frame's best arc end, and each destination's best
+        // arc end. A state survives when some arc enters it above the cutoff, that is when
+        // its best arc end is above it, and its forward score is that best end, so the
+        // cutoff need not be known while the arcs are read.
         let mut best = f32::NEG_INFINITY;
         for &(state, f) in &states[cur_begin..cur_end] {
-            let mut state_best = f32::NEG_INFINITY;
             for arc in graph.state_arcs(state as usize) {
                 // k2's order of the sums (arc score plus dense score, then forward), so
                 // that scores at the cutoff round the same way as k2's
                 let x = row[(arc.label + 1) as usize] + arc.score;
-                xs.push(x);
-                ds.push(arc.dest_state as u32);
-                state_best = state_best.max(x);
+                let end = f + x;
+                best = best.max(end);
+                let d = arc.dest_state as usize;
+                if end > reached_score[d] {
+                    if reached_score[d] == f32::NEG_INFINITY {
+                        reached[d / 64] |= 1 << (d % 64);
+                    }
+                    reached_score[d] = end;
+                }
             }
-            best = best.max(f + state_best);
         }
         beam = next_beam(
             beam,
@@ -125,115 +151,66 @@ fn search_one(
             rows,
         );
         let cutoff = best - beam;
-        // the next frame's states: destinations of arcs above the cutoff; then, as in k2,
-        // every arc into a surviving state is kept, whatever its own score
-        let next_begin = states.len();
-        let mut k = 0;
-        for &(state, f) in &states[cur_begin..cur_end] {
-            let num_arcs = graph.arc_range(state as usize).len();
-            for (&x, &d) in xs[k..k + num_arcs].iter().zip(&ds[k..k + num_arcs]) {
-                let end = f + x;
-                let d = d as usize;
-                if end > cutoff && end > reached_score[d] {
-                    if reached_score[d] == f32::NEG_INFINITY {
-                        reached[d / 64] |= 1 << (d % 64);
-                    }
-                    reached_score[d] = end;
-                }
-            }
-            k += num_arcs;
-        }
-        // the reached states in graph order (and the bits and scores cleared for the next)
+        // the surviving states in graph order (and the bits and scores cleared for the
+        // next frame)
         for (w, word) in reached.iter_mut().enumerate() {
             let mut bits = *word;
             *word = 0;
             while bits != 0 {
                 let d = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                slot[d] = (states.len() - next_begin) as u32;
-                states.push((d as u32, reached_score[d]));
+                let score = reached_score[d];
                 reached_score[d] = f32::NEG_INFINITY;
-            }
-        }
-        let mut frame_kept: Vec<Kept> = Vec::with_capacity(xs.len());
-        let mut k = 0;
-        for &(state, _) in &states[cur_begin..cur_end] {
-            arc_begin.push(frame_kept.len() as u32);
-            let state = state as usize;
-            let arcs = graph.arc_range(state);
-            let first = arcs.start as u32;
-            let num_arcs = arcs.len();
-            for (j, (&x, &d)) in xs[k..k + num_arcs]
-                .iter()
-                .zip(&ds[k..k + num_arcs])
-                .enumerate()
-            {
-                let dest = slot[d as usize];
-                if dest != u32::MAX {
-                    frame_kept.push(Kept {
-                        dest,
-                        arc: first + j as u32,
-                        score: x,
-                    });
+                if score > cutoff {
+                    states.push((d as u32, score));
                 }
             }
-            k += num_arcs;
-        }
-        kept.push(frame_kept);
-        for &(s, _) in &states[next_begin..] {
-            slot[s as usize] = u32::MAX;
         }
         state_splits.push(states.len());
     }
-    // backward over the kept arcs; the final state must be active after the last row
+    // the final state must be active after the last row
     let final_state = (num_states - 1) as u32;
-    let mut bwd = vec![f32::NEG_INFINITY; states.len()];
-    for i in state_splits[rows]..state_splits[rows + 1] {
-        if states[i].0 == final_state {
-            bwd[i] = 0.0;
-        }
-    }
-    // the arcs of state `i` on frame `t`, as a range of `kept[t]`
-    let arcs_of = |t: usize, i: usize| {
-        let end = if i + 1 < state_splits[t + 1] {
-            arc_begin[i + 1] as usize
-        } else {
-            kept[t].len()
-        };
-        arc_begin[i] as usize..end
+    let last = &states[state_splits[rows]..state_splits[rows + 1]];
+    let Ok(final_pos) = last.binary_search_by_key(&final_state, |&(s, _)| s) else {
+        return (Built::empty(), Vec::new());
     };
-    for t in (0..rows).rev() {
-        let next = state_splits[t + 1];
-        let (head, tail) = bwd.split_at_mut(next);
-        for i in state_splits[t]..next {
-            let mut b = f32::NEG_INFINITY;
-            for a in &kept[t][arcs_of(t, i)] {
-                b = b.max(a.score + tail[a.dest as usize]);
-            }
-            head[i] = b;
-        }
-    }
+    let final_idx = state_splits[rows] + final_pos;
+    let forward_tot = states[final_idx].1;
+    let guess = forward_tot - output_beam - (slack + CANDIDATE_SLACK_REL * forward_tot.abs());
+    let (mut bwd, mut candidates, mut frame_ends) = backward(
+        graph,
+        dense,
+        num_cols,
+        &states,
+        &state_splits,
+        final_idx,
+        guess,
+    );
     let tot = bwd[0];
     if tot == f32::NEG_INFINITY {
         return (Built::empty(), Vec::new());
     }
     // keep arcs within output_beam (k2: `>=`), then the states they touch
-    let mut keep_arc: Vec<Vec<bool>> = kept.iter().map(|f| vec![false; f.len()]).collect();
+    let threshold = tot - output_beam;
+    if !(guess <= threshold) {
+        // some arc at the threshold may not have been recorded: record them again at the
+        // exact threshold (the backward scores come out the same)
+        (bwd, candidates, frame_ends) = backward(
+            graph,
+            dense,
+            num_cols,
+            &states,
+            &state_splits,
+            final_idx,
+            threshold,
+        );
+    }
+    drop(bwd);
     let mut keep_state = vec![false; states.len()];
-    for t in 0..rows {
-        let next = state_splits[t + 1];
-        let keep_arc = &mut keep_arc[t];
-        for i in state_splits[t]..next {
-            let f = states[i].1;
-            for k in arcs_of(t, i) {
-                let a = kept[t][k];
-                let dest = next + a.dest as usize;
-                if f + a.score + bwd[dest] >= tot - output_beam {
-                    keep_arc[k] = true;
-                    keep_state[i] = true;
-                    keep_state[dest] = true;
-                }
-            }
+    for c in &candidates {
+        if c.total >= threshold {
+            keep_state[c.src as usize] = true;
+            keep_state[c.dest as usize] = true;
         }
     }
     // number the kept states in order: by frame, by graph state within a frame
@@ -251,29 +228,28 @@ fn search_one(
     let mut b_map = Vec::new();
     let graph_arcs = graph.arcs;
     for t in 0..=rows {
-        let next = state_splits[(t + 1).min(rows)];
+        // this frame's candidates, ascending by source (the backward pass recorded the
+        // frames last to first)
+        let frame_candidates: &[Candidate] = if t < rows {
+            let k = rows - 1 - t;
+            let begin = if k == 0 { 0 } else { frame_ends[k - 1] };
+            &candidates[begin..frame_ends[k]]
+        } else {
+            &[]
+        };
+        let mut c = frame_candidates.iter().peekable();
         for i in state_splits[t]..state_splits[t + 1] {
-            if !keep_state[i] {
-                continue;
-            }
-            if t < rows {
-                for k in arcs_of(t, i) {
-                    if !keep_arc[t][k] {
-                        continue;
-                    }
-                    let a = kept[t][k];
+            while let Some(a) = c.next_if(|a| a.src as usize == i) {
+                if a.total >= threshold {
                     let label = graph_arcs[a.arc as usize].label;
-                    arcs.push(Arc::new(
-                        ids[i],
-                        ids[next + a.dest as usize],
-                        label,
-                        a.score,
-                    ));
+                    arcs.push(Arc::new(ids[i], ids[a.dest as usize], label, a.score));
                     arc_map.push(a.arc as i32);
                     b_map.push((t as u32, (label + 1) as u32));
                 }
             }
-            splits.push(arcs.len() as i32);
+            if keep_state[i] {
+                splits.push(arcs.len() as i32);
+            }
         }
     }
     (
@@ -284,6 +260,67 @@ fn search_one(
         },
         b_map,
     )
+}
+
+/// The backward pass over what the search kept: every arc from an active state into an
+/// active state of the next frame (read again from the graph, with the same sums as the
+/// forward pass). Returns the backward score of every active state, the arcs whose
+/// `forward + score + backward` is at least `threshold` (by frame, last frame first; by
+/// source and graph arc within a frame), and where each frame's candidates end.
+fn backward(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    states: &[(u32, f32)],
+    state_splits: &[usize],
+    final_idx: usize,
+    threshold: f32,
+) -> (Vec<f32>, Vec<Candidate>, Vec<usize>) {
+    let rows = state_splits.len() - 2;
+    let mut bwd = vec![f32::NEG_INFINITY; states.len()];
+    bwd[final_idx] = 0.0;
+    // per graph state: its index among the next frame's active states
+    let mut slot = vec![u32::MAX; graph.num_states()];
+    let mut candidates = Vec::new();
+    let mut frame_ends = Vec::with_capacity(rows);
+    for t in (0..rows).rev() {
+        let row = &dense[t * num_cols..(t + 1) * num_cols];
+        let (begin, next, next_end) = (state_splits[t], state_splits[t + 1], state_splits[t + 2]);
+        for (j, &(s, _)) in states[next..next_end].iter().enumerate() {
+            slot[s as usize] = j as u32;
+        }
+        let (head, tail) = bwd.split_at_mut(next);
+        for (i, &(state, f)) in states.iter().enumerate().take(next).skip(begin) {
+            let range = graph.arc_range(state as usize);
+            let first = range.start;
+            let mut b = f32::NEG_INFINITY;
+            for (k, arc) in graph.arcs[range].iter().enumerate() {
+                let j = slot[arc.dest_state as usize];
+                if j == u32::MAX {
+                    continue;
+                }
+                let x = row[(arc.label + 1) as usize] + arc.score;
+                let after = tail[j as usize];
+                b = b.max(x + after);
+                let total = f + x + after;
+                if total >= threshold {
+                    candidates.push(Candidate {
+                        src: i as u32,
+                        dest: (next + j as usize) as u32,
+                        arc: (first + k) as u32,
+                        score: x,
+                        total,
+                    });
+                }
+            }
+            head[i] = b;
+        }
+        frame_ends.push(candidates.len());
+        for &(s, _) in &states[next..next_end] {
+            slot[s as usize] = u32::MAX;
+        }
+    }
+    (bwd, candidates, frame_ends)
 }
 
 /// Decodes each dense FSA against its graph (one per dense FSA, or one shared) with k2's
@@ -330,4 +367,323 @@ pub fn intersect_dense_pruned(
         },
     );
     assemble(a_fsas, b, &pairs, parts)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The search against the straightforward one it replaced (every kept arc stored on
+    //! the way forward), kept here as the reference.
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    struct Kept {
+        dest: u32,
+        arc: u32,
+        score: f32,
+    }
+
+    fn reference(
+        graph: FsaView<'_>,
+        dense: &[f32],
+        num_cols: usize,
+        search_beam: f32,
+        output_beam: f32,
+        min_active: usize,
+        max_active: usize,
+    ) -> (Built, Vec<(u32, u32)>) {
+        let num_states = graph.num_states();
+        let rows = dense.len() / num_cols;
+        if num_states == 0 {
+            return (Built::empty(), Vec::new());
+        }
+        // the active states of every frame, flat: (graph state, forward score); frame `t` is
+        // `states[state_splits[t]..state_splits[t + 1]]`, ascending by graph state (so that the
+        // graph's arcs are read forwards)
+        let mut states: Vec<(u32, f32)> = vec![(0, 0.0)];
+        let mut state_splits: Vec<usize> = vec![0, 1];
+        // the arcs the search kept, one vector per frame (reserved at the frame's arc count, so
+        // that nothing large is ever copied to grow): those of active state `i` (an index into
+        // `states`, on frame `t`) are `kept[t][arc_begin[i]..end]`, `end` the next state's
+        // begin or the end of the frame's vector
+        let mut kept: Vec<Vec<Kept>> = Vec::with_capacity(rows);
+        let mut arc_begin: Vec<u32> = Vec::new();
+        // per graph state, for the next frame: its best arc end so far (-inf: not reached),
+        // whether it is reached (one bit each, scanned in order), and its index there
+        let mut reached_score = vec![f32::NEG_INFINITY; num_states];
+        let mut reached = vec![0u64; num_states.div_ceil(64)];
+        let mut slot = vec![u32::MAX; num_states];
+        // per arc leaving the frame's states, in order: dense score + arc score, destination
+        let mut xs: Vec<f32> = Vec::new();
+        let mut ds: Vec<u32> = Vec::new();
+        let mut beam = search_beam;
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let (cur_begin, cur_end) = (state_splits[t], state_splits[t + 1]);
+            // the frame's best arc end; `f + x` rounds monotonically in `x`, so the best end
+            // of a state is `f` plus its best arc, as k2's maximum over all arcs gives it
+            xs.clear();
+            ds.clear();
+            let mut best = f32::NEG_INFINITY;
+            for &(state, f) in &states[cur_begin..cur_end] {
+                let mut state_best = f32::NEG_INFINITY;
+                for arc in graph.state_arcs(state as usize) {
+                    // k2's order of the sums (arc score plus dense score, then forward), so
+                    // that scores at the cutoff round the same way as k2's
+                    let x = row[(arc.label + 1) as usize] + arc.score;
+                    xs.push(x);
+                    ds.push(arc.dest_state as u32);
+                    state_best = state_best.max(x);
+                }
+                best = best.max(f + state_best);
+            }
+            beam = next_beam(
+                beam,
+                search_beam,
+                cur_end - cur_begin,
+                min_active,
+                max_active,
+                t,
+                rows,
+            );
+            let cutoff = best - beam;
+            // the next frame's states: destinations of arcs above the cutoff; then, as in k2,
+            // every arc into a surviving state is kept, whatever its own score
+            let next_begin = states.len();
+            let mut k = 0;
+            for &(state, f) in &states[cur_begin..cur_end] {
+                let num_arcs = graph.arc_range(state as usize).len();
+                for (&x, &d) in xs[k..k + num_arcs].iter().zip(&ds[k..k + num_arcs]) {
+                    let end = f + x;
+                    let d = d as usize;
+                    if end > cutoff && end > reached_score[d] {
+                        if reached_score[d] == f32::NEG_INFINITY {
+                            reached[d / 64] |= 1 << (d % 64);
+                        }
+                        reached_score[d] = end;
+                    }
+                }
+                k += num_arcs;
+            }
+            // the reached states in graph order (and the bits and scores cleared for the next)
+            for (w, word) in reached.iter_mut().enumerate() {
+                let mut bits = *word;
+                *word = 0;
+                while bits != 0 {
+                    let d = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    slot[d] = (states.len() - next_begin) as u32;
+                    states.push((d as u32, reached_score[d]));
+                    reached_score[d] = f32::NEG_INFINITY;
+                }
+            }
+            let mut frame_kept: Vec<Kept> = Vec::with_capacity(xs.len());
+            let mut k = 0;
+            for &(state, _) in &states[cur_begin..cur_end] {
+                arc_begin.push(frame_kept.len() as u32);
+                let state = state as usize;
+                let arcs = graph.arc_range(state);
+                let first = arcs.start as u32;
+                let num_arcs = arcs.len();
+                for (j, (&x, &d)) in xs[k..k + num_arcs]
+                    .iter()
+                    .zip(&ds[k..k + num_arcs])
+                    .enumerate()
+                {
+                    let dest = slot[d as usize];
+                    if dest != u32::MAX {
+                        frame_kept.push(Kept {
+                            dest,
+                            arc: first + j as u32,
+                            score: x,
+                        });
+                    }
+                }
+                k += num_arcs;
+            }
+            kept.push(frame_kept);
+            for &(s, _) in &states[next_begin..] {
+                slot[s as usize] = u32::MAX;
+            }
+            state_splits.push(states.len());
+        }
+        // backward over the kept arcs; the final state must be active after the last row
+        let final_state = (num_states - 1) as u32;
+        let mut bwd = vec![f32::NEG_INFINITY; states.len()];
+        for i in state_splits[rows]..state_splits[rows + 1] {
+            if states[i].0 == final_state {
+                bwd[i] = 0.0;
+            }
+        }
+        // the arcs of state `i` on frame `t`, as a range of `kept[t]`
+        let arcs_of = |t: usize, i: usize| {
+            let end = if i + 1 < state_splits[t + 1] {
+                arc_begin[i + 1] as usize
+            } else {
+                kept[t].len()
+            };
+            arc_begin[i] as usize..end
+        };
+        for t in (0..rows).rev() {
+            let next = state_splits[t + 1];
+            let (head, tail) = bwd.split_at_mut(next);
+            for i in state_splits[t]..next {
+                let mut b = f32::NEG_INFINITY;
+                for a in &kept[t][arcs_of(t, i)] {
+                    b = b.max(a.score + tail[a.dest as usize]);
+                }
+                head[i] = b;
+            }
+        }
+        let tot = bwd[0];
+        if tot == f32::NEG_INFINITY {
+            return (Built::empty(), Vec::new());
+        }
+        // keep arcs within output_beam (k2: `>=`), then the states they touch
+        let mut keep_arc: Vec<Vec<bool>> = kept.iter().map(|f| vec![false; f.len()]).collect();
+        let mut keep_state = vec![false; states.len()];
+        for t in 0..rows {
+            let next = state_splits[t + 1];
+            let keep_arc = &mut keep_arc[t];
+            for i in state_splits[t]..next {
+                let f = states[i].1;
+                for k in arcs_of(t, i) {
+                    let a = kept[t][k];
+                    let dest = next + a.dest as usize;
+                    if f + a.score + bwd[dest] >= tot - output_beam {
+                        keep_arc[k] = true;
+                        keep_state[i] = true;
+                        keep_state[dest] = true;
+                    }
+                }
+            }
+        }
+        // number the kept states in order: by frame, by graph state within a frame
+        let mut ids = vec![-1i32; states.len()];
+        let mut next_id = 0i32;
+        for (id, &keep) in ids.iter_mut().zip(&keep_state) {
+            if keep {
+                *id = next_id;
+                next_id += 1;
+            }
+        }
+        let mut splits = vec![0i32];
+        let mut arcs = Vec::new();
+        let mut arc_map = Vec::new();
+        let mut b_map = Vec::new();
+        let graph_arcs = graph.arcs;
+        for t in 0..=rows {
+            let next = state_splits[(t + 1).min(rows)];
+            for i in state_splits[t]..state_splits[t + 1] {
+                if !keep_state[i] {
+                    continue;
+                }
+                if t < rows {
+                    for k in arcs_of(t, i) {
+                        if !keep_arc[t][k] {
+                            continue;
+                        }
+                        let a = kept[t][k];
+                        let label = graph_arcs[a.arc as usize].label;
+                        arcs.push(Arc::new(
+                            ids[i],
+                            ids[next + a.dest as usize],
+                            label,
+                            a.score,
+                        ));
+                        arc_map.push(a.arc as i32);
+                        b_map.push((t as u32, (label + 1) as u32));
+                    }
+                }
+                splits.push(arcs.len() as i32);
+            }
+        }
+        (
+            Built {
+                splits,
+                arcs,
+                arc_map,
+            },
+            b_map,
+        )
+    }
+
+    /// A seeded graph of `n` states (arcs to any state, cycles and self-loops included,
+    /// labels `0..symbols`, `-1` only into the final state) and `frames` dense rows plus the
+    /// final row, as `DenseFsaVec` lays them out.
+    fn case(seed: u64, n: usize, symbols: usize, frames: usize) -> (Vec<i32>, Vec<Arc>, Vec<f32>) {
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut splits = vec![0i32];
+        let mut arcs = Vec::new();
+        for s in 0..n {
+            if s + 1 < n {
+                let mut out: Vec<(i32, i32)> = (0..1 + next() % 4)
+                    .map(|_| ((next() % n as u64) as i32, (next() % symbols as u64) as i32))
+                    .collect();
+                if next() % 3 == 0 {
+                    out.push((n as i32 - 1, -1));
+                }
+                out.sort_unstable_by_key(|&(d, l)| (l, d));
+                for (d, l) in out {
+                    let d = if l == -1 { n as i32 - 1 } else { d };
+                    let score = -((next() % 1000) as f32) / 250.0;
+                    arcs.push(Arc::new(s as i32, d, l, score));
+                }
+            }
+            splits.push(arcs.len() as i32);
+        }
+        let cols = symbols + 1;
+        let mut dense = Vec::new();
+        for _ in 0..frames {
+            dense.push(f32::NEG_INFINITY);
+            dense.extend((0..symbols).map(|_| -((next() % 4000) as f32) / 1000.0));
+        }
+        dense.push(0.0);
+        dense.extend(std::iter::repeat(f32::NEG_INFINITY).take(cols - 1));
+        (splits, arcs, dense)
+    }
+
+    #[test]
+    fn same_as_reference_and_hostile_slack_falls_back() {
+        let mut checked = 0;
+        for seed in 0..200u64 {
+            let n = 2 + (seed as usize * 7) % 40;
+            let (symbols, frames) = (1 + seed as usize % 6, seed as usize % 13);
+            let (splits, arcs, dense) = case(seed, n, symbols, frames);
+            let graph = FsaView::new(&splits, &arcs);
+            let beams = [
+                [20.0, 8.0],
+                [3.0, 1.0],
+                [1.0, f32::INFINITY],
+                [f32::INFINITY, 0.5],
+            ];
+            for (k, &[sb, ob]) in beams.iter().enumerate() {
+                let (min_a, max_a) = [(1, 3), (2, 100), (0, 5), (30, 10_000)][k];
+                let want = reference(graph, &dense, symbols + 1, sb, ob, min_a, max_a);
+                if !want.0.arcs.is_empty() {
+                    checked += 1;
+                }
+                // the slack of the search, none, and ones that make the guessed threshold
+                // too high (the exact pass must then be redone) or not a number
+                for slack in [CANDIDATE_SLACK, 0.0, -1e30, f32::NAN, f32::INFINITY] {
+                    let got = search_with_slack(
+                        graph,
+                        &dense,
+                        symbols + 1,
+                        [sb, ob],
+                        [min_a, max_a],
+                        slack,
+                    );
+                    assert_eq!(got, want, "seed {seed}, beams {sb} {ob}, slack {slack}");
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} cases with a lattice");
+    }
 }
