@@ -74,6 +74,95 @@ struct Candidate {
     total: f32,
 }
 
+/// A key of [`Hop`]: the destination state shifted left by [`Hops::shift`], or-ed with
+/// the column of the arc's label in the dense rows (`label + 1`).
+trait Key: Copy {
+    /// The key of `dest` and `col`, `None` when they do not fit.
+    fn pack(dest: usize, col: usize, shift: u32) -> Option<Self>;
+    /// The destination and column of the key.
+    fn unpack(self, shift: u32) -> (usize, usize);
+}
+
+macro_rules! impl_key {
+    ($t:ty) => {
+        impl Key for $t {
+            #[inline]
+            fn pack(dest: usize, col: usize, shift: u32) -> Option<Self> {
+                if shift >= <$t>::BITS {
+                    return None;
+                }
+                <$t>::try_from(((dest as u128) << shift) | col as u128).ok()
+            }
+            #[inline]
+            fn unpack(self, shift: u32) -> (usize, usize) {
+                (
+                    (self >> shift) as usize,
+                    (self & ((1 << shift) - 1)) as usize,
+                )
+            }
+        }
+    };
+}
+impl_key!(u32);
+impl_key!(u64);
+
+/// What the search reads of one graph arc: destination and label column packed into a key,
+/// and the score (8 bytes with a `u32` key, half of an [`Arc`], so that the arcs of a
+/// frame's active states take half the cache).
+#[derive(Clone, Copy)]
+struct Hop<K> {
+    key: K,
+    score: f32,
+}
+
+/// The graph as the search reads it: per state its arcs as [`Hop`]s.
+struct Hops<K> {
+    /// Local arc offsets, `num_states + 1` of them.
+    splits: Vec<u32>,
+    hops: Vec<Hop<K>>,
+    /// Bits of the label column in a key.
+    shift: u32,
+}
+
+impl<K: Key> Hops<K> {
+    /// The graph's arcs as hops for dense rows of `num_cols` columns; `None` when some
+    /// destination and column do not fit a `K`.
+    fn new(graph: FsaView<'_>, num_cols: usize) -> Option<Self> {
+        let shift = usize::BITS - num_cols.saturating_sub(1).leading_zeros();
+        let hops = graph
+            .arcs
+            .iter()
+            .map(|a| {
+                let col = usize::try_from(a.label + 1)
+                    .ok()
+                    .filter(|&c| c < num_cols)?;
+                Some(Hop {
+                    key: K::pack(usize::try_from(a.dest_state).ok()?, col, shift)?,
+                    score: a.score,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let base = graph.splits[0];
+        let splits = graph
+            .splits
+            .iter()
+            .map(|&s| u32::try_from(s - base).ok())
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            splits,
+            hops,
+            shift,
+        })
+    }
+
+    /// The local index of the first arc of `state`, and its arcs.
+    #[inline]
+    fn arcs(&self, state: usize) -> (usize, &[Hop<K>]) {
+        let (b, e) = (self.splits[state] as usize, self.splits[state + 1] as usize);
+        (b, &self.hops[b..e])
+    }
+}
+
 fn search_one(
     graph: FsaView<'_>,
     dense: &[f32],
@@ -96,6 +185,26 @@ fn search_one(
 /// [`search_one`] with the candidates' slack given (tests feed it one that fails the check).
 fn search_with_slack(
     graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    [search_beam, output_beam]: [f32; 2],
+    [min_active, max_active]: [usize; 2],
+    slack: f32,
+) -> (Built, Vec<(u32, u32)>) {
+    let (beams, active) = ([search_beam, output_beam], [min_active, max_active]);
+    if let Some(hops) = Hops::<u32>::new(graph, num_cols) {
+        search_hops(graph, &hops, dense, num_cols, beams, active, slack)
+    } else {
+        let hops = Hops::<u64>::new(graph, num_cols)
+            .expect("labels are checked against the columns, states and arcs fit a u32");
+        search_hops(graph, &hops, dense, num_cols, beams, active, slack)
+    }
+}
+
+/// [`search_with_slack`] on the graph's arcs read as `hops`.
+fn search_hops<K: Key>(
+    graph: FsaView<'_>,
+    hops: &Hops<K>,
     dense: &[f32],
     num_cols: usize,
     [search_beam, output_beam]: [f32; 2],
@@ -126,19 +235,19 @@ fn search_with_slack(
         // cutoff need not be known while the arcs are read.
         let mut best = f32::NEG_INFINITY;
         for &(state, f) in &states[cur_begin..cur_end] {
-            for arc in graph.state_arcs(state as usize) {
+            for hop in hops.arcs(state as usize).1 {
+                let (d, col) = hop.key.unpack(hops.shift);
                 // k2's order of the sums (arc score plus dense score, then forward), so
                 // that scores at the cutoff round the same way as k2's
-                let x = row[(arc.label + 1) as usize] + arc.score;
+                let x = row[col] + hop.score;
                 let end = f + x;
                 best = best.max(end);
-                let d = arc.dest_state as usize;
-                if end > reached_score[d] {
-                    if reached_score[d] == f32::NEG_INFINITY {
-                        reached[d / 64] |= 1 << (d % 64);
-                    }
-                    reached_score[d] = end;
-                }
+                // without branches (whether an arc improves its destination is a coin
+                // flip): a destination reached only at -inf is marked too, and dropped
+                // below as under the cutoff
+                let r = reached_score[d];
+                reached_score[d] = if end > r { end } else { r };
+                reached[d / 64] |= 1 << (d % 64);
             }
         }
         beam = next_beam(
@@ -178,7 +287,7 @@ fn search_with_slack(
     let forward_tot = states[final_idx].1;
     let guess = forward_tot - output_beam - (slack + CANDIDATE_SLACK_REL * forward_tot.abs());
     let (mut bwd, mut candidates, mut frame_ends) = backward(
-        graph,
+        hops,
         dense,
         num_cols,
         &states,
@@ -192,11 +301,11 @@ fn search_with_slack(
     }
     // keep arcs within output_beam (k2: `>=`), then the states they touch
     let threshold = tot - output_beam;
-    if !(guess <= threshold) {
+    if guess.is_nan() || guess > threshold {
         // some arc at the threshold may not have been recorded: record them again at the
         // exact threshold (the backward scores come out the same)
         (bwd, candidates, frame_ends) = backward(
-            graph,
+            hops,
             dense,
             num_cols,
             &states,
@@ -267,8 +376,8 @@ fn search_with_slack(
 /// forward pass). Returns the backward score of every active state, the arcs whose
 /// `forward + score + backward` is at least `threshold` (by frame, last frame first; by
 /// source and graph arc within a frame), and where each frame's candidates end.
-fn backward(
-    graph: FsaView<'_>,
+fn backward<K: Key>(
+    hops: &Hops<K>,
     dense: &[f32],
     num_cols: usize,
     states: &[(u32, f32)],
@@ -279,45 +388,47 @@ fn backward(
     let rows = state_splits.len() - 2;
     let mut bwd = vec![f32::NEG_INFINITY; states.len()];
     bwd[final_idx] = 0.0;
-    // per graph state: its index among the next frame's active states
-    let mut slot = vec![u32::MAX; graph.num_states()];
+    // per graph state: 1 + its index among the next frame's active states, 0 when it is not
+    // one; `after[j]` the backward score of slot `j`, `after[0] = -inf`, so that arcs into
+    // states that are not active add nothing to the maximum (without a branch)
+    let mut slot = vec![0u32; hops.splits.len() - 1];
+    let mut after = vec![f32::NEG_INFINITY];
     let mut candidates = Vec::new();
     let mut frame_ends = Vec::with_capacity(rows);
     for t in (0..rows).rev() {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
         let (begin, next, next_end) = (state_splits[t], state_splits[t + 1], state_splits[t + 2]);
         for (j, &(s, _)) in states[next..next_end].iter().enumerate() {
-            slot[s as usize] = j as u32;
+            slot[s as usize] = j as u32 + 1;
         }
-        let (head, tail) = bwd.split_at_mut(next);
+        after.truncate(1);
+        after.extend_from_slice(&bwd[next..next_end]);
         for (i, &(state, f)) in states.iter().enumerate().take(next).skip(begin) {
-            let range = graph.arc_range(state as usize);
-            let first = range.start;
+            let (first, state_hops) = hops.arcs(state as usize);
             let mut b = f32::NEG_INFINITY;
-            for (k, arc) in graph.arcs[range].iter().enumerate() {
-                let j = slot[arc.dest_state as usize];
-                if j == u32::MAX {
-                    continue;
-                }
-                let x = row[(arc.label + 1) as usize] + arc.score;
-                let after = tail[j as usize];
-                b = b.max(x + after);
-                let total = f + x + after;
-                if total >= threshold {
+            for (k, hop) in state_hops.iter().enumerate() {
+                let (d, col) = hop.key.unpack(hops.shift);
+                let j = slot[d];
+                let x = row[col] + hop.score;
+                let a = after[j as usize];
+                // `x + -inf` is -inf (or NaN for an infinite `x`, which `max` ignores)
+                b = b.max(x + a);
+                let total = f + x + a;
+                if total >= threshold && j != 0 {
                     candidates.push(Candidate {
                         src: i as u32,
-                        dest: (next + j as usize) as u32,
+                        dest: (next + j as usize - 1) as u32,
                         arc: (first + k) as u32,
                         score: x,
                         total,
                     });
                 }
             }
-            head[i] = b;
+            bwd[i] = b;
         }
         frame_ends.push(candidates.len());
         for &(s, _) in &states[next..next_end] {
-            slot[s as usize] = u32::MAX;
+            slot[s as usize] = 0;
         }
     }
     (bwd, candidates, frame_ends)
@@ -645,7 +756,7 @@ mod tests {
             dense.extend((0..symbols).map(|_| -((next() % 4000) as f32) / 1000.0));
         }
         dense.push(0.0);
-        dense.extend(std::iter::repeat(f32::NEG_INFINITY).take(cols - 1));
+        dense.extend(std::iter::repeat_n(f32::NEG_INFINITY, cols - 1));
         (splits, arcs, dense)
     }
 
@@ -685,5 +796,30 @@ mod tests {
             }
         }
         assert!(checked > 100, "only {checked} cases with a lattice");
+    }
+
+    #[test]
+    fn keys_that_do_not_fit_are_refused_and_wide_keys_search_the_same() {
+        assert_eq!(<u32 as Key>::pack(3, 5, 3), Some((3 << 3) | 5));
+        assert_eq!(
+            <u32 as Key>::pack(3, 5, 3).map(|k| k.unpack(3)),
+            Some((3, 5))
+        );
+        assert_eq!(<u32 as Key>::pack(1 << 29, 0, 3), None);
+        assert_eq!(<u32 as Key>::pack(0, 1, 32), None);
+        assert_eq!(<u64 as Key>::pack(usize::MAX, 1, 6), None);
+        assert_eq!(
+            <u64 as Key>::pack(1 << 40, 7, 6).map(|k| k.unpack(6)),
+            Some((1 << 40, 7))
+        );
+        for seed in 0..50u64 {
+            let (symbols, frames) = (1 + seed as usize % 6, seed as usize % 13);
+            let (splits, arcs, dense) = case(seed, 2 + seed as usize % 30, symbols, frames);
+            let graph = FsaView::new(&splits, &arcs);
+            let wide = Hops::<u64>::new(graph, symbols + 1).unwrap();
+            let want = reference(graph, &dense, symbols + 1, 3.0, 2.0, 2, 100);
+            let got = search_hops(graph, &wide, &dense, symbols + 1, [3.0, 2.0], [2, 100], 0.5);
+            assert_eq!(got, want, "seed {seed}");
+        }
     }
 }
