@@ -9,6 +9,18 @@ use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::view::{Built, FsaView};
 
+/// The larger of `acc` and `x`, `acc` when `x` is NaN (as `f32::max` with `acc` never NaN,
+/// in one instruction; which zero of `-0.0` and `0.0` it keeps differs, and no result
+/// depends on that: these maxima only enter sums and comparisons).
+#[inline]
+fn larger(acc: f32, x: f32) -> f32 {
+    if x > acc {
+        x
+    } else {
+        acc
+    }
+}
+
 /// k2's dynamic beam update for one frame (`GetPruningCutoffs`). As in k2, the state
 /// limits are compared as floats (so `max_active / 2` may be fractional) and the products are
 /// taken in `f64`.
@@ -219,7 +231,12 @@ fn search_hops<K: Key>(
     // the active states of every frame, flat: (graph state, forward score); frame `t` is
     // `states[state_splits[t]..state_splits[t + 1]]`, ascending by graph state (so that the
     // graph's arcs are read forwards)
-    let mut states: Vec<(u32, f32)> = vec![(0, 0.0)];
+    // (reserved for twice `max_active` states a frame, at most 2^24: pages are only touched
+    // when used, and a search near the limit is not copied to grow)
+    let per_frame = max_active.saturating_mul(2).min(num_states);
+    let mut states: Vec<(u32, f32)> =
+        Vec::with_capacity(1 + rows.saturating_mul(per_frame).min(1 << 24));
+    states.push((0, 0.0));
     let mut state_splits: Vec<usize> = vec![0, 1];
     // per graph state, for the next frame: its best arc end so far (-inf: not reached)
     // and whether it is reached (one bit each, scanned in order)
@@ -241,7 +258,7 @@ fn search_hops<K: Key>(
                 // that scores at the cutoff round the same way as k2's
                 let x = row[col] + hop.score;
                 let end = f + x;
-                best = best.max(end);
+                best = larger(best, end);
                 // without branches (whether an arc improves its destination is a coin
                 // flip): a destination reached only at -inf is marked too, and dropped
                 // below as under the cutoff
@@ -405,23 +422,32 @@ fn backward<K: Key>(
         after.extend_from_slice(&bwd[next..next_end]);
         for (i, &(state, f)) in states.iter().enumerate().take(next).skip(begin) {
             let (first, state_hops) = hops.arcs(state as usize);
-            let mut b = f32::NEG_INFINITY;
-            for (k, hop) in state_hops.iter().enumerate() {
+            // the state's backward score, and the best `forward + score + backward` of its
+            // arcs, in a loop without stores; the arcs at the threshold, if any, in another
+            let (mut b, mut best_total) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+            for hop in state_hops {
                 let (d, col) = hop.key.unpack(hops.shift);
-                let j = slot[d];
                 let x = row[col] + hop.score;
-                let a = after[j as usize];
-                // `x + -inf` is -inf (or NaN for an infinite `x`, which `max` ignores)
-                b = b.max(x + a);
-                let total = f + x + a;
-                if total >= threshold && j != 0 {
-                    candidates.push(Candidate {
-                        src: i as u32,
-                        dest: (next + j as usize - 1) as u32,
-                        arc: (first + k) as u32,
-                        score: x,
-                        total,
-                    });
+                let a = after[slot[d] as usize];
+                // `x + -inf` is -inf (or NaN for an infinite `x`, which is ignored)
+                b = larger(b, x + a);
+                best_total = larger(best_total, f + x + a);
+            }
+            if best_total >= threshold {
+                for (k, hop) in state_hops.iter().enumerate() {
+                    let (d, col) = hop.key.unpack(hops.shift);
+                    let j = slot[d];
+                    let x = row[col] + hop.score;
+                    let total = f + x + after[j as usize];
+                    if total >= threshold && j != 0 {
+                        candidates.push(Candidate {
+                            src: i as u32,
+                            dest: (next + j as usize - 1) as u32,
+                            arc: (first + k) as u32,
+                            score: x,
+                            total,
+                        });
+                    }
                 }
             }
             bwd[i] = b;
