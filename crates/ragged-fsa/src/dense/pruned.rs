@@ -239,9 +239,7 @@ fn search_hops<K: Key>(
     states.push((0, 0.0));
     let mut state_splits: Vec<usize> = vec![0, 1];
     // per graph state, for the next frame: its best arc end so far (-inf: not reached)
-    // and whether it is reached (one bit each, scanned in order)
     let mut reached_score = vec![f32::NEG_INFINITY; num_states];
-    let mut reached = vec![0u64; num_states.div_ceil(64)];
     let mut beam = search_beam;
     for t in 0..rows {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
@@ -259,12 +257,9 @@ fn search_hops<K: Key>(
                 let x = row[col] + hop.score;
                 let end = f + x;
                 best = larger(best, end);
-                // without branches (whether an arc improves its destination is a coin
-                // flip): a destination reached only at -inf is marked too, and dropped
-                // below as under the cutoff
+                // without a branch (whether an arc improves its destination is a coin flip)
                 let r = reached_score[d];
                 reached_score[d] = if end > r { end } else { r };
-                reached[d / 64] |= 1 << (d % 64);
             }
         }
         beam = next_beam(
@@ -277,20 +272,20 @@ fn search_hops<K: Key>(
             rows,
         );
         let cutoff = best - beam;
-        // the surviving states in graph order (and the bits and scores cleared for the
-        // next frame)
-        for (w, word) in reached.iter_mut().enumerate() {
-            let mut bits = *word;
-            *word = 0;
-            while bits != 0 {
-                let d = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let score = reached_score[d];
-                reached_score[d] = f32::NEG_INFINITY;
-                if score > cutoff {
-                    states.push((d as u32, score));
-                }
+        // the surviving states in graph order, from a scan of every state's best end (a
+        // compare per state, faster than marking each arc's destination in a bit set),
+        // and the scores cleared for the next frame
+        for (w, chunk) in reached_score.chunks_mut(64).enumerate() {
+            let mut bits = 0u64;
+            for (k, &v) in chunk.iter().enumerate() {
+                bits |= ((v > cutoff) as u64) << k;
             }
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                states.push(((w * 64 + k) as u32, chunk[k]));
+            }
+            chunk.fill(f32::NEG_INFINITY);
         }
         state_splits.push(states.len());
     }
