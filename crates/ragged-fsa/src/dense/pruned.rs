@@ -328,10 +328,12 @@ fn search_hops<K: Key>(
     }
     drop(bwd);
     let mut keep_state = vec![false; states.len()];
+    let mut num_arcs = 0usize;
     for c in &candidates {
         if c.total >= threshold {
             keep_state[c.src as usize] = true;
             keep_state[c.dest as usize] = true;
+            num_arcs += 1;
         }
     }
     // number the kept states in order: by frame, by graph state within a frame
@@ -343,35 +345,32 @@ fn search_hops<K: Key>(
             next_id += 1;
         }
     }
-    let mut splits = vec![0i32];
-    let mut arcs = Vec::new();
-    let mut arc_map = Vec::new();
-    let mut b_map = Vec::new();
+    drop(keep_state);
+    // the kept arcs, by frame and then (as the candidates are) by source and graph arc,
+    // so by source id; `splits` from each kept state's count of them
+    let mut counts = vec![0i32; next_id as usize + 1];
+    let mut arcs = Vec::with_capacity(num_arcs);
+    let mut arc_map = Vec::with_capacity(num_arcs);
+    let mut b_map = Vec::with_capacity(num_arcs);
     let graph_arcs = graph.arcs;
-    for t in 0..=rows {
-        // this frame's candidates, ascending by source (the backward pass recorded the
-        // frames last to first)
-        let frame_candidates: &[Candidate] = if t < rows {
-            let k = rows - 1 - t;
-            let begin = if k == 0 { 0 } else { frame_ends[k - 1] };
-            &candidates[begin..frame_ends[k]]
-        } else {
-            &[]
-        };
-        let mut c = frame_candidates.iter().peekable();
-        for i in state_splits[t]..state_splits[t + 1] {
-            while let Some(a) = c.next_if(|a| a.src as usize == i) {
-                if a.total >= threshold {
-                    let label = graph_arcs[a.arc as usize].label;
-                    arcs.push(Arc::new(ids[i], ids[a.dest as usize], label, a.score));
-                    arc_map.push(a.arc as i32);
-                    b_map.push((t as u32, (label + 1) as u32));
-                }
-            }
-            if keep_state[i] {
-                splits.push(arcs.len() as i32);
+    for t in 0..rows {
+        // this frame's candidates (the backward pass recorded the frames last to first)
+        let k = rows - 1 - t;
+        let begin = if k == 0 { 0 } else { frame_ends[k - 1] };
+        for a in &candidates[begin..frame_ends[k]] {
+            if a.total >= threshold {
+                let (src, dest) = (ids[a.src as usize], ids[a.dest as usize]);
+                counts[src as usize + 1] += 1;
+                let label = graph_arcs[a.arc as usize].label;
+                arcs.push(Arc::new(src, dest, label, a.score));
+                arc_map.push(a.arc as i32);
+                b_map.push((t as u32, (label + 1) as u32));
             }
         }
+    }
+    let mut splits = counts;
+    for i in 1..splits.len() {
+        splits[i] += splits[i - 1];
     }
     (
         Built {
