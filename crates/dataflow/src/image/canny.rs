@@ -842,6 +842,18 @@ fn row_seeds(
 /// x)`. Unsafe to call only for the target features its level needs.
 type SeedKernel = unsafe fn(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> usize;
 
+/// Panics unless the rows above and below the seed scan's row are as long as it, or empty
+/// (no row there): the seed kernels' loads rely on it.
+fn assert_neighbour_rows([up, mid, down]: [&[u8]; 3]) {
+    let cols = mid.len();
+    assert!(
+        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
+        "canny: neighbour rows of {} and {} for {cols} columns",
+        up.len(),
+        down.len()
+    );
+}
+
 /// [`SeedKernel`] with AVX-512 BW: 64 columns a step; the eight neighbours' bytes OR-ed
 /// together carry bit 0 (`WEAK`'s only bit) when one of them is `WEAK`.
 #[cfg(target_arch = "x86_64")]
@@ -850,12 +862,7 @@ unsafe fn seeds_avx512(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) ->
     use std::arch::x86_64::*;
     let [up, mid, down] = rows;
     let cols = mid.len();
-    assert!(
-        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
-        "canny: neighbour rows of {} and {} for {cols} columns",
-        up.len(),
-        down.len()
-    );
+    assert_neighbour_rows(rows);
     let n = cols.saturating_sub(2) / 64 * 64;
     let (edge, weak) = (_mm512_set1_epi8(EDGE as i8), _mm512_set1_epi8(WEAK as i8));
     let mut x = 1;
@@ -894,12 +901,7 @@ unsafe fn seeds_avx2(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) -> u
     use std::arch::x86_64::*;
     let [up, mid, down] = rows;
     let cols = mid.len();
-    assert!(
-        [up, down].iter().all(|r| r.is_empty() || r.len() == cols),
-        "canny: neighbour rows of {} and {} for {cols} columns",
-        up.len(),
-        down.len()
-    );
+    assert_neighbour_rows(rows);
     let n = cols.saturating_sub(2) / 32 * 32;
     let (edge, weak) = (_mm256_set1_epi8(EDGE as i8), _mm256_set1_epi8(WEAK as i8));
     let mut x = 1;
