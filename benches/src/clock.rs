@@ -1,36 +1,52 @@
-//! The CPU time of the calling thread, the clock the A/B examples time with: unlike wall
-//! time it leaves out the time a thread waits for a core, the main noise on a loaded
-//! machine.
+//! CPU time of the calling thread, the clock the A/B examples time with: unlike wall time
+//! it leaves out the time a thread waits for a core, the main noise on a loaded machine;
+//! and of the whole process, for work spread over a thread pool.
 
-/// CPU time of the calling thread, in seconds (on systems without a thread CPU clock, the
-/// wall time since the first call).
+/// The CPU clock `id` (`CLOCK_THREAD_CPUTIME_ID` or `CLOCK_PROCESS_CPUTIME_ID`), in seconds.
 #[cfg(unix)]
-pub fn thread_cpu_seconds() -> f64 {
+fn cpu_clock(id: libc::clockid_t, name: &str) -> f64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `t` is a valid, writable `timespec` for the call's duration and the clock id
-    // is the C library's own constant; the call writes `t` and nothing else, and its
-    // status is checked before `t` is read.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(status, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    // is one of the C library's own constants; the call writes `t` and nothing else, and
+    // its status is checked before `t` is read.
+    let status = unsafe { libc::clock_gettime(id, &mut t) };
+    assert_eq!(status, 0, "clock_gettime({name}) failed");
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
-/// CPU time of the calling thread, in seconds (on systems without a thread CPU clock, the
-/// wall time since the first call).
+/// Wall time since the first call, for systems without CPU clocks.
 #[cfg(not(unix))]
-pub fn thread_cpu_seconds() -> f64 {
+fn wall_since_first_call() -> f64 {
     use std::sync::OnceLock;
     use std::time::Instant;
     static START: OnceLock<Instant> = OnceLock::new();
     START.get_or_init(Instant::now).elapsed().as_secs_f64()
 }
 
+/// CPU time of the calling thread, in seconds (on systems without a thread CPU clock, the
+/// wall time since the first call).
+pub fn thread_cpu_seconds() -> f64 {
+    #[cfg(unix)]
+    return cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID, "CLOCK_THREAD_CPUTIME_ID");
+    #[cfg(not(unix))]
+    return wall_since_first_call();
+}
+
+/// CPU time of every thread of this process together, in seconds (on systems without a
+/// process CPU clock, the wall time since the first call).
+pub fn process_cpu_seconds() -> f64 {
+    #[cfg(unix)]
+    return cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID, "CLOCK_PROCESS_CPUTIME_ID");
+    #[cfg(not(unix))]
+    return wall_since_first_call();
+}
+
 #[cfg(test)]
 mod tests {
-    use super::thread_cpu_seconds;
+    use super::{process_cpu_seconds, thread_cpu_seconds};
     use std::time::{Duration, Instant};
 
     #[test]
@@ -51,6 +67,32 @@ mod tests {
         let slept = thread_cpu_seconds() - before_sleep;
         if cfg!(unix) {
             assert!(slept < 0.05, "100 ms of sleep counted as {slept} s of CPU");
+        }
+    }
+
+    #[test]
+    fn the_process_clock_counts_work_on_other_threads() {
+        let (process, thread) = (process_cpu_seconds(), thread_cpu_seconds());
+        std::thread::spawn(|| {
+            let wall = Instant::now();
+            let mut x = 1u64;
+            while wall.elapsed() < Duration::from_millis(50) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        })
+        .join()
+        .unwrap();
+        let process = process_cpu_seconds() - process;
+        assert!(
+            process >= 0.02,
+            "50 ms of busy work on another thread counted as {process} s of process CPU"
+        );
+        if cfg!(unix) {
+            let thread = thread_cpu_seconds() - thread;
+            assert!(
+                thread < 0.02,
+                "waiting for the other thread counted as {thread} s of this thread's CPU"
+            );
         }
     }
 }

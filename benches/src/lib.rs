@@ -14,7 +14,7 @@ pub mod ctc;
 pub mod graphs;
 pub mod records;
 
-pub use clock::thread_cpu_seconds;
+pub use clock::{process_cpu_seconds, thread_cpu_seconds};
 
 /// The environment variable `cargo xtask bench --quick` sets; benches shrink their inputs.
 pub const QUICK_ENV: &str = "ARRAYS_BENCH_QUICK";

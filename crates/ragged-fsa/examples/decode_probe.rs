@@ -21,25 +21,6 @@ fn fnv(h: &mut u64, x: u32) {
     }
 }
 
-/// CPU time of all this process's threads so far, in seconds (Linux: the first field of
-/// each thread's `schedstat`, in ns), or 0 when it cannot be read.
-fn cpu_seconds() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return 0.0;
-    };
-    let mut ns = 0u64;
-    for task in tasks.flatten() {
-        if let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) {
-            ns += text
-                .split_whitespace()
-                .next()
-                .and_then(|x| x.parse::<u64>().ok())
-                .unwrap_or(0);
-        }
-    }
-    ns as f64 * 1e-9
-}
-
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -67,17 +48,17 @@ fn main() {
         .build()
         .expect("a thread pool");
     for _ in 0..repeats {
-        let (start, cpu) = (std::time::Instant::now(), cpu_seconds());
+        let (start, cpu) = (std::time::Instant::now(), benches::process_cpu_seconds());
         let (lattice, a_map, b_map) = pool.install(|| {
             intersect_dense_pruned(&graphs, &dense, 20.0, 8.0, 30, 10_000).expect("decodable")
         });
-        let search_cpu = cpu_seconds() - cpu;
+        let search_cpu = benches::process_cpu_seconds() - cpu;
         let best = pool.install(|| one_best(&lattice).expect("acyclic"));
         eprintln!(
             "decode: {n} utterances, {words} words, {threads} threads: {:.3} s, CPU {:.3} s \
              ({search_cpu:.3} s before one_best)",
             start.elapsed().as_secs_f64(),
-            cpu_seconds() - cpu
+            benches::process_cpu_seconds() - cpu
         );
         let mut h = 0xCBF2_9CE4_8422_2325u64;
         for a in lattice.arcs().values() {
