@@ -271,7 +271,7 @@ impl RowPartition {
         to_offset(n_rows, "the number of rows")?;
         let mut out: Vec<i32> = Vec::with_capacity(n_rows + 1);
         out.push(0);
-        let mut element_runs: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+        let mut runs = RunWriter::with_capacity(ranges.len());
         // `total` grows by row lengths (each at most `i32::MAX`), once per selected row, so
         // it fits in a `u64`; it is checked against `i32::MAX` once, at the end, and the
         // `as i32` casts below wrap only when that check fails and the splits are dropped.
@@ -291,13 +291,9 @@ impl RowPartition {
                 );
                 total += (last - first) as u64;
             }
-            let (first, last) = (first as usize, last as usize);
-            match element_runs.last_mut() {
-                Some(run) if run.1 == first => run.1 = last,
-                _ if first == last => {}
-                _ => element_runs.push((first, last)),
-            }
+            runs.push(first as usize, last as usize);
         }
+        let element_runs = runs.finish();
         if total > MAX_ELEMENTS {
             return Err(Error::Overflow {
                 what: "the number of elements of the selected rows",
@@ -366,6 +362,65 @@ impl RowPartition {
             .expect("freshly built partition is unshared")
             .declared_uniform = Some(len);
     }
+}
+
+/// The element runs of a selection, built without a branch on each run's length: a run
+/// is written into the next free slot whether or not it is kept, and the count of kept
+/// runs moves on only for a run that is not empty and does not continue the last one
+/// (which it extends instead). A gather of random rows has a quarter of empty rows or
+/// more, and a branch on each one was the most mispredicted in the loop.
+///
+/// **Invariant:** `slots[..kept]` are initialised, each slot is written before `kept`
+/// moves past it, and `kept <= slots.capacity()`.
+struct RunWriter {
+    slots: Vec<(usize, usize)>,
+    kept: usize,
+    /// The last kept run (`usize::MAX` ends while there is none, matching no start).
+    last: (usize, usize),
+}
+
+impl RunWriter {
+    fn with_capacity(n: usize) -> RunWriter {
+        RunWriter {
+            slots: Vec::with_capacity(n),
+            kept: 0,
+            last: (usize::MAX, usize::MAX),
+        }
+    }
+
+    /// Appends the run `first..last` (`first <= last`), merged into the last kept run when
+    /// it starts where that one ends, dropped when empty.
+    #[inline]
+    fn push(&mut self, first: usize, last: usize) {
+        let merge = first == self.last.1;
+        let slot = if merge { self.kept - 1 } else { self.kept };
+        let start = if merge { self.last.0 } else { first };
+        // `slot <= kept`, and `kept` never exceeds the number of runs pushed, which the
+        // capacity covers; `get_mut` keeps a longer input from writing past it.
+        match self.slots.spare_capacity_mut().get_mut(slot) {
+            Some(cell) => {
+                cell.write((start, last));
+            }
+            None => run_capacity_exceeded(slot, self.slots.capacity()),
+        }
+        let keep = start != last;
+        self.kept = slot + usize::from(keep);
+        self.last = if keep { (start, last) } else { self.last };
+    }
+
+    fn finish(mut self) -> Vec<(usize, usize)> {
+        // SAFETY: every slot below `kept` was written by `push` before `kept` moved past
+        // it (`kept` is at most one more than the last slot written), and `kept` is within
+        // the capacity because each write went through `spare.get_mut`, which checks it.
+        unsafe { self.slots.set_len(self.kept) };
+        self.slots
+    }
+}
+
+#[cold]
+#[track_caller]
+fn run_capacity_exceeded(slot: usize, capacity: usize) -> ! {
+    panic!("run slot {slot} out of bounds for a run buffer of capacity {capacity}")
 }
 
 #[cold]
@@ -773,5 +828,42 @@ mod tests {
         assert!(q.shares_storage_with(&p));
         assert_eq!(p.row_ids(), &[0, 0, 1, 2, 2, 2]);
         assert_eq!(p.prefix(0).row_splits(), &[0]);
+    }
+
+    /// The runs a `RunWriter` keeps, against the same runs merged by hand: empty runs
+    /// dropped, a run starting where the last kept one ends appended to it.
+    #[track_caller]
+    fn check_runs(input: &[(usize, usize)], expected: &[(usize, usize)]) {
+        let mut writer = RunWriter::with_capacity(input.len());
+        for &(a, b) in input {
+            writer.push(a, b);
+        }
+        assert_eq!(writer.finish(), expected);
+    }
+
+    #[test]
+    fn run_writer_merges_and_drops() {
+        check_runs(&[], &[]);
+        check_runs(&[(0, 0)], &[]);
+        check_runs(&[(3, 3), (0, 0)], &[]);
+        check_runs(&[(2, 5)], &[(2, 5)]);
+        check_runs(&[(0, 2), (2, 5)], &[(0, 5)]);
+        check_runs(&[(0, 2), (2, 2), (2, 5)], &[(0, 5)]);
+        check_runs(&[(0, 2), (7, 7), (2, 5)], &[(0, 5)]);
+        check_runs(
+            &[(4, 6), (0, 0), (0, 3), (3, 3), (9, 10)],
+            &[(4, 6), (0, 3), (9, 10)],
+        );
+        check_runs(&[(5, 5), (5, 6), (6, 8), (1, 2)], &[(5, 8), (1, 2)]);
+    }
+
+    /// The hostile value for `RunWriter::finish`'s `set_len`: more runs than the capacity
+    /// the writer was made with must panic at the write, not write past the buffer.
+    #[test]
+    #[should_panic(expected = "run slot 1 out of bounds for a run buffer of capacity 1")]
+    fn run_writer_refuses_runs_past_its_capacity() {
+        let mut writer = RunWriter::with_capacity(1);
+        writer.push(0, 1);
+        writer.push(5, 6);
     }
 }

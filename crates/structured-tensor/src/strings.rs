@@ -11,7 +11,7 @@
 use std::fmt;
 
 use crate::error::{index_panic, Error};
-use crate::values::extend_short;
+use crate::values::{copy_run, extend_short, put_run};
 
 /// The offsets of a variable-length column: `offsets[i]..offsets[i + 1]` is element `i`.
 ///
@@ -30,6 +30,8 @@ trait OffsetInt: Copy + Send + Sync + 'static {
     fn to_usize(self) -> usize;
     /// An index as an offset; the caller has checked that it fits.
     fn from_usize(n: usize) -> Self;
+    /// An index as an offset, wrapping when it does not fit (for values never read).
+    fn from_usize_wrapping(n: usize) -> Self;
 }
 
 impl OffsetInt for i32 {
@@ -40,6 +42,10 @@ impl OffsetInt for i32 {
     #[inline]
     fn from_usize(n: usize) -> Self {
         debug_assert!(n <= i32::MAX as usize);
+        n as i32
+    }
+    #[inline]
+    fn from_usize_wrapping(n: usize) -> Self {
         n as i32
     }
 }
@@ -53,7 +59,16 @@ impl OffsetInt for i64 {
     fn from_usize(n: usize) -> Self {
         n as i64
     }
+    #[inline]
+    fn from_usize_wrapping(n: usize) -> Self {
+        n as i64
+    }
 }
+
+/// Offsets a gather writes as one block per range (see [`put_run`]).
+const LANES: usize = 8;
+/// Bytes a gather copies as one block per range.
+const BLOCK: usize = 32;
 
 /// The largest byte count `i32` offsets can address.
 const SMALL_LIMIT: usize = i32::MAX as usize;
@@ -147,23 +162,54 @@ fn append_range<S: OffsetInt, D: OffsetInt>(
     }
 }
 
-/// Appends the elements in `ranges` (checked by the caller) of a column to `dst` /
-/// `dst_bytes`, whose offsets are wide enough for the total.
+/// Appends the elements in `ranges` (checked by the caller: `items` elements of `bytes`
+/// bytes in all) of a column to `dst` / `dst_bytes`, whose offsets are wide enough for
+/// the result. Each range's offsets and bytes are written as fixed-size blocks where they
+/// fit one (see [`put_run`]): a gather copies many ranges of a string or two.
 fn gather_into<S: OffsetInt, D: OffsetInt>(
     src: &[S],
     src_bytes: &[u8],
     ranges: &[(usize, usize)],
+    (items, bytes): (usize, usize),
     dst: &mut Vec<D>,
     dst_bytes: &mut Vec<u8>,
 ) {
+    let offset_room = items
+        .checked_add(LANES)
+        .expect("item count overflows usize");
+    let byte_room = bytes
+        .checked_add(BLOCK)
+        .expect("byte count overflows usize");
+    dst.reserve_exact(offset_room);
+    dst_bytes.reserve_exact(byte_room);
+    let (old_items, old_bytes) = (dst.len(), dst_bytes.len());
+    let offsets = &mut dst.spare_capacity_mut()[..offset_room];
+    let spare_bytes = &mut dst_bytes.spare_capacity_mut()[..byte_room];
+    let (mut at, mut written) = (0usize, 0usize);
     for &(a, b) in ranges {
-        if b == a + 1 {
-            let (first, last) = (src[a].to_usize(), src[b].to_usize());
-            extend_short(dst_bytes, &src_bytes[first..last]);
-            dst.push(D::from_usize(dst_bytes.len()));
-        } else {
-            append_range(src, src_bytes, a, b, dst, dst_bytes);
-        }
+        let (first, last) = (src[a].to_usize(), src[b].to_usize());
+        // lanes past the range compute offsets that are overwritten or left unused, so
+        // they may wrap; the range's own ones fit, since the caller sized `D` for them
+        let base = (old_bytes + written).wrapping_sub(first);
+        put_run::<S, D, LANES>(offsets, at, src, a + 1, b + 1, |o| {
+            D::from_usize_wrapping(o.to_usize().wrapping_add(base))
+        });
+        copy_run::<u8, BLOCK>(spare_bytes, written, src_bytes, first, last);
+        at += b - a;
+        written += last - first;
+    }
+    assert_eq!(at, items, "the ranges hold {at} elements, not {items}");
+    assert_eq!(
+        written, bytes,
+        "the ranges hold {written} bytes, not {bytes}"
+    );
+    // SAFETY: each range wrote its `b - a` offsets at `at` and its `last - first` bytes
+    // at `written` before either moved past them (`put_run` writes at least the run), so
+    // the first `items` offsets and `bytes` bytes of the spare capacity are initialised,
+    // as the asserts above checked the counts.
+    unsafe {
+        dst.set_len(old_items + items);
+        dst_bytes.set_len(old_bytes + bytes);
     }
 }
 
@@ -286,24 +332,34 @@ impl BytesColumn {
             if a > b || b > n {
                 index_panic("element", b.max(a), n);
             }
-            items += b - a;
-            total += self.offsets.at(b) - self.offsets.at(a);
+            items = items
+                .checked_add(b - a)
+                .expect("gathered element count overflows usize");
+            total = total
+                .checked_add(self.offsets.at(b) - self.offsets.at(a))
+                .expect("gathered byte count overflows usize");
         }
-        let mut out = BytesColumn::with_capacity(items, total);
+        // room for the blocks past the last range, so that `gather_into` does not grow
+        // (and copy) the buffers
+        let mut out = BytesColumn {
+            offsets: Offsets::with_capacity(items.saturating_add(LANES), total),
+            bytes: Vec::with_capacity(total.saturating_add(BLOCK)),
+        };
         // the offset widths are fixed for the whole gather: dispatch once
         let dst_bytes = &mut out.bytes;
+        let counts = (items, total);
         match (&mut out.offsets, &self.offsets) {
             (Offsets::Small(d), Offsets::Small(s)) => {
-                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
             }
             (Offsets::Small(d), Offsets::Large(s)) => {
-                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
             }
             (Offsets::Large(d), Offsets::Small(s)) => {
-                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
             }
             (Offsets::Large(d), Offsets::Large(s)) => {
-                gather_into(s, &self.bytes, ranges, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
             }
         }
         out
@@ -690,6 +746,98 @@ mod tests {
         assert_eq!(
             large,
             BytesColumn::from(vec![b"x".to_vec(), b"yz".to_vec(), b"q".to_vec()])
+        );
+    }
+
+    /// `gather_ranges` against picking the elements one by one from a `Vec<Vec<u8>>`, on
+    /// `i32` and `i64` offsets: elements of 0 to 40 bytes (so a range's bytes fit a block
+    /// or not), ranges of 0 to 12 elements (past the offset block), ranges ending at the
+    /// last element (where a block would read past the column), and the offsets checked
+    /// by rebuilding the column from them.
+    #[test]
+    fn gather_ranges_matches_picking_elements() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut below = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..200 {
+            let n = below(30);
+            let elements: Vec<Vec<u8>> = (0..n)
+                .map(|i| (0..below(41)).map(|j| (i * 7 + j) as u8).collect())
+                .collect();
+            let small = BytesColumn::from(elements.clone());
+            let wide: Vec<i64> = small
+                .offsets_i32()
+                .unwrap()
+                .iter()
+                .map(|&o| o.into())
+                .collect();
+            let large = BytesColumn::try_from_i64_parts(wide, small.bytes().to_vec()).unwrap();
+            let ranges: Vec<(usize, usize)> = (0..below(8))
+                .map(|_| {
+                    let a = if below(3) == 0 { n } else { below(n + 1) };
+                    let a = a.saturating_sub(below(3));
+                    (a, a + below(n - a + 1).min(below(13)))
+                })
+                .collect();
+            let expected: Vec<Vec<u8>> = ranges
+                .iter()
+                .flat_map(|&(a, b)| elements[a..b].iter().cloned())
+                .collect();
+            for column in [&small, &large] {
+                let got = column.gather_ranges(&ranges);
+                let rebuilt = match (got.offsets_i32(), got.offsets_i64()) {
+                    (Some(o), _) => {
+                        BytesColumn::try_from_i32_parts(o.to_vec(), got.bytes().to_vec())
+                    }
+                    (_, Some(o)) => {
+                        BytesColumn::try_from_i64_parts(o.to_vec(), got.bytes().to_vec())
+                    }
+                    _ => unreachable!("a column has offsets of one width"),
+                }
+                .unwrap();
+                assert_eq!(
+                    rebuilt,
+                    BytesColumn::from(expected.clone()),
+                    "round {round}, ranges {ranges:?}"
+                );
+                assert_eq!(got, rebuilt);
+            }
+        }
+    }
+
+    /// The hostile values for `gather_into`'s `set_len`: counts that are not the ranges'
+    /// must panic before the lengths are set.
+    #[test]
+    #[should_panic(expected = "the ranges hold 2 elements, not 3")]
+    fn gather_into_refuses_a_wrong_element_count() {
+        let c = BytesColumn::from(vec![b"ab".to_vec(), b"c".to_vec()]);
+        let (mut offsets, mut bytes) = (vec![0i32], Vec::new());
+        gather_into(
+            c.offsets_i32().unwrap(),
+            c.bytes(),
+            &[(0, 2)],
+            (3, 3),
+            &mut offsets,
+            &mut bytes,
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "the ranges hold 3 bytes, not 2")]
+    fn gather_into_refuses_a_wrong_byte_count() {
+        let c = BytesColumn::from(vec![b"ab".to_vec(), b"c".to_vec()]);
+        let (mut offsets, mut bytes) = (vec![0i32], Vec::new());
+        gather_into(
+            c.offsets_i32().unwrap(),
+            c.bytes(),
+            &[(0, 2)],
+            (2, 2),
+            &mut offsets,
+            &mut bytes,
         );
     }
 
