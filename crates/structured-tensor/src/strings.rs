@@ -11,7 +11,7 @@
 use std::fmt;
 
 use crate::error::{index_panic, Error};
-use crate::values::{copy_run, extend_short, put_run};
+use crate::values::{copy_run, extend_short, put_run, BLOCK_BYTES};
 
 /// The offsets of a variable-length column: `offsets[i]..offsets[i + 1]` is element `i`.
 ///
@@ -65,10 +65,8 @@ impl OffsetInt for i64 {
     }
 }
 
-/// Offsets a gather writes as one block per range (see [`put_run`]).
-const LANES: usize = 8;
-/// Bytes a gather copies as one block per range.
-const BLOCK: usize = 32;
+/// Offsets a gather writes as one block per range (see [`put_run`]): a block of `i32`s.
+const LANES: usize = BLOCK_BYTES / 4;
 
 /// The largest byte count `i32` offsets can address.
 const SMALL_LIMIT: usize = i32::MAX as usize;
@@ -178,7 +176,7 @@ fn gather_into<S: OffsetInt, D: OffsetInt>(
         .checked_add(LANES)
         .expect("item count overflows usize");
     let byte_room = bytes
-        .checked_add(BLOCK)
+        .checked_add(BLOCK_BYTES)
         .expect("byte count overflows usize");
     dst.reserve_exact(offset_room);
     dst_bytes.reserve_exact(byte_room);
@@ -194,7 +192,7 @@ fn gather_into<S: OffsetInt, D: OffsetInt>(
         put_run::<S, D, LANES>(offsets, at, src, a + 1, b + 1, |o| {
             D::from_usize_wrapping(o.to_usize().wrapping_add(base))
         });
-        copy_run::<u8, BLOCK>(spare_bytes, written, src_bytes, first, last);
+        copy_run::<u8, BLOCK_BYTES>(spare_bytes, written, src_bytes, first, last);
         at += b - a;
         written += last - first;
     }
@@ -204,7 +202,7 @@ fn gather_into<S: OffsetInt, D: OffsetInt>(
         "the ranges hold {written} bytes, not {bytes}"
     );
     // SAFETY: each range wrote its `b - a` offsets at `at` and its `last - first` bytes
-    // at `written` before either moved past them (`put_run` writes at least the run), so
+    // at `written` before either moved past them (`put_run` and `copy_run` write at least the run), so
     // the first `items` offsets and `bytes` bytes of the spare capacity are initialised,
     // as the asserts above checked the counts.
     unsafe {
@@ -343,7 +341,7 @@ impl BytesColumn {
         // (and copy) the buffers
         let mut out = BytesColumn {
             offsets: Offsets::with_capacity(items.saturating_add(LANES), total),
-            bytes: Vec::with_capacity(total.saturating_add(BLOCK)),
+            bytes: Vec::with_capacity(total.saturating_add(BLOCK_BYTES)),
         };
         // the offset widths are fixed for the whole gather: dispatch once
         let dst_bytes = &mut out.bytes;
@@ -756,13 +754,8 @@ mod tests {
     /// by rebuilding the column from them.
     #[test]
     fn gather_ranges_matches_picking_elements() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut below = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::tf_ops::SplitMix64(12);
+        let mut below = |n: usize| rng.below(n as u64) as usize;
         for round in 0..200 {
             let n = below(30);
             let elements: Vec<Vec<u8>> = (0..n)
@@ -809,36 +802,26 @@ mod tests {
         }
     }
 
+    /// `gather_into` of the whole two-element column `["ab", "c"]` told `counts`.
+    fn gather_all_of_two_with(counts: (usize, usize)) {
+        let c = BytesColumn::from(vec![b"ab".to_vec(), b"c".to_vec()]);
+        let (mut offsets, mut bytes) = (vec![0i32], Vec::new());
+        let src = c.offsets_i32().unwrap();
+        gather_into(src, c.bytes(), &[(0, 2)], counts, &mut offsets, &mut bytes);
+    }
+
     /// The hostile values for `gather_into`'s `set_len`: counts that are not the ranges'
     /// must panic before the lengths are set.
     #[test]
     #[should_panic(expected = "the ranges hold 2 elements, not 3")]
     fn gather_into_refuses_a_wrong_element_count() {
-        let c = BytesColumn::from(vec![b"ab".to_vec(), b"c".to_vec()]);
-        let (mut offsets, mut bytes) = (vec![0i32], Vec::new());
-        gather_into(
-            c.offsets_i32().unwrap(),
-            c.bytes(),
-            &[(0, 2)],
-            (3, 3),
-            &mut offsets,
-            &mut bytes,
-        );
+        gather_all_of_two_with((3, 3));
     }
 
     #[test]
     #[should_panic(expected = "the ranges hold 3 bytes, not 2")]
     fn gather_into_refuses_a_wrong_byte_count() {
-        let c = BytesColumn::from(vec![b"ab".to_vec(), b"c".to_vec()]);
-        let (mut offsets, mut bytes) = (vec![0i32], Vec::new());
-        gather_into(
-            c.offsets_i32().unwrap(),
-            c.bytes(),
-            &[(0, 2)],
-            (2, 2),
-            &mut offsets,
-            &mut bytes,
-        );
+        gather_all_of_two_with((2, 2));
     }
 
     #[test]

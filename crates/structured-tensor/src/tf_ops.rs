@@ -242,8 +242,8 @@ fn filled_like(st: &StructuredTensor, dtype: DType, one: bool) -> Result<Array, 
     )
 }
 
-/// A small seeded generator (SplitMix64) for `random_shuffle`.
-struct SplitMix64(u64);
+/// A small seeded generator (SplitMix64) for `random_shuffle` (and the crate's tests).
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
     fn next_u64(&mut self) -> u64 {
@@ -255,7 +255,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..n` (`n >= 1`), by rejection so every value is equally likely.
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         let zone = u64::MAX - u64::MAX % n;
         loop {
             let v = self.next_u64();

@@ -116,8 +116,8 @@ fn gather_slice<T: Copy>(v: &[T], ranges: &[(usize, usize)]) -> Vec<T> {
     out
 }
 
-/// Bytes copied as one block per short run (see [`append_runs`]).
-const BLOCK_BYTES: usize = 32;
+/// Bytes copied as one block per short run (see [`append_runs`]; string gathers too).
+pub(crate) const BLOCK_BYTES: usize = 32;
 
 /// Appends `src[a..b]` for every run `(a, b)` of `runs` (`total` elements in all, else a
 /// panic) to `out`. A run of at most a 32-byte block is copied as the whole block: the
@@ -160,7 +160,7 @@ fn append_runs_blocked<T: Copy, const W: usize>(
         at, total,
         "the runs hold {at} elements, not the {total} announced"
     );
-    // SAFETY: the runs wrote `spare[..at]` one after another (`put_run` writes at least
+    // SAFETY: the runs wrote `spare[..at]` one after another (`copy_run` writes at least
     // `b - a` elements at `at` before `at` moves past them), and the assert above checked
     // that they cover exactly `total` elements; `spare` is `out`'s spare capacity, so
     // `out.len()` grows over initialised elements only.
@@ -501,13 +501,8 @@ mod tests {
     /// would read past it), appended after elements already in `out`.
     fn check_runs_against_model<T: Copy + PartialEq + fmt::Debug>(make: impl Fn(usize) -> T) {
         let src: Vec<T> = (0..70).map(&make).collect();
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut below = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::tf_ops::SplitMix64(11);
+        let mut below = |n: usize| rng.below(n as u64) as usize;
         for _ in 0..300 {
             let runs: Vec<(usize, usize)> = (0..below(12))
                 .map(|_| {
