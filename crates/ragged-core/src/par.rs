@@ -49,6 +49,33 @@ pub(crate) fn go_parallel(n: usize) -> bool {
     n >= parallel_threshold() && n > 0
 }
 
+/// The first `k` with `values[k + 1] < values[k]`, if any. Blocks of [`CHUNK`] are checked
+/// without an early exit, so the compare vectorises, in parallel above the threshold;
+/// the first bad block is then searched again for the position. (`par_windows(2)` with
+/// `position_first` took 0.9 ms to check 100,000 row splits, a task per few windows.)
+pub(crate) fn first_decrease(values: &[i32]) -> Option<usize> {
+    let n = values.len().saturating_sub(1);
+    let block_has_decrease = |block: usize| {
+        let lo = block * CHUNK;
+        let hi = (lo + CHUNK).min(n);
+        values[lo..hi]
+            .iter()
+            .zip(&values[lo + 1..=hi])
+            .fold(false, |bad, (a, b)| bad | (b < a))
+    };
+    let n_blocks = n.div_ceil(CHUNK);
+    let block = if go_parallel(n) {
+        (0..n_blocks)
+            .into_par_iter()
+            .find_first(|&b| block_has_decrease(b))
+    } else {
+        (0..n_blocks).find(|&b| block_has_decrease(b))
+    }?;
+    let lo = block * CHUNK;
+    let within = values[lo..].windows(2).position(|w| w[1] < w[0]);
+    Some(lo + within.expect("the block holds a decrease"))
+}
+
 /// Fills `out`, which holds the row ids of elements `base..base + out.len()`, for rows
 /// starting at `first_row` (the row holding element `base`, or an earlier row ending at `base`).
 /// Short rows are written twenty-four at a time (then eight): a store that runs past a row's end is
@@ -415,5 +442,32 @@ mod tests {
                 );
             });
         }
+    }
+
+    #[test]
+    fn first_decrease_finds_the_first_one_on_both_paths() {
+        // a rising sequence with drops placed around block edges, against `windows`
+        let n = 3 * CHUNK + 5;
+        for drops in [
+            vec![],
+            vec![1],
+            vec![CHUNK - 1],
+            vec![CHUNK],
+            vec![CHUNK + 1, 2 * CHUNK + 7],
+            vec![n - 1],
+        ] {
+            let mut values: Vec<i32> = (0..n as i32).collect();
+            for &d in &drops {
+                values[d] = values[d - 1] - 1;
+            }
+            let expected = values.windows(2).position(|w| w[1] < w[0]);
+            for threshold in [0, usize::MAX] {
+                let got = with_parallel_threshold(threshold, || first_decrease(&values));
+                assert_eq!(got, expected, "drops {drops:?}, threshold {threshold}");
+            }
+        }
+        assert_eq!(first_decrease(&[]), None);
+        assert_eq!(first_decrease(&[5]), None);
+        assert_eq!(first_decrease(&[5, 4]), Some(0));
     }
 }

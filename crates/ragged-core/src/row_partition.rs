@@ -501,13 +501,7 @@ pub(crate) fn check_row_splits(row_splits: &[i32]) -> Result<(), Error> {
             value: (row_splits.len() - 1) as u64,
         });
     }
-    let bad = if par::go_parallel(row_splits.len()) {
-        use rayon::prelude::*;
-        row_splits.par_windows(2).position_first(|w| w[1] < w[0])
-    } else {
-        row_splits.windows(2).position(|w| w[1] < w[0])
-    };
-    if let Some(k) = bad {
+    if let Some(k) = par::first_decrease(row_splits) {
         return Err(Error::DecreasingRowSplits {
             position: k + 1,
             previous: row_splits[k],

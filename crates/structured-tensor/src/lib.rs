@@ -81,6 +81,7 @@ mod partition;
 mod spec;
 mod strings;
 mod structured;
+mod take;
 mod text;
 mod text_columns;
 mod tf_ops;

@@ -250,6 +250,17 @@ impl BytesColumn {
         })
     }
 
+    /// A column from `i32` offsets and bytes that a selection of whole elements of a valid
+    /// column built (so the offsets start at 0, never decrease and end at `bytes.len()`;
+    /// checked in debug builds only).
+    pub(crate) fn from_gathered_i32_parts(offsets: Vec<i32>, bytes: Vec<u8>) -> BytesColumn {
+        debug_assert!(check_offsets(&offsets, bytes.len()).is_ok());
+        BytesColumn {
+            offsets: Offsets::Small(offsets),
+            bytes,
+        }
+    }
+
     /// A column from `i64` offsets and bytes, checked as [`BytesColumn::try_from_i32_parts`].
     pub fn try_from_i64_parts(offsets: Vec<i64>, bytes: Vec<u8>) -> Result<BytesColumn, Error> {
         check_offsets(&offsets, bytes.len())?;
@@ -569,6 +580,14 @@ impl StringColumn {
             }
         }
         Ok(StringColumn { inner: bytes })
+    }
+
+    /// The column of whole elements of valid string columns that a selection copied into
+    /// `bytes` (every element valid UTF-8, since each is one of theirs; checked in debug
+    /// builds only).
+    pub(crate) fn from_gathered(bytes: BytesColumn) -> StringColumn {
+        debug_assert!(std::str::from_utf8(&bytes.bytes).is_ok());
+        StringColumn { inner: bytes }
     }
 
     /// Number of strings.

@@ -31,6 +31,22 @@ fn checked_indices(indices: &[i64], size: usize) -> Result<Vec<usize>, Error> {
     Ok(ids)
 }
 
+/// Checks `indices` against a dimension of `size` (at most `u32::MAX`) and converts them
+/// to `u32`: a quarter of the `(start, end)` runs a gather reads otherwise.
+fn checked_ids(indices: &[i64], size: usize) -> Result<Vec<u32>, Error> {
+    debug_assert!(u32::try_from(size).is_ok());
+    let size64 = size as u64;
+    let bad = indices.iter().position(|&i| i as u64 >= size64);
+    if let Some(position) = bad {
+        return Err(Error::GatherIndexOutOfRange {
+            position,
+            index: indices[position],
+            size,
+        });
+    }
+    Ok(indices.iter().map(|&i| i as u32).collect())
+}
+
 /// Appends `start + i` to `ids` for each index `i` of `indices` into a dimension of `size`
 /// that starts at `start`; `position` numbers the indices across calls, for the error.
 pub(crate) fn push_checked_indices(
@@ -272,6 +288,11 @@ impl StructuredTensor {
     pub(crate) fn take_rows(&self, ranges: &[(usize, usize)]) -> Result<StructuredTensor, Error> {
         debug_assert!(self.rank() >= 1);
         let nrows = ranges.iter().map(|(a, b)| b - a).sum();
+        if crate::take::go_chunked(ranges.len()) {
+            if let Some(out) = self.take_rows_chunked(ranges, nrows) {
+                return Ok(out);
+            }
+        }
         self.take_rows_below(0, &[], nrows, ranges)
     }
 
@@ -425,7 +446,14 @@ impl StructuredTensor {
     pub fn gather(&self, indices: &[i64], axis: isize) -> Result<StructuredTensor, Error> {
         let axis = positive_axis(axis, self.rank(), "axis")?;
         if axis == 0 {
-            let ids = checked_indices(indices, self.nrows().unwrap_or(0))?;
+            let nrows = self.nrows().unwrap_or(0);
+            if crate::take::go_chunked(indices.len()) && u32::try_from(nrows).is_ok() {
+                let ids = checked_ids(indices, nrows)?;
+                if let Some(out) = self.take_rows_chunked(ids.as_slice(), ids.len()) {
+                    return Ok(out);
+                }
+            }
+            let ids = checked_indices(indices, nrows)?;
             return self.take_rows(&ranges_of(ids));
         }
         let p = &self.row_partitions()[axis - 1];

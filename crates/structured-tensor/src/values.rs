@@ -168,9 +168,11 @@ fn append_runs_blocked<T: Copy, const W: usize>(
 }
 
 /// Writes `f` of each element of `src[a..b]` to `spare[at..]`. A run of at most `W`
-/// elements with `W` elements left in `src` from `a` writes the whole block of `W`
-/// (`spare` needs room for it): one fixed-size copy instead of a loop whose trip count is
-/// a fresh guess on every run. Panics when the run is out of range of `src` or `spare`.
+/// elements with `W` elements left in `src` from `a` and in `spare` from `at` writes the
+/// whole block of `W`: one fixed-size copy instead of a loop whose trip count is a fresh
+/// guess on every run. Callers reserve a block of room past their last run so that only
+/// the end of a buffer (or of a chunk of one) falls back to the exact loop. Panics when
+/// the run is out of range of `src` or `spare`.
 #[inline(always)]
 pub(crate) fn put_run<T: Copy, U, const W: usize>(
     spare: &mut [MaybeUninit<U>],
@@ -181,9 +183,8 @@ pub(crate) fn put_run<T: Copy, U, const W: usize>(
     f: impl Fn(T) -> U,
 ) {
     let run = &src[a..b];
-    match block_of::<T, W>(src, a, run.len()) {
-        Some(block) => {
-            let dst: &mut [MaybeUninit<U>; W] = block_at(spare, at);
+    match blocks::<T, U, W>(src, a, run.len(), spare, at) {
+        Some((block, dst)) => {
             for (d, &x) in dst.iter_mut().zip(block) {
                 d.write(f(x));
             }
@@ -207,12 +208,11 @@ pub(crate) fn copy_run<T: Copy, const W: usize>(
     b: usize,
 ) {
     let run = &src[a..b];
-    match block_of::<T, W>(src, a, run.len()) {
-        Some(block) => {
-            let dst: &mut [MaybeUninit<T>; W] = block_at(spare, at);
+    match blocks::<T, T, W>(src, a, run.len(), spare, at) {
+        Some((block, dst)) => {
             // SAFETY: `block` and `dst` are both arrays of `W` elements (their types say
-            // so; `block_of` and `block_at` checked the ranges), `MaybeUninit<T>` has
-            // `T`'s layout, and a shared and a unique borrow cannot overlap.
+            // so; `blocks` took them with checked `get`s), `MaybeUninit<T>` has `T`'s
+            // layout, and a shared and a unique borrow cannot overlap.
             unsafe {
                 std::ptr::copy_nonoverlapping(block.as_ptr(), dst.as_mut_ptr().cast::<T>(), W)
             };
@@ -225,25 +225,22 @@ pub(crate) fn copy_run<T: Copy, const W: usize>(
     }
 }
 
-/// The `W` elements of `src` from `a`, when a run of `len` elements from `a` fits in them.
+/// The `W` elements of `src` from `a` and the `W` slots of `spare` from `at`, when a run of
+/// `len` elements from `a` fits in a block and both have a whole block there.
 #[inline(always)]
-fn block_of<T, const W: usize>(src: &[T], a: usize, len: usize) -> Option<&[T; W]> {
-    if len <= W {
-        src[a..].first_chunk::<W>()
-    } else {
-        None
-    }
-}
-
-/// `spare[at..at + W]` as an array (panics when out of range).
-#[inline(always)]
-fn block_at<U, const W: usize>(
-    spare: &mut [MaybeUninit<U>],
+fn blocks<'s, 'd, T, U, const W: usize>(
+    src: &'s [T],
+    a: usize,
+    len: usize,
+    spare: &'d mut [MaybeUninit<U>],
     at: usize,
-) -> &mut [MaybeUninit<U>; W] {
-    (&mut spare[at..at + W])
-        .try_into()
-        .expect("a block-sized slice")
+) -> Option<(&'s [T; W], &'d mut [MaybeUninit<U>; W])> {
+    if len > W {
+        return None;
+    }
+    let block = src.get(a..)?.first_chunk::<W>()?;
+    let dst = spare.get_mut(at..)?.first_chunk_mut::<W>()?;
+    Some((block, dst))
 }
 
 /// `out.extend_from_slice(src)`, element by element when `src` is short: a `memcpy` call

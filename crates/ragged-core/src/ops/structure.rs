@@ -229,12 +229,7 @@ impl RaggedShape {
         } else {
             indexes.iter().map(lookup).collect()
         };
-        let decreasing = if go_parallel(new_ids.len()) {
-            new_ids.par_windows(2).position_first(|w| w[1] < w[0])
-        } else {
-            new_ids.windows(2).position(|w| w[1] < w[0])
-        };
-        if let Some(p) = decreasing {
+        if let Some(p) = crate::par::first_decrease(&new_ids) {
             return Err(Error::DecreasingRowIds {
                 position: p + 1,
                 previous: new_ids[p],
