@@ -19,6 +19,17 @@ pub use clock::{process_cpu_seconds, thread_cpu_seconds};
 /// The environment variable `cargo xtask bench --quick` sets; benches shrink their inputs.
 pub const QUICK_ENV: &str = "ARRAYS_BENCH_QUICK";
 
+/// Frees one 16 MiB buffer, which raises glibc's dynamic thresholds (`mmap` to 16 MiB,
+/// trim to 32 MiB) to where a long-running data process has them after its first large
+/// free. Without it a small bench process keeps the start-up thresholds (128 KiB, then
+/// the largest buffer freed so far), and whether a workload hands its memory back to the
+/// system on every call, and faults it in again on the next (a few milliseconds for a few
+/// MiB in a virtual machine), depends on which workloads ran before it.
+pub fn settle_allocator() {
+    let buffer: Vec<u8> = Vec::with_capacity(16 << 20);
+    drop(std::hint::black_box(buffer));
+}
+
 /// True when the benchmarks run as a quick smoke test (`cargo xtask bench --quick`).
 pub fn quick() -> bool {
     std::env::var_os(QUICK_ENV).is_some_and(|v| !v.is_empty() && v != "0")

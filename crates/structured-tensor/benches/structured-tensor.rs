@@ -20,6 +20,10 @@
 //! - `gather`: `gather(indices, 0)` on the rank-1 records, `indices` as many as the records,
 //!   each `below(n)` from seed 9 (TensorFlow's `tf.gather`).
 //! - `concat`: `concat([records, records], 0)` (TensorFlow's `tf.concat`).
+//!
+//! The process first settles glibc's allocator thresholds (`benches::settle_allocator`) where
+//! a long-running process has them, so that no workload's figure depends on the ones
+//! before it.
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
@@ -46,6 +50,7 @@ fn gather_indices(n: usize) -> Vec<i64> {
 }
 
 fn bench(c: &mut Criterion) {
+    benches::settle_allocator();
     let mut g = c.benchmark_group("structured-tensor");
     let n = benches::size(100_000, 100);
     let value = records(n);

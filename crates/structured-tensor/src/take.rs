@@ -311,9 +311,7 @@ fn count_chunk_at<R: Rows + ?Sized, const D: usize>(
     let mut counts = [0usize; D];
     let mut leaf_count = 0usize;
     for i in first..end {
-        if let Some(offsets) = levels.first() {
-            prefetch_run(offsets, rows, i + PREFETCH_DISTANCE, end);
-        }
+        prefetch_ahead::<u8, R, D>(levels, None, rows, i, end);
         let (a, b) = rows.run(i);
         if a > b || b > top {
             range_out_of_bounds(a, b, top);
@@ -333,17 +331,41 @@ fn count_chunk_at<R: Rows + ?Sized, const D: usize>(
     out
 }
 
-/// How many runs ahead the first line a run reads is prefetched.
-const PREFETCH_DISTANCE: usize = 16;
+/// How many runs ahead each depth is prefetched (see [`prefetch_ahead`]).
+const PREFETCH_DISTANCE: usize = 8;
 
-/// Prefetches the line of `data` at the start of run `i` (when `i < end`): the top level's
-/// reads are the only ones whose addresses are known ahead, from the runs alone, and each
-/// run's reads below depend on them.
+/// Prefetches what the runs ahead of run `i` will read, one depth per step: the run
+/// `PREFETCH_DISTANCE * (stages - s)` ahead has its line at depth `s` fetched, its start
+/// looked up through the depths above (fetched by the steps before). A run of a gather is
+/// a chain of dependent loads (the row's offsets, then the level below, then the leaf)
+/// that would otherwise overlap with only the few runs the processor's window holds.
+/// `leaf` is `None` for a loop that reads the levels only.
 #[inline(always)]
-fn prefetch_run<T, R: Rows + ?Sized>(data: &[T], rows: &R, i: usize, end: usize) {
-    if i < end {
-        let (start, _) = rows.run(i);
-        prefetch(data.as_ptr().wrapping_add(start));
+fn prefetch_ahead<T, R: Rows + ?Sized, const D: usize>(
+    levels: &[&[i32]; D],
+    leaf: Option<&[T]>,
+    rows: &R,
+    i: usize,
+    end: usize,
+) {
+    let stages = D + usize::from(leaf.is_some());
+    for s in 0..stages {
+        let ahead = i + PREFETCH_DISTANCE * (stages - s);
+        if ahead >= end {
+            continue;
+        }
+        let (mut lo, _) = rows.run(ahead);
+        for offsets in &levels[..s] {
+            match offsets.get(lo) {
+                Some(&o) => lo = o as usize,
+                None => return,
+            }
+        }
+        match (levels.get(s), leaf) {
+            (Some(offsets), _) => prefetch(offsets.as_ptr().wrapping_add(lo)),
+            (None, Some(leaf)) => prefetch(leaf.as_ptr().wrapping_add(lo)),
+            (None, None) => {}
+        }
     }
 }
 
@@ -487,10 +509,7 @@ fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
     let mut written = [0usize; D];
     let mut written_leaf = 0usize;
     for i in first..end {
-        match levels.first() {
-            Some(offsets) => prefetch_run(offsets, rows, i + PREFETCH_DISTANCE, end),
-            None => prefetch_run(leaf, rows, i + PREFETCH_DISTANCE, end),
-        }
+        prefetch_ahead(levels, Some(leaf), rows, i, end);
         let (mut lo, mut hi) = rows.run(i);
         for k in 0..D {
             let offsets = levels[k];
