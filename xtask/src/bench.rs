@@ -842,19 +842,29 @@ fn command_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-/// The CPU's model name and its `flags` line, from `/proc/cpuinfo`.
+/// The CPU's model name with its family and model numbers, and its `flags` line, from
+/// `/proc/cpuinfo`.
 fn cpu_info() -> (String, String) {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    cpu_info_of(&info)
+}
+
+/// [`cpu_info`] of a `/proc/cpuinfo` text. The numbers are part of the name because
+/// virtual machines often report only a vendor line ("AMD EPYC"), which a Zen 4 and a
+/// Zen 5 share, and their figures must not land in one section.
+pub fn cpu_info_of(info: &str) -> (String, String) {
     let field = |name: &str| {
         info.lines()
-            .find(|line| line.starts_with(name))
-            .and_then(|line| line.split_once(':'))
+            .filter_map(|line| line.split_once(':'))
+            .find(|(key, _)| key.trim() == name)
             .map(|(_, value)| value.trim().to_string())
     };
-    (
-        field("model name").unwrap_or_else(|| "unknown CPU".to_string()),
-        field("flags").unwrap_or_default(),
-    )
+    let name = field("model name").unwrap_or_else(|| "unknown CPU".to_string());
+    let model = match (field("cpu family"), field("model")) {
+        (Some(family), Some(model)) => format!("{name} (family {family}, model {model})"),
+        _ => name,
+    };
+    (model, field("flags").unwrap_or_default())
 }
 
 /// The x86-64 micro-architecture level (psABI `x86-64-v1` .. `v4`) a `flags` line shows.
@@ -1825,6 +1835,17 @@ mod tests {
             None
         );
         assert_eq!(kernel_name_of(""), None);
+    }
+
+    #[test]
+    fn the_cpu_name_carries_family_and_model() {
+        let info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n\
+                    model name\t: AMD EPYC\nflags\t\t: fpu avx2\n";
+        let (model, flags) = cpu_info_of(info);
+        assert_eq!(model, "AMD EPYC (family 25, model 17)");
+        assert_eq!(flags, "fpu avx2");
+        let (model, _) = cpu_info_of("model name\t: Some CPU\n");
+        assert_eq!(model, "Some CPU");
     }
 
     #[test]
