@@ -49,6 +49,11 @@ pub(crate) trait Rows: Sync {
     fn count(&self) -> usize;
     /// Run `i` as `(start, end)`.
     fn run(&self, i: usize) -> (usize, usize);
+    /// True when every run is one row (then a leaf without levels needs no count: the
+    /// fill's slice indexing checks each row against it).
+    fn single_rows(&self) -> bool {
+        false
+    }
 }
 
 impl Rows for [(usize, usize)] {
@@ -64,6 +69,9 @@ impl Rows for [(usize, usize)] {
 impl Rows for [u32] {
     fn count(&self) -> usize {
         self.len()
+    }
+    fn single_rows(&self) -> bool {
+        true
     }
     #[inline(always)]
     fn run(&self, i: usize) -> (usize, usize) {
@@ -185,6 +193,13 @@ fn select_columns_in_chunks<R: Rows + ?Sized>(
     let counts: Vec<Vec<Vec<usize>>> = columns
         .iter()
         .map(|c| {
+            if c.levels.is_empty() && rows.single_rows() {
+                // Single rows straight into the leaf: a chunk holds as many as it has runs.
+                return chunks
+                    .iter()
+                    .map(|&(first, end)| vec![end - first])
+                    .collect();
+            }
             chunks
                 .par_iter()
                 .map(|&chunk| count_chunk(&c.levels, c.leaf.len(), rows, chunk))
@@ -1064,5 +1079,16 @@ mod tests {
                     .replace("indices[0]", "indices[1]")
             );
         }
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn a_row_past_a_leaf_without_levels_panics() {
+        // Not counted first (single rows need no count): the fill's indexing catches it.
+        let column = Column {
+            levels: Vec::new(),
+            leaf: Leaf::I64(&[1, 2, 3]),
+        };
+        select_columns(&[column], [0u32, 3].as_slice());
     }
 }

@@ -36,15 +36,27 @@ fn checked_indices(indices: &[i64], size: usize) -> Result<Vec<usize>, Error> {
 fn checked_ids(indices: &[i64], size: usize) -> Result<Vec<u32>, Error> {
     debug_assert!(u32::try_from(size).is_ok());
     let size64 = size as u64;
-    let bad = indices.iter().position(|&i| i as u64 >= size64);
-    if let Some(position) = bad {
+    // One pass, no early exit (the loop vectorises); a negative index is a huge `u64`.
+    let mut bad = false;
+    let ids = indices
+        .iter()
+        .map(|&i| {
+            bad |= i as u64 >= size64;
+            i as u32
+        })
+        .collect();
+    if bad {
+        let position = indices
+            .iter()
+            .position(|&i| i as u64 >= size64)
+            .expect("a bad index was seen");
         return Err(Error::GatherIndexOutOfRange {
             position,
             index: indices[position],
             size,
         });
     }
-    Ok(indices.iter().map(|&i| i as u32).collect())
+    Ok(ids)
 }
 
 /// Appends `start + i` to `ids` for each index `i` of `indices` into a dimension of `size`
