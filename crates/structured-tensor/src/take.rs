@@ -788,33 +788,26 @@ mod tests {
         }
 
         fn expected(&self, runs: &[(usize, usize)]) -> Vec<SelectedColumn> {
+            fn one<T: Copy>(
+                levels: &[Vec<i32>],
+                leaf: &[T],
+                runs: &[(usize, usize)],
+                wrap: fn(Vec<T>) -> LeafVec,
+            ) -> SelectedColumn {
+                let (levels, leaf) = model(levels, leaf, runs);
+                SelectedColumn {
+                    levels,
+                    leaf: wrap(leaf),
+                }
+            }
             let l = &self.levels;
-            let column = |(levels, leaf)| SelectedColumn { levels, leaf };
             vec![
-                column({
-                    let (v, x) = model(&l[0], &self.i64s, runs);
-                    (v, LeafVec::I64(x))
-                }),
-                column({
-                    let (v, x) = model(&l[1], &self.f64s, runs);
-                    (v, LeafVec::F64(x))
-                }),
-                column({
-                    let (v, x) = model(&l[2], &self.bools, runs);
-                    (v, LeafVec::Bool(x))
-                }),
-                column({
-                    let (v, x) = model(&l[3], &self.i32s, runs);
-                    (v, LeafVec::I32(x))
-                }),
-                column({
-                    let (v, x) = model(&l[4], &self.f32s, runs);
-                    (v, LeafVec::F32(x))
-                }),
-                column({
-                    let (v, x) = model(&l[5], &self.u8s, runs);
-                    (v, LeafVec::U8(x))
-                }),
+                one(&l[0], &self.i64s, runs, LeafVec::I64),
+                one(&l[1], &self.f64s, runs, LeafVec::F64),
+                one(&l[2], &self.bools, runs, LeafVec::Bool),
+                one(&l[3], &self.i32s, runs, LeafVec::I32),
+                one(&l[4], &self.f32s, runs, LeafVec::F32),
+                one(&l[5], &self.u8s, runs, LeafVec::U8),
             ]
         }
     }
