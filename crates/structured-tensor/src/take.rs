@@ -558,8 +558,8 @@ fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
 
 impl StructuredTensor {
     /// The rows `rows` of a rank-1 struct whose nested structs are all rank 1 and whose
-    /// string columns have `i32` offsets, every leaf column selected in one chunked pass
-    /// ([`select_columns`]); `None` when the struct is not of that form or the result is
+    /// string columns have `i32` offsets, its leaf columns selected one after another in
+    /// chunks ([`select_columns`]); `None` when the struct is not of that form or the result is
     /// too large for `i32` offsets, for the caller's general path.
     pub(crate) fn take_rows_chunked<R: Rows + ?Sized>(
         &self,

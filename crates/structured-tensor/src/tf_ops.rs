@@ -464,6 +464,8 @@ impl StructuredTensor {
                 if let Some(out) = self.take_rows_chunked(ids.as_slice(), ids.len()) {
                     return Ok(out);
                 }
+                // Not a struct the chunked path takes: the ids are checked already.
+                return self.take_rows(&ranges_of(ids.iter().map(|&i| i as usize)));
             }
             let ids = checked_indices(indices, nrows)?;
             return self.take_rows(&ranges_of(ids));
