@@ -350,7 +350,9 @@ const PREFETCH_DISTANCE: usize = 8;
 /// looked up through the depths above (fetched by the steps before). A run of a gather is
 /// a chain of dependent loads (the row's offsets, then the level below, then the leaf)
 /// that would otherwise overlap with only the few runs the processor's window holds.
-/// `leaf` is `None` for a loop that reads the levels only.
+/// Where the fill reads a block (of [`LANES`] offsets, or [`BLOCK_BYTES`] of leaf), the
+/// block's last line is fetched too: a block starting at a random place crosses into the
+/// next line about half the time. `leaf` is `None` for a loop that reads the levels only.
 #[inline(always)]
 fn prefetch_ahead<T, R: Rows + ?Sized, const D: usize>(
     levels: &[&[i32]; D],
@@ -373,8 +375,23 @@ fn prefetch_ahead<T, R: Rows + ?Sized, const D: usize>(
             }
         }
         match (levels.get(s), leaf) {
-            (Some(offsets), _) => prefetch(offsets.as_ptr().wrapping_add(lo)),
-            (None, Some(leaf)) => prefetch(leaf.as_ptr().wrapping_add(lo)),
+            (Some(offsets), _) => {
+                prefetch(offsets.as_ptr().wrapping_add(lo));
+                if s > 0 || !rows.single_rows() {
+                    prefetch(offsets.as_ptr().wrapping_add(lo.wrapping_add(LANES)));
+                }
+            }
+            (None, Some(leaf)) => {
+                prefetch(leaf.as_ptr().wrapping_add(lo));
+                if D > 0 || !rows.single_rows() {
+                    prefetch(
+                        leaf.as_ptr()
+                            .cast::<u8>()
+                            .wrapping_add(lo.wrapping_mul(std::mem::size_of::<T>()))
+                            .wrapping_add(BLOCK_BYTES - 1),
+                    );
+                }
+            }
             (None, None) => {}
         }
     }
@@ -913,6 +930,20 @@ mod tests {
             leaf: Leaf::U8(&[1, 2, 3]),
         };
         select_columns(&[column], [(2, 5)].as_slice());
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds for 3 rows")]
+    fn a_run_near_the_end_of_the_address_space_is_a_range_error() {
+        // The prefetches look at runs before the count checks them: their addresses wrap.
+        let offsets = [0, 1, 2, 3];
+        let column = Column {
+            levels: vec![&offsets],
+            leaf: Leaf::F64(&[1.0, 2.0, 3.0]),
+        };
+        let mut runs = vec![(0, 1); 40];
+        runs.push((usize::MAX - 1, usize::MAX));
+        select_columns(&[column], runs.as_slice());
     }
 
     #[test]
