@@ -1113,10 +1113,9 @@ pub fn merge_machine_section(old: &str, title: &str, section: &str) -> String {
     }
     let mut doc = String::from(PREAMBLE);
     for (head, body) in sections {
-        let _ = write!(doc, "\n{head}\n\n{}", body.trim_start_matches('\n'));
-        if !doc.ends_with('\n') {
-            doc.push('\n');
-        }
+        // One blank line between sections: a body read back holds the blank lines that
+        // stood before the next heading, which would otherwise pile up run after run.
+        let _ = writeln!(doc, "\n{head}\n\n{}", body.trim_matches('\n'));
     }
     doc
 }
@@ -1521,6 +1520,10 @@ mod tests {
         assert!(third.contains("## Machine: A, v3\n\n- three\n"), "{third}");
         assert!(third.contains("## Machine: B, v4\n\n- two\n"), "{third}");
         assert_eq!(third.matches("# Benchmarks").count(), 1);
+        // a section kept as it was comes back byte for byte: no blank lines pile up
+        let fourth = merge_machine_section(&third, "Machine: A, v3", "- three\n");
+        assert_eq!(fourth, third);
+        assert!(third.contains("- three\n\n## Machine: B"), "{third}");
         // an old single-table document is replaced by the sectioned form
         let old = "# Benchmarks\n\n- CPU: X\n\n| a | b |\n";
         let upgraded = merge_machine_section(old, "Machine: X, v4", "- new\n");
