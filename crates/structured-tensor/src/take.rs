@@ -1,7 +1,7 @@
 //! Row selection in chunks, for large gathers of rank-1 structs: the selected rows are
 //! cut into chunks, and for each leaf column in turn the chunks' outputs are counted (in
-//! parallel), the column's output buffers are allocated once on the calling thread, and
-//! the chunks then fill their own disjoint parts of them (in parallel). One pass per chunk
+//! parallel), the column's output buffers are allocated once, and the chunks then fill
+//! their own disjoint parts of them (in parallel). One pass per chunk
 //! walks every level of the column at once, from its rows down to its leaf values, so no
 //! list of element runs is built between the levels.
 //!
