@@ -54,6 +54,13 @@ pub(crate) trait Rows: Sync {
     fn single_rows(&self) -> bool {
         false
     }
+    /// True when every run selects exactly one element at `depth` (0 = top level,
+    /// `levels.len()` = leaf): the fill writes that element alone, without a block, and
+    /// the prefetch then fetches no block end there.
+    #[inline(always)]
+    fn one_element_at(&self, depth: usize) -> bool {
+        depth == 0 && self.single_rows()
+    }
 }
 
 impl Rows for [(usize, usize)] {
@@ -377,13 +384,13 @@ fn prefetch_ahead<T, R: Rows + ?Sized, const D: usize>(
         match (levels.get(s), leaf) {
             (Some(offsets), _) => {
                 prefetch(offsets.as_ptr().wrapping_add(lo));
-                if s > 0 || !rows.single_rows() {
+                if !rows.one_element_at(s) {
                     prefetch(offsets.as_ptr().wrapping_add(lo.wrapping_add(LANES)));
                 }
             }
             (None, Some(leaf)) => {
                 prefetch(leaf.as_ptr().wrapping_add(lo));
-                if D > 0 || !rows.single_rows() {
+                if !rows.one_element_at(D) {
                     prefetch(
                         leaf.as_ptr()
                             .cast::<u8>()
@@ -550,9 +557,9 @@ fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
                 written_leaf
             };
             let base = (below[k] + next).wrapping_sub(first);
-            if k == 0 && rows.single_rows() {
+            if rows.one_element_at(k) {
                 // One row, one offset: a block would read (and miss on) the next line too.
-                offsets_out[0][written[0]].write((last.wrapping_add(base)) as i32);
+                offsets_out[k][written[k]].write(last.wrapping_add(base) as i32);
             } else {
                 put_run::<i32, i32, LANES>(
                     offsets_out[k],
@@ -566,7 +573,7 @@ fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
             written[k] += hi - lo;
             (lo, hi) = (first, last);
         }
-        if D == 0 && rows.single_rows() {
+        if rows.one_element_at(D) {
             part.leaf[written_leaf].write(leaf[lo]);
         } else {
             copy_run::<T, W>(part.leaf, written_leaf, leaf, lo, hi);
