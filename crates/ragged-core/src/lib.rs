@@ -21,7 +21,8 @@
 //! ([`Ragged::cat`], [`Ragged::stack`], [`Ragged::index_axis`], [`RaggedShape::remove_axis`],
 //! [`Ragged::subset_ragged`], [`Ragged::transpose`], [`Ragged::unstack`], ...), values
 //! ([`Ragged::sum_per_sublist`], [`Ragged::normalize_per_sublist`], [`Ragged::sort_sublists`],
-//! [`Ragged::unique_sequences`], [`Ragged::reduce_axis`], [`Ragged::pad`], ...). The guide
+//! [`Ragged::unique_sequences`], [`Ragged::reduce_axis`], [`Ragged::pad`], ...), flat arrays
+//! ([`append`], [`append_map`]: k2's `Append`, in parallel tasks when large). The guide
 //! `docs/ragged-core.md` maps every k2 name to ours and lists where we differ.
 //!
 //! ```
@@ -45,6 +46,7 @@
 //! column of a Parquet file (`write_ragged_parquet`, `read_ragged_parquet`);
 //! rayon is always on (see [`with_parallel_threshold`]).
 
+mod append;
 #[cfg(feature = "arrow")]
 mod arrow;
 mod build;
@@ -64,6 +66,7 @@ mod text;
 pub use crate::parquet::{
     read_ragged_parquet, write_ragged_parquet, Compression, ParquetOptions, DEFAULT_ROW_GROUP_SIZE,
 };
+pub use append::{append, append_map};
 #[cfg(feature = "arrow")]
 pub use arrow::ArrowValue;
 pub use build::{

@@ -309,7 +309,8 @@ impl RowPartition {
 
     /// The rows of every partition in `parts`, one after another (TensorFlow's `tf.concat`
     /// of row partitions, one layer of k2's `Cat` on axis 0): each part's `row_splits`
-    /// shifted by the elements before it, in one pass, not checked again. The result is
+    /// shifted by the elements before it, in one pass (in parallel tasks when large, see
+    /// [`crate::append`]), not checked again. The result is
     /// uniform when every part reports the same [`RowPartition::uniform_row_length`].
     ///
     /// Fails when the parts hold more than `i32::MAX` elements or rows in total.
@@ -323,19 +324,19 @@ impl RowPartition {
                 value: n_elements,
             });
         }
-        let mut out: Vec<i32> = Vec::with_capacity(n_rows + 1);
-        out.push(0);
-        // Every shifted split is at most `n_elements`, checked above to fit in `i32`.
+        // Part `k`'s splits after its leading 0, shifted by the elements before it; every
+        // shifted split is at most `n_elements`, checked above to fit in `i32`.
+        let mut pieces: Vec<&[i32]> = Vec::with_capacity(parts.len() + 1);
+        let mut shifts: Vec<i32> = Vec::with_capacity(parts.len() + 1);
+        pieces.push(&[0]);
+        shifts.push(0);
         let mut base = 0i32;
         for p in parts {
-            let splits = &p.row_splits()[1..];
-            if base == 0 {
-                out.extend_from_slice(splits);
-            } else {
-                out.extend(splits.iter().map(|&s| s + base));
-            }
+            pieces.push(&p.row_splits()[1..]);
+            shifts.push(base);
             base += p.nvals() as i32;
         }
+        let out = crate::append::append_map(&pieces, |k, &split| split + shifts[k]);
         let uniform = match parts.first() {
             Some(first) => first.uniform_row_length().filter(|&len| {
                 parts[1..]

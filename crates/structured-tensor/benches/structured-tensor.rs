@@ -20,6 +20,9 @@
 //! - `gather`: `gather(indices, 0)` on the rank-1 records, `indices` as many as the records,
 //!   each `below(n)` from seed 9 (TensorFlow's `tf.gather`).
 //! - `concat`: `concat([records, records], 0)` (TensorFlow's `tf.concat`).
+//! - `gather_1m`, `concat_1m`: the same two on 1,000,000 records (10,000 in quick runs),
+//!   the size the Arrow and Parquet workloads use: past the last-level cache, where every
+//!   selected row is a miss to memory.
 //!
 //! The process first settles glibc's allocator thresholds (`benches::settle_allocator`) where
 //! a long-running process has them, so that no workload's figure depends on the ones
@@ -95,6 +98,20 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("concat", |b| {
         b.iter(|| StructuredTensor::concat(&[black_box(&st), black_box(&st)], 0).unwrap())
+    });
+
+    let n_large = benches::size(1_000_000, 100);
+    let large = StructuredTensor::from_json(&records(n_large)).unwrap();
+    let large_indices = gather_indices(n_large);
+    g.bench_function("gather_1m", |b| {
+        b.iter(|| {
+            black_box(&large)
+                .gather(black_box(&large_indices), 0)
+                .unwrap()
+        })
+    });
+    g.bench_function("concat_1m", |b| {
+        b.iter(|| StructuredTensor::concat(&[black_box(&large), black_box(&large)], 0).unwrap())
     });
     g.finish();
 }

@@ -401,7 +401,8 @@ impl Values {
     }
 
     /// The buffers one after another (all of one dtype, or `int64` among `float64` when
-    /// `dtype` is `float64`), every buffer sized once up front.
+    /// `dtype` is `float64`), every buffer sized once up front; buffers of one dtype are
+    /// appended by ragged-core's [`ragged_core::append`] (in parallel tasks when large).
     pub(crate) fn concat(parts: &[&Values], dtype: DType) -> Values {
         if dtype == DType::Str {
             let columns: Vec<&StringColumn> = parts
@@ -422,6 +423,30 @@ impl Values {
                 })
                 .collect();
             return Values::Bytes(BytesColumn::concat(&columns));
+        }
+        if parts.iter().all(|p| p.dtype() == dtype) {
+            /// The buffers of `parts`, all of the variant `$variant`, appended.
+            macro_rules! append_all {
+                ($variant:ident) => {{
+                    let buffers: Vec<&[_]> = parts
+                        .iter()
+                        .map(|p| match p {
+                            Values::$variant(v) => v.as_slice(),
+                            other => unreachable!("concat of {} into {dtype}", other.dtype()),
+                        })
+                        .collect();
+                    Values::$variant(ragged_core::append(&buffers))
+                }};
+            }
+            return match dtype {
+                DType::I64 => append_all!(I64),
+                DType::F64 => append_all!(F64),
+                DType::Bool => append_all!(Bool),
+                DType::I32 => append_all!(I32),
+                DType::F32 => append_all!(F32),
+                DType::U8 => append_all!(U8),
+                DType::Str | DType::Bytes => unreachable!("handled above"),
+            };
         }
         let total = parts.iter().map(|p| p.len()).sum();
         let mut out = Values::with_capacity(dtype, total);

@@ -407,6 +407,57 @@ fn concat_tensorflow_cases() {
     );
 }
 
+/// Seeded records with every leaf kind a concat appends: integers, floats, booleans,
+/// strings, lists of strings and a nested struct of float lists.
+fn random_records(rng: &mut benches::SplitMix64, n: usize) -> Value {
+    let records = (0..n)
+        .map(|_| {
+            // Never an empty list: a part whose lists are all empty would read as float64.
+            let names: Vec<String> = (0..1 + rng.below(3))
+                .map(|_| "é".repeat(rng.below(3) as usize) + &rng.below(1000).to_string())
+                .collect();
+            let sizes: Vec<f64> = (0..1 + rng.below(3))
+                .map(|_| rng.below(40) as f64 * 0.5)
+                .collect();
+            json!({
+                "age": rng.below(100),
+                "height": rng.below(200) as f64 * 0.25,
+                "ok": rng.below(2) == 1,
+                "name": rng.below(10_000).to_string(),
+                "nicknames": names,
+                "shoes": {"sizes": sizes},
+            })
+        })
+        .collect();
+    Value::Array(records)
+}
+
+#[test]
+fn concat_in_parallel_tasks_matches_the_records_one_after_another() {
+    // With the parallel threshold at 0 every buffer is appended in parallel tasks (of
+    // 256 KiB, so the large parts span several and end inside one); at `usize::MAX` on one
+    // thread. Both must give the records of the inputs one after another.
+    let mut rng = benches::SplitMix64::new(31);
+    for lengths in [&[2usize, 3, 1][..], &[1, 1], &[70_000, 5, 40_000]] {
+        let parts: Vec<Value> = lengths
+            .iter()
+            .map(|&n| random_records(&mut rng, n))
+            .collect();
+        let expected: Vec<Value> = parts
+            .iter()
+            .flat_map(|p| p.as_array().unwrap().iter().cloned())
+            .collect();
+        let inputs = sts(&parts);
+        for threshold in [0, usize::MAX] {
+            let out = ragged_core::with_parallel_threshold(threshold, || {
+                StructuredTensor::concat(&refs(&inputs), 0).unwrap()
+            });
+            assert_eq!(out.to_json(), Value::Array(expected.clone()), "{lengths:?}");
+            assert_shared(&out, out.row_partitions());
+        }
+    }
+}
+
 #[test]
 fn concat_inner_axis_of_rank_3() {
     let a = json!([[[{"v": 1}], [{"v": 2}, {"v": 3}]], [[{"v": 4}]]]);
