@@ -36,26 +36,40 @@ const PARALLEL_BYTES_PER_ITEM: usize = 64;
 /// assert_eq!(ragged_core::append(&[&[1, 2][..], &[], &[3]]), vec![1, 2, 3]);
 /// ```
 pub fn append<T: Copy + Send + Sync>(parts: &[&[T]]) -> Vec<T> {
-    append_map(parts, |_, &x| x)
+    append_map(parts, &vec![(); parts.len()], |(), &x| x)
 }
 
 /// The arrays of `parts` one after another, each element `x` of part `k` written as
-/// `f(k, &x)`: [`append`] with a map, as a shift of each part's offsets when row splits or
-/// string offsets are spliced. `f` may run on several threads at once, in any order.
+/// `f(per_part[k], &x)`: [`append`] with a map, as a shift of each part's offsets when row
+/// splits or string offsets are spliced. `f` may run on several threads at once, in any
+/// order. (`per_part[k]` is passed by value so that a task's loop holds it in a register
+/// and vectorises; a closure that looked it up by `k` on every element ran one element at
+/// a time.)
+///
+/// # Panics
+///
+/// When `per_part` and `parts` differ in length.
 ///
 /// ```
 /// // Two row_splits spliced: the second shifted by the first one's 3 elements.
 /// let (a, b) = ([0, 2, 3], [0, 1, 4]);
-/// let shifts = [0, 3];
-/// let spliced = ragged_core::append_map(&[&a[..], &b[1..]], |k, &x| x + shifts[k]);
+/// let spliced = ragged_core::append_map(&[&a[..], &b[1..]], &[0, 3], |shift, &x| x + shift);
 /// assert_eq!(spliced, vec![0, 2, 3, 4, 7]);
 /// ```
-pub fn append_map<T, U, F>(parts: &[&[T]], f: F) -> Vec<U>
+pub fn append_map<T, C, U, F>(parts: &[&[T]], per_part: &[C], f: F) -> Vec<U>
 where
     T: Sync,
+    C: Copy + Send + Sync,
     U: Send,
-    F: Fn(usize, &T) -> U + Sync,
+    F: Fn(C, &T) -> U + Sync,
 {
+    assert_eq!(
+        per_part.len(),
+        parts.len(),
+        "append_map has {} values for {} parts",
+        per_part.len(),
+        parts.len()
+    );
     let total = parts
         .iter()
         .try_fold(0usize, |sum, part| sum.checked_add(part.len()))
@@ -65,22 +79,22 @@ where
     let parallel =
         go_parallel(total) && bytes >= parallel_threshold().saturating_mul(PARALLEL_BYTES_PER_ITEM);
     let task_len = (TASK_BYTES / std::mem::size_of::<U>().max(1)).max(1);
-    let mut tasks: Vec<Task<'_, T, U>> = Vec::new();
+    let mut tasks: Vec<Task<'_, T, C, U>> = Vec::new();
     let mut rest = &mut out.spare_capacity_mut()[..total];
-    for (k, part) in parts.iter().enumerate() {
+    for (part, &arg) in parts.iter().zip(per_part) {
         let (slots, tail) = std::mem::take(&mut rest).split_at_mut(part.len());
         rest = tail;
         if parallel {
             for (chunk_slots, chunk) in slots.chunks_mut(task_len).zip(part.chunks(task_len)) {
                 tasks.push(Task {
-                    part: k,
+                    arg,
                     slots: chunk_slots,
                     input: chunk,
                 });
             }
         } else {
             tasks.push(Task {
-                part: k,
+                arg,
                 slots,
                 input: part,
             });
@@ -89,10 +103,10 @@ where
     if parallel {
         tasks
             .into_par_iter()
-            .for_each(|task| write_mapped(task.slots, task.input, |x| f(task.part, x)));
+            .for_each(|task| write_mapped(task.slots, task.input, |x| f(task.arg, x)));
     } else {
         for task in tasks {
-            write_mapped(task.slots, task.input, |x| f(task.part, x));
+            write_mapped(task.slots, task.input, |x| f(task.arg, x));
         }
     }
     // SAFETY: the parts' slots were cut one after another from `spare[..total]`, each as
@@ -103,10 +117,10 @@ where
     out
 }
 
-/// One piece of an append: the slots of the output that elements `input` of part `part`
-/// fill.
-struct Task<'a, T, U> {
-    part: usize,
+/// One piece of an append: the slots of the output that elements `input` of one part
+/// fill, and that part's value for the map.
+struct Task<'a, T, C, U> {
+    arg: C,
     slots: &'a mut [MaybeUninit<U>],
     input: &'a [T],
 }
@@ -153,7 +167,8 @@ mod tests {
         for threshold in [0, usize::MAX] {
             with_parallel_threshold(threshold, || {
                 assert_eq!(append(&refs), model(&parts, |_| 0), "{lengths:?}");
-                let shifted = append_map(&refs, |k, &x| x + 1000 * k as u32);
+                let shifts: Vec<u32> = (0..refs.len() as u32).map(|k| 1000 * k).collect();
+                let shifted = append_map(&refs, &shifts, |shift, &x| x + shift);
                 assert_eq!(shifted, model(&parts, |k| 1000 * k as u32), "{lengths:?}");
             });
         }
@@ -175,10 +190,16 @@ mod tests {
     fn strings_and_wide_elements_append() {
         let a = [String::from("a"), String::from("bc")];
         let b = [String::from("d")];
-        let joined = append_map(&[&a[..], &b[..]], |_, s: &String| s.clone());
+        let joined = append_map(&[&a[..], &b[..]], &[(), ()], |(), s: &String| s.clone());
         assert_eq!(joined, ["a", "bc", "d"]);
         let wide = [[1u64; 4]; 3];
         assert_eq!(append(&[&wide[..], &wide[..1]]).len(), 4);
+    }
+
+    #[test]
+    #[should_panic(expected = "append_map has 1 values for 2 parts")]
+    fn a_value_missing_for_a_part_panics() {
+        append_map(&[&[1u8][..], &[2]], &[0u8], |shift, &x| x + shift);
     }
 
     #[test]

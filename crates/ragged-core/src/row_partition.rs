@@ -336,7 +336,7 @@ impl RowPartition {
             shifts.push(base);
             base += p.nvals() as i32;
         }
-        let out = crate::append::append_map(&pieces, |k, &split| split + shifts[k]);
+        let out = crate::append::append_map(&pieces, &shifts, |shift, &split| split + shift);
         let uniform = match parts.first() {
             Some(first) => first.uniform_row_length().filter(|&len| {
                 parts[1..]

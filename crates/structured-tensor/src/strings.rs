@@ -430,7 +430,7 @@ impl BytesColumn {
             bytes.push(&p.bytes[first..last]);
             base += last - first;
         }
-        let offsets = ragged_core::append_map(&pieces, |k, &o| o + shifts[k]);
+        let offsets = ragged_core::append_map(&pieces, &shifts, |shift, &o| o + shift);
         Some(BytesColumn {
             offsets: Offsets::Small(offsets),
             bytes: ragged_core::append(&bytes),
