@@ -2,6 +2,7 @@
 //! in `model.rs`.
 
 use proptest::prelude::*;
+use ragged_core::with_parallel_threshold;
 use ragged_core::{
     compose_ragged_shapes, decompose_ragged_shape, ragged_shape3, Error, PadMode, PadSide, Ragged,
     RaggedShape, Reduced, Renumbering, RowPartition,
@@ -248,6 +249,38 @@ proptest! {
         let expected: Vec<i32> = parts.concat();
         prop_assert_eq!(joined.row_lengths(), expected);
         prop_assert!(joined.validate().is_ok());
+        // the parallel append gives the same splits
+        let parallel = with_parallel_threshold(0, || RowPartition::concat(&refs).unwrap());
+        prop_assert_eq!(parallel.row_splits(), joined.row_splits());
+    }
+}
+
+#[test]
+fn a_large_concat_in_parallel_tasks_matches_joined_lengths() {
+    // Parts of up to 150,000 rows: each spans several of the append's tasks of 65,536
+    // splits, and the threshold 0 sends every part through them.
+    // Lengths 0 to 4 from a multiplicative hash of the row number.
+    let parts: Vec<Vec<i32>> = [150_000u64, 0, 1, 70_000]
+        .iter()
+        .map(|&n| {
+            (0..n)
+                .map(|i| (((i * 2_654_435_761) >> 7) % 5) as i32)
+                .collect()
+        })
+        .collect();
+    let partitions: Vec<RowPartition> = parts
+        .iter()
+        .map(|l| RowPartition::from_row_lengths(l).unwrap())
+        .collect();
+    let refs: Vec<&RowPartition> = partitions.iter().collect();
+    for threshold in [0, usize::MAX] {
+        let joined = with_parallel_threshold(threshold, || RowPartition::concat(&refs).unwrap());
+        assert_eq!(
+            joined.row_lengths(),
+            parts.concat(),
+            "threshold {threshold}"
+        );
+        assert!(joined.validate().is_ok());
     }
 }
 
