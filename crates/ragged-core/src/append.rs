@@ -15,6 +15,7 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use crate::error::Error;
 use crate::par::{go_parallel, parallel_threshold};
 
 /// Bytes of output each parallel task writes: large enough that a task's cost is the
@@ -117,6 +118,52 @@ where
     out
 }
 
+/// Offsets arrays (row splits, or Arrow's string offsets) spliced into one (k2's
+/// `SpliceRowSplits`): the result starts at 0 and each part, after its first offset,
+/// continues where the part before it ended, shifted by the difference. Appended with
+/// [`append_map`], so in parallel tasks when large.
+///
+/// Each part must be offsets: non-empty (an error names the part otherwise) and
+/// non-decreasing, which is not checked again here (a [`crate::RowPartition`]'s splits
+/// are); a decreasing part gives unspecified offsets, never undefined behaviour. Fails
+/// when the spliced offsets would pass `i32::MAX`.
+///
+/// ```
+/// let spliced = ragged_core::splice_row_splits(&[&[0, 2, 3][..], &[5, 6, 9]]).unwrap();
+/// assert_eq!(spliced, vec![0, 2, 3, 4, 7]);
+/// ```
+pub fn splice_row_splits(parts: &[&[i32]]) -> Result<Vec<i32>, Error> {
+    let mut pieces: Vec<&[i32]> = Vec::with_capacity(parts.len() + 1);
+    let mut shifts: Vec<i32> = Vec::with_capacity(parts.len() + 1);
+    pieces.push(&[0]);
+    shifts.push(0);
+    let mut end = 0i64;
+    for (index, part) in parts.iter().enumerate() {
+        let (Some(&first), Some(&last)) = (part.first(), part.last()) else {
+            return Err(Error::InvalidArgument {
+                what: "part of splice_row_splits with no offsets (its index)",
+                value: index as i64,
+            });
+        };
+        pieces.push(&part[1..]);
+        // For offsets, `end` (checked below) and `first` both lie in `0..=i32::MAX`, so
+        // their difference fits `i32`.
+        shifts.push((end - i64::from(first)) as i32);
+        end += i64::from(last) - i64::from(first);
+        if end > i64::from(i32::MAX) {
+            return Err(Error::Overflow {
+                what: "the last offset of the spliced row splits",
+                value: end as u64,
+            });
+        }
+    }
+    // For non-decreasing parts every shifted offset lies in `0..=end`, so the add is
+    // exact; `wrapping_add` keeps a decreasing part's garbage from panicking.
+    Ok(append_map(&pieces, &shifts, |shift, &o| {
+        o.wrapping_add(shift)
+    }))
+}
+
 /// One piece of an append: the slots of the output that elements `input` of one part
 /// fill, and that part's value for the map.
 struct Task<'a, T, C, U> {
@@ -194,6 +241,59 @@ mod tests {
         assert_eq!(joined, ["a", "bc", "d"]);
         let wide = [[1u64; 4]; 3];
         assert_eq!(append(&[&wide[..], &wide[..1]]).len(), 4);
+    }
+
+    /// The model of a splice: every part's offsets after its first, each rebased by
+    /// subtracting its first offset and adding where the result ended, pushed one by one.
+    fn splice_model(parts: &[Vec<i32>]) -> Vec<i32> {
+        let mut out = vec![0];
+        for part in parts {
+            let end = *out.last().unwrap();
+            out.extend(part[1..].iter().map(|&o| o - part[0] + end));
+        }
+        out
+    }
+
+    #[test]
+    fn splices_match_rebasing_one_by_one() {
+        let big: Vec<i32> = (0..150_000).map(|i| 3 * i + i % 7).collect();
+        let cases: Vec<Vec<Vec<i32>>> = vec![
+            vec![],
+            vec![vec![0]],
+            vec![vec![0, 2, 3], vec![0, 1, 4]],
+            vec![vec![5, 5, 9], vec![0], vec![2, 3]],
+            vec![big.clone(), vec![0, 1], big],
+        ];
+        for parts in &cases {
+            let refs: Vec<&[i32]> = parts.iter().map(Vec::as_slice).collect();
+            for threshold in [0, usize::MAX] {
+                let spliced = with_parallel_threshold(threshold, || splice_row_splits(&refs));
+                assert_eq!(
+                    spliced.unwrap(),
+                    splice_model(parts),
+                    "threshold {threshold}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn splice_errors_name_the_part_and_the_total() {
+        let empty = splice_row_splits(&[&[0, 1][..], &[]]).unwrap_err();
+        assert_eq!(
+            empty.to_string(),
+            "invalid part of splice_row_splits with no offsets (its index): 1"
+        );
+        let max = i32::MAX;
+        assert_eq!(
+            splice_row_splits(&[&[0, max][..], &[0]]).unwrap(),
+            vec![0, max]
+        );
+        let over = splice_row_splits(&[&[0, max][..], &[7, 8]]).unwrap_err();
+        assert!(
+            matches!(over, Error::Overflow { value, .. } if value == max as u64 + 1),
+            "{over}"
+        );
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //! [`Ragged::subset_ragged`], [`Ragged::transpose`], [`Ragged::unstack`], ...), values
 //! ([`Ragged::sum_per_sublist`], [`Ragged::normalize_per_sublist`], [`Ragged::sort_sublists`],
 //! [`Ragged::unique_sequences`], [`Ragged::reduce_axis`], [`Ragged::pad`], ...), flat arrays
-//! ([`append`], [`append_map`]: k2's `Append`, in parallel tasks when large). The guide
+//! ([`append`], [`append_map`], [`splice_row_splits`]: k2's `Append` and `SpliceRowSplits`,
+//! in parallel tasks when large). The guide
 //! `docs/ragged-core.md` maps every k2 name to ours and lists where we differ.
 //!
 //! ```
@@ -66,7 +67,7 @@ mod text;
 pub use crate::parquet::{
     read_ragged_parquet, write_ragged_parquet, Compression, ParquetOptions, DEFAULT_ROW_GROUP_SIZE,
 };
-pub use append::{append, append_map};
+pub use append::{append, append_map, splice_row_splits};
 #[cfg(feature = "arrow")]
 pub use arrow::ArrowValue;
 pub use build::{

@@ -310,7 +310,7 @@ impl RowPartition {
     /// The rows of every partition in `parts`, one after another (TensorFlow's `tf.concat`
     /// of row partitions, one layer of k2's `Cat` on axis 0): each part's `row_splits`
     /// shifted by the elements before it, in one pass (in parallel tasks when large, see
-    /// [`crate::append`]), not checked again. The result is
+    /// [`crate::splice_row_splits`]), not checked again. The result is
     /// uniform when every part reports the same [`RowPartition::uniform_row_length`].
     ///
     /// Fails when the parts hold more than `i32::MAX` elements or rows in total.
@@ -324,19 +324,8 @@ impl RowPartition {
                 value: n_elements,
             });
         }
-        // Part `k`'s splits after its leading 0, shifted by the elements before it; every
-        // shifted split is at most `n_elements`, checked above to fit in `i32`.
-        let mut pieces: Vec<&[i32]> = Vec::with_capacity(parts.len() + 1);
-        let mut shifts: Vec<i32> = Vec::with_capacity(parts.len() + 1);
-        pieces.push(&[0]);
-        shifts.push(0);
-        let mut base = 0i32;
-        for p in parts {
-            pieces.push(&p.row_splits()[1..]);
-            shifts.push(base);
-            base += p.nvals() as i32;
-        }
-        let out = crate::append::append_map(&pieces, &shifts, |shift, &split| split + shift);
+        let splits: Vec<&[i32]> = parts.iter().map(|p| p.row_splits()).collect();
+        let out = crate::append::splice_row_splits(&splits)?;
         let uniform = match parts.first() {
             Some(first) => first.uniform_row_length().filter(|&len| {
                 parts[1..]

@@ -394,13 +394,13 @@ impl BytesColumn {
     /// The columns one after another (one copy of each one's bytes; offsets and bytes are
     /// appended in parallel tasks when large, see [`ragged_core::append`]).
     pub fn concat(parts: &[&BytesColumn]) -> BytesColumn {
-        let items = parts.iter().map(|p| p.len()).sum();
         let total = parts.iter().map(|p| p.bytes.len()).sum();
         if total <= SMALL_LIMIT {
             if let Some(joined) = BytesColumn::concat_small(parts) {
                 return joined;
             }
         }
+        let items = parts.iter().map(|p| p.len()).sum();
         let mut out = BytesColumn::with_capacity(items, total);
         for p in parts {
             out.extend_from(p, 0, p.len());
@@ -412,25 +412,17 @@ impl BytesColumn {
     /// together fit `i32` offsets (checked by the caller); `None` when a part has `i64`
     /// offsets.
     fn concat_small(parts: &[&BytesColumn]) -> Option<BytesColumn> {
-        let mut pieces: Vec<&[i32]> = Vec::with_capacity(parts.len() + 1);
-        let mut shifts: Vec<i32> = Vec::with_capacity(parts.len() + 1);
-        pieces.push(&[0]);
-        shifts.push(0);
+        let mut offsets: Vec<&[i32]> = Vec::with_capacity(parts.len());
         let mut bytes: Vec<&[u8]> = Vec::with_capacity(parts.len());
-        let mut base = 0usize;
         for p in parts {
-            let Offsets::Small(offsets) = &p.offsets else {
+            let Offsets::Small(o) = &p.offsets else {
                 return None;
             };
-            let (first, last) = (offsets[0].to_usize(), offsets[offsets.len() - 1].to_usize());
-            pieces.push(&offsets[1..]);
-            // Offset `o` of this part lands at `o - first + base`, at most the total byte
-            // count, which the caller checked fits in `i32`.
-            shifts.push(base as i32 - first as i32);
-            bytes.push(&p.bytes[first..last]);
-            base += last - first;
+            offsets.push(o);
+            bytes.push(&p.bytes[o[0].to_usize()..o[o.len() - 1].to_usize()]);
         }
-        let offsets = ragged_core::append_map(&pieces, &shifts, |shift, &o| o + shift);
+        let offsets = ragged_core::splice_row_splits(&offsets)
+            .expect("non-empty offsets whose bytes the caller checked fit in i32");
         Some(BytesColumn {
             offsets: Offsets::Small(offsets),
             bytes: ragged_core::append(&bytes),
