@@ -78,9 +78,18 @@ pub fn last_band_count() -> usize {
 ///
 /// # Safety
 ///
-/// [`compute_with`] loads into uninitialised memory and then takes it as initialised, so
-/// an implementation must write every position of the rectangle it is given (and, by the
-/// method's own contract, no position outside it).
+/// [`compute_with`] loads into uninitialised memory and then takes it as initialised, and
+/// parallel loads hand disjoint rectangles of one writer to several threads at once. So a
+/// call `fill(a, w, rows, cols)` that returns (rather than panics) must, with `ncols` the
+/// flattened width of `a.extent()` (`a.extent().rows_cols().1`):
+///
+/// - write every `(row, col)` of `rows x cols`, before it returns, through `w`: either
+///   `w.write(row * ncols + col, row, col, _)`, or a span `w.span_ptr(row * ncols + c0,
+///   len)` that it then initialises in full (by [`Source::fill_span`] over the same
+///   columns, or by writing every element itself);
+/// - write no position outside the rectangle, through `w` or otherwise.
+///
+/// A panic may leave positions unwritten: the loaders then drop their buffer unread.
 pub unsafe trait Fill: Copy + Send + Sync {
     /// Evaluates `a` at every `(row, col)` of `rows x cols` and hands it to `w`.
     ///
@@ -102,8 +111,33 @@ pub struct Plain;
 
 /// Each row in steps of `N` elements, the `N` evaluations laid out one after another
 /// (Yarr's `unrolledFill nN`); the tail is filled plainly.
+///
+/// `N` must be at least 1: a step of no elements would fill nothing, so a load with
+/// `Unrolled::<0>` does not compile.
+///
+/// ```
+/// use dataflow::{compute_with, from_fn, Dim1, Threads, Unrolled};
+/// let squares = compute_with(&from_fn(Dim1(5), |Dim1(i)| i * i), Unrolled::<2>, Threads::Seq);
+/// assert_eq!(squares.as_slice(), &[0, 1, 4, 9, 16]);
+/// ```
+///
+/// ```compile_fail,E0080
+/// use dataflow::{compute_with, from_fn, Dim1, Threads, Unrolled};
+/// let squares = compute_with(&from_fn(Dim1(5), |Dim1(i)| i * i), Unrolled::<0>, Threads::Seq);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Unrolled<const N: usize>;
+
+impl<const N: usize> Unrolled<N> {
+    /// The step, `N`; evaluated by every fill, so a fill with `N == 0` fails to compile.
+    const STEP: usize = {
+        assert!(
+            N > 0,
+            "Unrolled::<N> needs N >= 1: a step of 0 elements fills nothing"
+        );
+        N
+    };
+}
 
 /// Tiles of `by` rows by `bx` columns, so that neighbouring stencil reads of a tile stay in
 /// cache (Yarr's `dim2BlockFill`).
@@ -142,7 +176,9 @@ unsafe fn fill_span<A: Source, W: Writer<A::Elem>>(
     }
 }
 
-// SAFETY: every row of `rows`, every column of `cols`, through `fill_span`.
+// SAFETY: every row of `rows`, every column of `cols`, through `fill_span`, which writes
+// the span at `row * ncols + col` through `w` (a whole span by `Source::fill_span`, or
+// element by element) and nothing else.
 unsafe impl Fill for Plain {
     #[inline(always)]
     unsafe fn fill<A: Source, W: Writer<A::Elem>>(
@@ -161,7 +197,9 @@ unsafe impl Fill for Plain {
     }
 }
 
-// SAFETY: every row; in each, whole steps of `N` columns, then the rest by `fill_span`.
+// SAFETY: every row; in each, whole steps of `N` columns (N >= 1, asserted at compile time
+// by `STEP`, so each step writes its N columns and advances), then the rest by `fill_span`,
+// all at `row * ncols + col` through `w`.
 unsafe impl<const N: usize> Fill for Unrolled<N> {
     #[inline(always)]
     unsafe fn fill<A: Source, W: Writer<A::Elem>>(
@@ -173,7 +211,7 @@ unsafe impl<const N: usize> Fill for Unrolled<N> {
     ) {
         let extent = a.extent();
         let (_, ncols) = extent.rows_cols();
-        let step = N.max(1);
+        let step = Self::STEP;
         for row in rows {
             let mut col = cols.start;
             while col + step <= cols.end {
@@ -196,7 +234,8 @@ unsafe impl<const N: usize> Fill for Unrolled<N> {
 }
 
 // SAFETY: the tiles (steps of at least 1 row and 1 column, clipped to the rectangle)
-// cover the rectangle exactly.
+// cover the rectangle exactly, each row span of a tile written by `fill_span` as in
+// `Plain`.
 unsafe impl Fill for BlockFill {
     #[inline(always)]
     unsafe fn fill<A: Source, W: Writer<A::Elem>>(
@@ -456,7 +495,10 @@ pub fn compute_with<A: Source, F: Fill>(
                 });
         }
     }
-    // SAFETY: the bands above cover every position of the extent.
+    // SAFETY: `block_rects` of the whole extent covers every flattened row and column,
+    // `schedule_bands` splits those rows into bands that cover them, and each `fill`
+    // returned (a panic would have dropped `data` unread), so by the contract of `Fill`
+    // every position below `extent.size()` was written.
     unsafe { data.set_len(extent.size()) };
     Array::from_vec(extent, data).expect("length equals extent size")
 }
@@ -554,6 +596,34 @@ mod tests {
                 &expect[..]
             );
         }
+    }
+
+    /// `compute_with(from_fn(f), Unrolled::<N>)` over every width from 0 to 19, against the
+    /// naive loop: every position written, including the tails shorter than a step.
+    #[track_caller]
+    fn check_unrolled<const N: usize>() {
+        let f = |Dim2(y, x): Dim2| (y * 100 + x) as u32 + 1;
+        for cols in 0..20 {
+            let extent = Dim2(3, cols);
+            let got = compute_with(&from_fn(extent, f), Unrolled::<N>, Threads::Seq);
+            assert_eq!(got.as_slice(), &naive(extent, f)[..], "N = {N}, {extent:?}");
+        }
+    }
+
+    #[test]
+    fn unrolled_fills_every_position_for_each_step() {
+        // Hardening round 3, item 1: `Unrolled::<0>` wrote nothing and `compute_with` took
+        // the whole buffer as written; N = 0 no longer compiles (the type's doc test), and
+        // every step from 1 up covers each row, the tail included.
+        check_unrolled::<1>();
+        check_unrolled::<2>();
+        check_unrolled::<3>();
+        check_unrolled::<4>();
+        check_unrolled::<7>();
+        check_unrolled::<8>();
+        check_unrolled::<19>();
+        check_unrolled::<20>();
+        check_unrolled::<64>();
     }
 
     #[test]
