@@ -119,7 +119,8 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A key a table cannot hold (empty, or with whitespace or control characters).
+    /// A key a table cannot hold (empty, longer than [`crate::MAX_KEY_LEN`] bytes, or with
+    /// whitespace or control characters).
     InvalidKey {
         /// The key.
         key: String,
@@ -200,7 +201,9 @@ impl fmt::Display for Error {
             }
             Error::InvalidKey { key } => write!(
                 f,
-                "invalid key `{key}`: a key is non-empty, without whitespace or control characters"
+                "invalid key `{key}`: a key is non-empty, at most {} bytes, without whitespace \
+                 or control characters",
+                crate::MAX_KEY_LEN
             ),
             Error::KeyNotInScript { key, script } => {
                 write!(f, "key `{key}` is not listed in the script file {script}")

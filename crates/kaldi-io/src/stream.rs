@@ -26,13 +26,26 @@ fn shell(command: &str) -> Command {
     c
 }
 
-/// Where an input's bytes come from. A file is read with positioned reads (`pread`) at
-/// its own cursor, so moving to an scp entry's offset costs no system call, and its length
-/// is looked up once when opened (again only when an offset lies past it).
+/// Where an input's bytes come from. A regular file is read with positioned reads
+/// (`pread`) at its own cursor, so moving to an scp entry's offset costs no system call,
+/// and its length is looked up once when opened (again only when an offset lies past it).
+/// Any other file (a FIFO, `/dev/stdin`, a `<(...)` descriptor, a device) cannot be read
+/// at a position, and is read in sequence, as a pipe is.
 enum Source {
-    File { file: File, pos: u64, len: u64 },
+    File {
+        file: File,
+        pos: u64,
+        len: u64,
+    },
+    Stream(File),
     Stdin(io::Stdin),
-    Pipe(ChildStdout),
+    Pipe {
+        stdout: ChildStdout,
+        /// Whether a read has returned the end of the command's output.
+        ended: bool,
+    },
+    /// A pipe whose end we have closed: reads return the end of data.
+    Closed,
 }
 
 /// Reads at byte `pos` of `file` without moving the file's own cursor.
@@ -96,8 +109,16 @@ impl Read for Source {
                 *pos += n as u64;
                 Ok(n)
             }
+            Source::Stream(file) => file.read(buf),
             Source::Stdin(s) => s.read(buf),
-            Source::Pipe(p) => p.read(buf),
+            Source::Pipe { stdout, ended } => {
+                let n = stdout.read(buf)?;
+                if n == 0 && !buf.is_empty() {
+                    *ended = true;
+                }
+                Ok(n)
+            }
+            Source::Closed => Ok(0),
         }
     }
 }
@@ -118,7 +139,7 @@ impl Seek for Source {
             }
             _ => Err(io::Error::new(
                 io::ErrorKind::Unsupported,
-                "cannot seek in a pipe or standard input",
+                "cannot seek in a pipe, a FIFO or standard input",
             )),
         }
     }
@@ -154,16 +175,30 @@ impl Input {
                     .spawn()
                     .map_err(|e| io_error(&command, &e))?;
                 let stdout = child.stdout.take().expect("stdout was piped");
-                Ok(Input::new(command, Source::Pipe(stdout), Some(child)))
+                let source = Source::Pipe {
+                    stdout,
+                    ended: false,
+                };
+                Ok(Input::new(command, source, Some(child)))
             }
         }
     }
 
-    /// Opens a plain file (no offset), noting its length.
+    /// Opens a plain file (no offset), noting its length; a file that is not a regular
+    /// file (a FIFO, `/dev/stdin`, a device) is read in sequence, as Kaldi's `ifstream`
+    /// reads it (positioned reads fail there with "Illegal seek").
     pub(crate) fn open_file(path: String) -> Result<Input, Error> {
         let file = File::open(&path).map_err(|e| io_error(&path, &e))?;
-        let len = file.metadata().map_err(|e| io_error(&path, &e))?.len();
-        let source = Source::File { file, pos: 0, len };
+        let meta = file.metadata().map_err(|e| io_error(&path, &e))?;
+        let source = if meta.is_file() {
+            Source::File {
+                file,
+                pos: 0,
+                len: meta.len(),
+            }
+        } else {
+            Source::Stream(file)
+        };
         Ok(Input::new(path, source, None))
     }
 
@@ -212,7 +247,9 @@ impl Input {
                 return Err(Error::Io {
                     name: self.name.clone(),
                     kind: io::ErrorKind::Unsupported,
-                    message: format!("cannot seek to byte {offset} in a pipe or standard input"),
+                    message: format!(
+                        "cannot seek to byte {offset} in a pipe, a FIFO or standard input"
+                    ),
                 })
             }
         };
@@ -274,13 +311,20 @@ impl Input {
         Ok(filled)
     }
 
-    /// Waits for a pipe's command and reports its failure; a no-op for files.
+    /// Closes a pipe, waits for its command and reports its failure; a no-op for files.
+    ///
+    /// As Kaldi's `pclose`, our end is closed first and what the command has not yet
+    /// written is not read: a command that writes on (`yes`) is stopped by `SIGPIPE`
+    /// rather than drained for ever. A command stopped so, when we closed before the end
+    /// of its output, has not failed; any other unsuccessful exit is a failure.
     pub(crate) fn finish(&mut self) -> Result<(), Error> {
         if let Some(mut child) = self.child.take() {
-            // drain what is left so the command is not killed by a closed pipe
-            let _ = io::copy(&mut self.reader, &mut io::sink());
+            let source = std::mem::replace(self.reader.get_mut(), Source::Closed);
+            let closed_early = matches!(source, Source::Pipe { ended: false, .. });
+            drop(source); // closes our end of the pipe
             let status = child.wait().map_err(|e| io_error(&self.name, &e))?;
-            if !status.success() {
+            let stopped_by_us = closed_early && killed_by_sigpipe(status);
+            if !(status.success() || stopped_by_us) {
                 return Err(Error::PipeFailed {
                     command: self.name.clone(),
                     status: status.to_string(),
@@ -295,6 +339,20 @@ impl Input {
         self.child.as_ref()?;
         self.finish().err()
     }
+}
+
+/// Whether a command was stopped by `SIGPIPE`: killed by the signal, or a shell whose
+/// last command was, which exits with 128 + 13.
+#[cfg(unix)]
+fn killed_by_sigpipe(status: std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(libc::SIGPIPE) || status.code() == Some(128 + libc::SIGPIPE)
+}
+
+/// No `SIGPIPE` off Unix: a command that exits early exits with its own status.
+#[cfg(not(unix))]
+fn killed_by_sigpipe(_status: std::process::ExitStatus) -> bool {
+    false
 }
 
 impl Read for Input {

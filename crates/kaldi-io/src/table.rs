@@ -145,8 +145,13 @@ fn input_io(input: &Input, e: std::io::Error) -> Error {
     crate::error::io_error(input.name(), &e)
 }
 
+/// The longest archive key read or written, in bytes. Kaldi's keys are tokens (utterance
+/// or speaker ids, tens of bytes) read with `is >> key`, which has no limit: a file with
+/// no whitespace (`ark:/dev/zero`) would be read into one key until memory runs out.
+pub const MAX_KEY_LEN: usize = 1 << 16;
+
 /// Reads an archive key (Kaldi's `is >> key`) and the one space or tab after it; `None`
-/// at the end of the archive.
+/// at the end of the archive; a key longer than [`MAX_KEY_LEN`] is an error at its offset.
 fn read_key(input: &mut Input) -> Result<Option<String>, Error> {
     loop {
         let buf = input.fill()?;
@@ -161,6 +166,12 @@ fn read_key(input: &mut Input) -> Result<Option<String>, Error> {
         }
     }
     let start = input.pos();
+    let name = input.name().to_string();
+    let archive_err = |offset, reason| Error::Archive {
+        name: name.clone(),
+        offset,
+        reason,
+    };
     let mut key = Vec::new();
     loop {
         let buf = input.fill()?;
@@ -168,6 +179,15 @@ fn read_key(input: &mut Input) -> Result<Option<String>, Error> {
             break;
         }
         let n = buf.iter().take_while(|b| !b.is_ascii_whitespace()).count();
+        if key.len() + n > MAX_KEY_LEN {
+            return Err(archive_err(
+                start,
+                format!(
+                    "a key longer than {MAX_KEY_LEN} bytes (the archive's bytes from here \
+                     hold no space or newline)"
+                ),
+            ));
+        }
         key.extend_from_slice(&buf[..n]);
         let done = n < buf.len();
         input.consume(n);
@@ -175,12 +195,6 @@ fn read_key(input: &mut Input) -> Result<Option<String>, Error> {
             break;
         }
     }
-    let name = input.name().to_string();
-    let archive_err = |offset, reason| Error::Archive {
-        name: name.clone(),
-        offset,
-        reason,
-    };
     let key = match String::from_utf8(key) {
         Ok(key) => key,
         Err(e) => {
@@ -859,9 +873,10 @@ impl<T: Holder> TableWriter<T> {
         })
     }
 
-    /// Writes one value under `key` (a token: non-empty, no whitespace).
+    /// Writes one value under `key` (a token: non-empty, no whitespace, at most
+    /// [`MAX_KEY_LEN`] bytes).
     pub fn write(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        if !is_token(key) {
+        if !is_token(key) || key.len() > MAX_KEY_LEN {
             return Err(Error::InvalidKey {
                 key: key.to_string(),
             });
