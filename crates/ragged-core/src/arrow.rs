@@ -128,14 +128,18 @@ impl<T: ArrowValue> Ragged<T> {
                     let list = downcast_owned::<ListArray>(current);
                     let (_, offsets, child, _) = list.into_parts();
                     let (splits, begin, end) = splits_from_i32(offsets);
-                    layers.push(RowPartition::from_arrow_splits(splits));
+                    // SAFETY: `splits_from_i32` rebases an `OffsetBuffer` (non-empty,
+                    // non-negative, never decreasing: its own invariant) to start at 0.
+                    layers.push(unsafe { RowPartition::from_row_splits_unchecked(splits) });
                     current = slice_if_needed(child, begin, end);
                 }
                 DataType::LargeList(_) => {
                     let list = downcast_owned::<LargeListArray>(current);
                     let (_, offsets, child, _) = list.into_parts();
                     let (splits, begin, end) = splits_from_i64(&offsets)?;
-                    layers.push(RowPartition::from_arrow_splits(splits));
+                    // SAFETY: `splits_from_i64` rebases an `OffsetBuffer` (as above) to start
+                    // at 0, having checked that `last - first` fits `i32`, so no cast wraps.
+                    layers.push(unsafe { RowPartition::from_row_splits_unchecked(splits) });
                     current = slice_if_needed(child, begin, end);
                 }
                 found if layers.is_empty() => {
@@ -152,8 +156,8 @@ impl<T: ArrowValue> Ragged<T> {
                         .into_inner()
                         .into_vec::<T>()
                         .unwrap_or_else(|shared| shared.typed_data::<T>().to_vec());
-                    let shape = RaggedShape::from_layers_unchecked(layers);
-                    return Ok(Ragged::from_parts_unchecked(shape, values));
+                    let shape = RaggedShape::from_matching_layers(layers);
+                    return Ok(Ragged::from_matching_parts(shape, values));
                 }
                 found => {
                     return Err(Error::ArrowType {

@@ -24,7 +24,7 @@ pub fn ragged_shape2(
     row_ids: Option<&[i32]>,
     cached_tot_size: Option<usize>,
 ) -> Result<RaggedShape, Error> {
-    Ok(RaggedShape::from_layers_unchecked(vec![layer_from(
+    Ok(RaggedShape::from_matching_layers(vec![layer_from(
         row_splits,
         row_ids,
         cached_tot_size,
@@ -52,7 +52,8 @@ fn layer_from(
             check_row_splits(splits)?;
             check_row_ids(ids, splits.len() - 1)?;
             check_row_ids_against_splits(splits, ids)?;
-            RowPartition::from_parts_unchecked(splits.to_vec(), Some(ids.to_vec()))
+            // SAFETY: `check_row_splits` and `check_row_ids_against_splits` just passed.
+            unsafe { RowPartition::from_parts_unchecked(splits.to_vec(), Some(ids.to_vec())) }
         }
     };
     if let Some(n) = cached_tot_size {
@@ -130,7 +131,7 @@ pub fn compose_ragged_shapes(
     }
     let mut layers = top.layers().to_vec();
     layers.extend_from_slice(bottom.layers());
-    Ok(RaggedShape::from_layers_unchecked(layers))
+    Ok(RaggedShape::from_matching_layers(layers))
 }
 
 /// Three shapes composed top to bottom (k2's `ComposeRaggedShapes3`).
@@ -158,8 +159,8 @@ pub fn decompose_ragged_shape(
     }
     let (top, bottom) = src.layers().split_at(axis);
     Ok((
-        RaggedShape::from_layers_unchecked(top.to_vec()),
-        RaggedShape::from_layers_unchecked(bottom.to_vec()),
+        RaggedShape::from_matching_layers(top.to_vec()),
+        RaggedShape::from_matching_layers(bottom.to_vec()),
     ))
 }
 
@@ -172,20 +173,20 @@ pub fn get_layer(src: &RaggedShape, layer: usize) -> Result<RaggedShape, Error> 
             end: src.num_layers(),
         });
     };
-    Ok(RaggedShape::from_layers_unchecked(vec![l.clone()]))
+    Ok(RaggedShape::from_matching_layers(vec![l.clone()]))
 }
 
 /// One row holding `num_elements` elements: `[ [ x x .. ] ]` (k2's `TrivialShape`).
 pub fn trivial_shape(num_elements: usize) -> Result<RaggedShape, Error> {
     let n = to_offset(num_elements, "the number of elements")?;
-    Ok(RaggedShape::from_layers_unchecked(vec![
-        RowPartition::from_row_splits_unchecked(vec![0, n]),
+    Ok(RaggedShape::from_matching_layers(vec![
+        RowPartition::from_row_splits(vec![0, n])?,
     ]))
 }
 
 /// `dim0` rows of `dim1` elements each (k2's `RegularRaggedShape`).
 pub fn regular_ragged_shape(dim0: usize, dim1: usize) -> Result<RaggedShape, Error> {
-    Ok(RaggedShape::from_layers_unchecked(vec![
+    Ok(RaggedShape::from_matching_layers(vec![
         RowPartition::from_uniform_row_length(dim1, dim0)?,
     ]))
 }
@@ -209,9 +210,9 @@ pub fn empty_ragged_shape(num_axes: usize) -> Result<RaggedShape, Error> {
             what: "the layers of an empty shape",
             value: num_layers as u64,
         })?;
-    let empty = RowPartition::from_row_splits_unchecked(vec![0]);
+    let empty = RowPartition::from_row_splits(vec![0])?;
     layers.resize(num_layers, empty);
-    Ok(RaggedShape::from_layers_unchecked(layers))
+    Ok(RaggedShape::from_matching_layers(layers))
 }
 
 /// A small deterministic generator (SplitMix64) for random shapes.
@@ -273,14 +274,19 @@ pub fn random_ragged_shape(
             .map(|_| rng.range(0, nrows.max(1) - 1) as i32)
             .collect();
         ids.sort_unstable();
-        let mut splits = vec![0i32; nrows + 1];
-        par::row_ids_to_row_splits(&ids, &mut splits);
-        let layer = RowPartition::from_parts_unchecked(splits, set_row_ids.then_some(ids));
+        // Test shapes: the checked constructors, whose cost does not matter here.
+        let layer = if set_row_ids {
+            RowPartition::from_value_rowids(ids, nrows)?
+        } else {
+            let mut splits = vec![0i32; nrows + 1];
+            par::row_ids_to_row_splits(&ids, &mut splits);
+            RowPartition::from_row_splits(splits)?
+        };
         layers.push(layer);
         n = nrows;
     }
     layers.reverse();
-    Ok(RaggedShape::from_layers_unchecked(layers))
+    Ok(RaggedShape::from_matching_layers(layers))
 }
 
 /// A random ragged array of `i32` in `min_value..=max_value` on a [`random_ragged_shape`]

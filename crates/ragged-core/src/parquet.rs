@@ -7,7 +7,7 @@
 //! ```
 
 use std::fs::File;
-use std::io;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
 use crate::arrow::ArrowValue;
@@ -196,8 +197,10 @@ pub fn read_ragged_parquet<T: ArrowValue>(
 
 /// The column `column` of a Parquet file, all row groups concatenated.
 fn read_column(path: &Path, file: File, column: &str) -> Result<ArrayRef, Error> {
+    let probe = file.try_clone().map_err(|err| io_error(path, "open", &err))?;
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| parquet_error(path, err))?;
+    check_declared_sizes(path, &probe, builder.metadata())?;
     let schema = builder.schema().clone();
     let Some(index) = schema.fields().iter().position(|f| f.name() == column) else {
         return Err(Error::ParquetColumn {
@@ -224,6 +227,330 @@ fn read_column(path: &Path, file: File, column: &str) -> Result<ArrayRef, Error>
             let parts: Vec<&dyn Array> = chunks.iter().map(|c| c.as_ref()).collect();
             arrow_select::concat::concat(&parts).map_err(|err| parquet_error(path, err))
         }
+    }
+}
+
+/// The most a Snappy block can grow when decompressed: its longest element, a copy with a
+/// two-byte offset, is 3 bytes that stand for 64 (so 64/3, rounded up).
+pub const SNAPPY_MAX_EXPANSION: u64 = 22;
+
+/// How deep the page header reader follows nested Thrift structs and lists before it calls
+/// a header corrupt (a page header nests three deep: header, statistics, a value).
+const THRIFT_MAX_DEPTH: u32 = 16;
+
+/// Checks the sizes a Parquet file declares against the file itself, before the `parquet`
+/// crate allocates by them (it reserves a column chunk's declared byte count, and a page's
+/// declared decompressed size, up front). Each column chunk's byte range
+/// (`dictionary_page_offset` or `data_page_offset`, `total_compressed_size`) must lie between
+/// the leading magic and the footer; each page header in it (read here with a small Thrift
+/// reader that allocates nothing) must declare a non-negative compressed size that fits in
+/// what is left of the chunk, and, for Snappy, a decompressed size no larger than
+/// [`SNAPPY_MAX_EXPANSION`] times the compressed one. Chunks of other codecs are checked for
+/// their range only (this build reads no other codec). So a page never takes more memory
+/// than 22 times the file's size. A violation is [`Error::Parquet`] naming the row group,
+/// the column, the byte offset and both sizes.
+pub fn check_declared_sizes(
+    path: &Path,
+    file: &File,
+    metadata: &ParquetMetaData,
+) -> Result<(), Error> {
+    let file_len = file
+        .metadata()
+        .map_err(|err| io_error(path, "read the length of", &err))?
+        .len();
+    let mut reader = BufReader::with_capacity(8 * 1024, file);
+    let data_end = footer_start(path, &mut reader, file_len)?;
+    for (group_idx, group) in metadata.row_groups().iter().enumerate() {
+        for chunk in group.columns() {
+            let column = chunk.column_path().string();
+            let at = |problem: String| {
+                parquet_error(
+                    path,
+                    format!("row group {group_idx}, column '{column}': {problem}"),
+                )
+            };
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let size = chunk.compressed_size();
+            let end = start.checked_add(size);
+            let (Ok(start), Ok(size), Some(Ok(end))) = (
+                u64::try_from(start),
+                u64::try_from(size),
+                end.map(u64::try_from),
+            ) else {
+                return Err(at(format!(
+                    "the column chunk declares {size} bytes at byte {start}, which lies \
+                     outside the file's data (bytes 4..{data_end})"
+                )));
+            };
+            if start < 4 || end > data_end {
+                return Err(at(format!(
+                    "the column chunk declares {size} bytes at byte {start}, which reaches \
+                     outside the file's data (bytes 4..{data_end})"
+                )));
+            }
+            let max_expansion = match chunk.compression() {
+                parquet::basic::Compression::UNCOMPRESSED => None,
+                parquet::basic::Compression::SNAPPY => Some(SNAPPY_MAX_EXPANSION),
+                _ => continue,
+            };
+            check_pages(&mut reader, start, end, max_expansion).map_err(at)?;
+        }
+    }
+    Ok(())
+}
+
+/// The byte where the footer (the file metadata) starts: the file's length less the 8-byte
+/// tail (footer length, `PAR1`) and the footer length the tail declares.
+fn footer_start(path: &Path, reader: &mut BufReader<&File>, file_len: u64) -> Result<u64, Error> {
+    let mut tail = [0u8; 8];
+    let read = file_len
+        .checked_sub(8)
+        .ok_or(())
+        .and_then(|at| reader.seek(SeekFrom::Start(at)).map_err(|_| ()))
+        .and_then(|_| reader.read_exact(&mut tail).map_err(|_| ()));
+    let footer_len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    match file_len.checked_sub(8 + footer_len) {
+        Some(start) if read.is_ok() => Ok(start),
+        _ => Err(parquet_error(
+            path,
+            format!("the footer declares {footer_len} bytes, more than the file's {file_len}"),
+        )),
+    }
+}
+
+/// Walks the page headers of the column chunk at bytes `start..end`, checking each page's
+/// declared sizes (see [`check_declared_sizes`]); the message says which page is wrong.
+fn check_pages(
+    reader: &mut BufReader<&File>,
+    start: u64,
+    end: u64,
+    max_expansion: Option<u64>,
+) -> Result<(), String> {
+    let mut position = start;
+    let mut here = None;
+    while position < end {
+        match here {
+            Some(at) if at <= position && position - at <= i64::MAX as u64 => {
+                reader
+                    .seek_relative((position - at) as i64)
+                    .map_err(|err| format!("cannot seek to byte {position}: {err}"))?;
+            }
+            _ => {
+                reader
+                    .seek(SeekFrom::Start(position))
+                    .map_err(|err| format!("cannot seek to byte {position}: {err}"))?;
+            }
+        }
+        let mut thrift = ThriftReader {
+            reader: &mut *reader,
+            read: 0,
+            limit: end - position,
+        };
+        let header = thrift.page_header().map_err(|problem| {
+            format!("the page header at byte {position} is corrupt: {problem}")
+        })?;
+        let header_end = position + thrift.read;
+        let left = end - header_end;
+        let (Ok(compressed), Ok(uncompressed)) = (
+            u64::try_from(header.compressed_size),
+            u64::try_from(header.uncompressed_size),
+        ) else {
+            return Err(format!(
+                "the page at byte {position} declares a negative size (compressed {}, \
+                 uncompressed {})",
+                header.compressed_size, header.uncompressed_size
+            ));
+        };
+        if compressed > left {
+            return Err(format!(
+                "the page at byte {position} declares {compressed} compressed bytes, but \
+                 {left} are left in the column chunk"
+            ));
+        }
+        if let Some(factor) = max_expansion {
+            if uncompressed > compressed.saturating_mul(factor) {
+                return Err(format!(
+                    "the page at byte {position} declares {uncompressed} bytes decompressed \
+                     from {compressed} compressed ones, more than Snappy can expand them \
+                     (at most {factor} times)"
+                ));
+            }
+        }
+        here = Some(header_end);
+        position = header_end + compressed;
+    }
+    Ok(())
+}
+
+/// The sizes a page header declares (fields 2 and 3 of Parquet's `PageHeader`).
+#[derive(Debug, Default)]
+struct PageSizes {
+    uncompressed_size: i64,
+    compressed_size: i64,
+}
+
+/// Just enough of the Thrift compact protocol to read a page header's sizes and skip the
+/// rest, reading at most `limit` bytes and allocating nothing.
+struct ThriftReader<'r, R> {
+    reader: &'r mut R,
+    /// Bytes read so far.
+    read: u64,
+    /// Bytes there are to read (the rest of the column chunk).
+    limit: u64,
+}
+
+impl<R: Read> ThriftReader<'_, R> {
+    fn byte(&mut self) -> Result<u8, String> {
+        if self.read >= self.limit {
+            return Err("it runs past the end of the column chunk".to_string());
+        }
+        let mut byte = [0u8; 1];
+        self.reader
+            .read_exact(&mut byte)
+            .map_err(|err| format!("cannot read it: {err}"))?;
+        self.read += 1;
+        Ok(byte[0])
+    }
+
+    /// An unsigned LEB128 varint of at most 10 bytes.
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut value = 0u64;
+        for shift in (0..70).step_by(7) {
+            let byte = self.byte()?;
+            value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("a varint longer than 10 bytes".to_string())
+    }
+
+    /// A zigzag varint (Thrift's i16, i32 and i64).
+    fn zigzag(&mut self) -> Result<i64, String> {
+        let v = self.varint()?;
+        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+    }
+
+    /// Skips `n` bytes, which must lie within the limit.
+    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
+        if n > self.limit - self.read {
+            return Err(format!(
+                "a binary field of {n} bytes runs past the end of the column chunk"
+            ));
+        }
+        let copied = io::copy(&mut (&mut *self.reader).take(n), &mut io::sink())
+            .map_err(|err| format!("cannot read it: {err}"))?;
+        if copied != n {
+            return Err("it runs past the end of the file".to_string());
+        }
+        self.read += n;
+        Ok(())
+    }
+
+    /// Skips one value of compact type `kind`.
+    fn skip(&mut self, kind: u8, depth: u32) -> Result<(), String> {
+        if depth > THRIFT_MAX_DEPTH {
+            return Err(format!("structs nested deeper than {THRIFT_MAX_DEPTH}"));
+        }
+        match kind {
+            1 | 2 => Ok(()),
+            3 => self.byte().map(drop),
+            4..=6 => self.varint().map(drop),
+            7 => self.skip_bytes(8),
+            8 => {
+                let n = self.varint()?;
+                self.skip_bytes(n)
+            }
+            9 | 10 => {
+                let header = self.byte()?;
+                let n = match header >> 4 {
+                    15 => self.varint()?,
+                    n => u64::from(n),
+                };
+                let element = header & 0x0f;
+                // every element takes a byte at least (booleans in lists are bytes)
+                if n > self.limit - self.read {
+                    return Err(format!("a list of {n} elements runs past the column chunk"));
+                }
+                for _ in 0..n {
+                    match element {
+                        1 | 2 => self.byte().map(drop)?,
+                        _ => self.skip(element, depth + 1)?,
+                    }
+                }
+                Ok(())
+            }
+            11 => {
+                let n = self.varint()?;
+                if n == 0 {
+                    return Ok(());
+                }
+                let types = self.byte()?;
+                if n > self.limit - self.read {
+                    return Err(format!("a map of {n} entries runs past the column chunk"));
+                }
+                for _ in 0..n {
+                    for kind in [types >> 4, types & 0x0f] {
+                        match kind {
+                            1 | 2 => self.byte().map(drop)?,
+                            _ => self.skip(kind, depth + 1)?,
+                        }
+                    }
+                }
+                Ok(())
+            }
+            12 => self.fields(depth + 1, |_, _, _| Ok(false)),
+            other => Err(format!("unknown Thrift type {other}")),
+        }
+    }
+
+    /// Reads a struct's fields up to its stop byte; `take(self, id, kind)` reads the field
+    /// and returns true, or returns false to have it skipped.
+    fn fields(
+        &mut self,
+        depth: u32,
+        mut take: impl FnMut(&mut Self, i16, u8) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        let mut id: i16 = 0;
+        loop {
+            let header = self.byte()?;
+            if header == 0 {
+                return Ok(());
+            }
+            let kind = header & 0x0f;
+            id = match header >> 4 {
+                0 => i16::try_from(self.zigzag()?).map_err(|_| "a field id beyond i16")?,
+                delta => id.wrapping_add(i16::from(delta)),
+            };
+            if !take(self, id, kind)? {
+                self.skip(kind, depth)?;
+            }
+        }
+    }
+
+    /// The sizes of a `PageHeader`, the rest skipped.
+    fn page_header(&mut self) -> Result<PageSizes, String> {
+        let mut sizes = PageSizes::default();
+        let (mut seen_uncompressed, mut seen_compressed) = (false, false);
+        self.fields(0, |thrift, id, kind| match (id, kind) {
+            (2, 5) => {
+                sizes.uncompressed_size = thrift.zigzag()?;
+                seen_uncompressed = true;
+                Ok(true)
+            }
+            (3, 5) => {
+                sizes.compressed_size = thrift.zigzag()?;
+                seen_compressed = true;
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
+        if !(seen_uncompressed && seen_compressed) {
+            return Err("it lacks the page sizes".to_string());
+        }
+        Ok(sizes)
     }
 }
 

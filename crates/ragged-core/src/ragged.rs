@@ -39,9 +39,13 @@ impl<T> Ragged<T> {
         Ok(Self { shape, values })
     }
 
-    /// A ragged array whose sizes the caller has already matched.
-    pub(crate) fn from_parts_unchecked(shape: RaggedShape, values: Vec<T>) -> Self {
-        debug_assert_eq!(values.len(), shape.num_elements());
+    /// A ragged array whose sizes the caller has built to match, checked in O(1) all the
+    /// same; panics, as for a broken invariant, when they differ.
+    #[track_caller]
+    pub(crate) fn from_matching_parts(shape: RaggedShape, values: Vec<T>) -> Self {
+        if values.len() != shape.num_elements() {
+            mismatched_parts(values.len(), shape.num_elements());
+        }
         Self { shape, values }
     }
 
@@ -156,13 +160,22 @@ impl<T> Ragged<T> {
         } else {
             self.values.iter().map(f).collect()
         };
-        Ragged::from_parts_unchecked(self.shape.clone(), values)
+        Ragged::from_matching_parts(self.shape.clone(), values)
     }
 
     /// A ragged array with the same shape (shared) and new values.
     pub fn with_values<U>(&self, values: Vec<U>) -> Result<Ragged<U>, Error> {
         Ragged::new(self.shape.clone(), values)
     }
+}
+
+/// Panics for a ragged array built inside the crate with a wrong number of values.
+#[cold]
+#[track_caller]
+fn mismatched_parts(values: usize, elements: usize) -> ! {
+    precondition(format!(
+        "a ragged array built inside the crate has {values} values for a shape of {elements} elements"
+    ))
 }
 
 impl<T: Clone> Ragged<T> {
@@ -177,11 +190,10 @@ impl<T: Clone> Ragged<T> {
         }
         to_offset(rows.len(), "the number of rows")?;
         let values: Vec<T> = rows.into_iter().flatten().collect();
-        let shape =
-            RaggedShape::from_layers_unchecked(vec![RowPartition::from_row_splits_unchecked(
-                splits,
-            )]);
-        Ok(Self::from_parts_unchecked(shape, values))
+        // The splits are a running total from 0, so valid; the check costs one pass over
+        // the rows, less than the copy of the values.
+        let shape = RaggedShape::from_matching_layers(vec![RowPartition::from_row_splits(splits)?]);
+        Ok(Self::from_matching_parts(shape, values))
     }
 
     /// A 3-axis ragged array from three levels of nested vectors.
@@ -198,11 +210,11 @@ impl<T: Clone> Ragged<T> {
             splits1.push(to_offset(n1, "the number of sublists")?);
         }
         let values: Vec<T> = rows.into_iter().flatten().flatten().collect();
-        let shape = RaggedShape::from_layers_unchecked(vec![
-            RowPartition::from_row_splits_unchecked(splits1),
-            RowPartition::from_row_splits_unchecked(splits2),
+        let shape = RaggedShape::from_matching_layers(vec![
+            RowPartition::from_row_splits(splits1)?,
+            RowPartition::from_row_splits(splits2)?,
         ]);
-        Ok(Self::from_parts_unchecked(shape, values))
+        Ok(Self::from_matching_parts(shape, values))
     }
 
     /// The rows of a 2-axis array as nested vectors (k2's `ToVecVector`); panics for other axis counts.
@@ -274,15 +286,14 @@ impl<T: FromStr> FromStr for Ragged<T> {
                 })
             })
             .collect::<Result<Vec<T>, Error>>()?;
+        // Text is untrusted input: the parsed splits go through the checked constructors
+        // (a pass over them, far less than the parse), so a parser bug is an error too.
         let layers = parsed
             .row_splits
             .into_iter()
-            .map(RowPartition::from_row_splits_unchecked)
-            .collect();
-        Ok(Self::from_parts_unchecked(
-            RaggedShape::from_layers_unchecked(layers),
-            values,
-        ))
+            .map(RowPartition::from_row_splits)
+            .collect::<Result<Vec<_>, Error>>()?;
+        Self::new(RaggedShape::from_layers(layers)?, values)
     }
 }
 
@@ -387,9 +398,13 @@ impl<'a, T> RaggedView<'a, T> {
             precondition("a one-axis view has no RaggedShape".to_string());
         }
         let layers = (1..self.num_axes())
-            .map(|axis| RowPartition::from_row_splits_unchecked(self.row_splits(axis)))
+            .map(|axis| {
+                // SAFETY: `row_splits(axis)` is a run of a valid partition's splits minus
+                // its first, so it starts at 0 and never decreases.
+                unsafe { RowPartition::from_row_splits_unchecked(self.row_splits(axis)) }
+            })
             .collect();
-        RaggedShape::from_layers_unchecked(layers)
+        RaggedShape::from_matching_layers(layers)
     }
 
     /// Copies the view into a standalone [`Ragged`]; panics for a one-axis view.
@@ -398,7 +413,7 @@ impl<'a, T> RaggedView<'a, T> {
     where
         T: Clone,
     {
-        Ragged::from_parts_unchecked(self.shape(), self.values().to_vec())
+        Ragged::from_matching_parts(self.shape(), self.values().to_vec())
     }
 }
 

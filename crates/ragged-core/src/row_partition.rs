@@ -41,13 +41,18 @@ impl RowPartition {
     /// A partition from its `row_splits` (k2's `row_splits`, TF's `from_row_splits`).
     pub fn from_row_splits(row_splits: Vec<i32>) -> Result<Self, Error> {
         check_row_splits(&row_splits)?;
-        Ok(Self::from_row_splits_unchecked(row_splits))
+        // SAFETY: `check_row_splits` just passed.
+        Ok(unsafe { Self::from_row_splits_unchecked(row_splits) })
     }
 
     /// A partition from the length of each row (TF's `from_row_lengths`).
     pub fn from_row_lengths(row_lengths: &[i32]) -> Result<Self, Error> {
+        to_offset(row_lengths.len(), "the number of rows")?;
         let row_splits = par::exclusive_sum_lengths(row_lengths)?;
-        Ok(Self::from_row_splits_unchecked(row_splits))
+        // SAFETY: the exclusive sum from 0 of lengths that `exclusive_sum_lengths` checked
+        // to be non-negative, with the total checked against `i32::MAX`: it starts at 0 and
+        // never decreases, and its rows fit in `i32` (checked just above).
+        Ok(unsafe { Self::from_row_splits_unchecked(row_splits) })
     }
 
     /// A partition from the row of each element (k2's `row_ids`, TF's `value_rowids`);
@@ -58,7 +63,10 @@ impl RowPartition {
         check_row_ids(&row_ids, nrows)?;
         let mut row_splits = vec![0i32; nrows + 1];
         par::row_ids_to_row_splits(&row_ids, &mut row_splits);
-        Ok(Self::from_parts_unchecked(row_splits, Some(row_ids)))
+        // SAFETY: `check_row_ids` passed (every id in `0..nrows`, never decreasing) and both
+        // counts fit in `i32` (checked above), so the splits `row_ids_to_row_splits` counts
+        // from them start at 0, never decrease and imply exactly these ids.
+        Ok(unsafe { Self::from_parts_unchecked(row_splits, Some(row_ids)) })
     }
 
     /// A regular partition: `nrows` rows of `len` elements each (TF's `from_uniform_row_length`).
@@ -71,7 +79,9 @@ impl RowPartition {
             });
         }
         let row_splits: Vec<i32> = (0..=nrows).map(|r| (r * len) as i32).collect();
-        let mut p = Self::from_row_splits_unchecked(row_splits);
+        // SAFETY: `r * len` for `r` in `0..=nrows` starts at 0, never decreases and stays at
+        // or below `nrows * len <= i32::MAX` (checked above, as is `nrows`), so no cast wraps.
+        let mut p = unsafe { Self::from_row_splits_unchecked(row_splits) };
         p.nrows = nrows;
         Arc::get_mut(&mut p.inner)
             .expect("freshly built partition is unshared")
@@ -80,16 +90,35 @@ impl RowPartition {
     }
 
     /// A partition from `row_splits` the caller has already validated.
-    pub(crate) fn from_row_splits_unchecked(row_splits: Vec<i32>) -> Self {
-        Self::from_parts_unchecked(row_splits, None)
+    ///
+    /// # Safety
+    ///
+    /// `row_splits` must be non-empty, start at 0 and never decrease. `unsafe` code relies
+    /// on it: the Arrow offsets of `to_arrow_offsets` are built with
+    /// `OffsetBuffer::new_unchecked`, here and in the crates above, which read a
+    /// `RowPartition`'s splits as valid offsets. (The crate's constructors also keep the
+    /// number of rows within `i32::MAX`, as [`check_row_splits`] does; no `unsafe` code
+    /// relies on that.)
+    pub(crate) unsafe fn from_row_splits_unchecked(row_splits: Vec<i32>) -> Self {
+        // SAFETY: the caller's contract; no row ids.
+        unsafe { Self::from_parts_unchecked(row_splits, None) }
     }
 
     /// A partition from validated `row_splits` and, optionally, matching `row_ids`.
-    pub(crate) fn from_parts_unchecked(row_splits: Vec<i32>, row_ids: Option<Vec<i32>>) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// As [`RowPartition::from_row_splits_unchecked`] for `row_splits`; `row_ids`, when
+    /// given, must be exactly the row ids they imply (what [`check_row_ids_against_splits`]
+    /// checks).
+    pub(crate) unsafe fn from_parts_unchecked(
+        row_splits: Vec<i32>,
+        row_ids: Option<Vec<i32>>,
+    ) -> Self {
         debug_assert!(check_row_splits(&row_splits).is_ok());
         let cell = OnceLock::new();
         if let Some(ids) = row_ids {
-            debug_assert_eq!(ids.len(), *row_splits.last().unwrap() as usize);
+            debug_assert!(check_row_ids_against_splits(&row_splits, &ids).is_ok());
             let _ = cell.set(ids.into_boxed_slice());
         }
         Self {
@@ -300,7 +329,11 @@ impl RowPartition {
                 value: total,
             });
         }
-        let mut selected = Self::from_row_splits_unchecked(out);
+        // SAFETY: `out` starts at 0, and each run appends its rows' splits shifted to start
+        // at the running `total` (itself a sum of non-negative row lengths of this valid
+        // partition), so it never decreases; `total <= i32::MAX` was checked just above,
+        // so no cast wrapped, and `n_rows` was checked by `to_offset`.
+        let mut selected = unsafe { Self::from_row_splits_unchecked(out) };
         if let Some(len) = self.uniform_row_length() {
             selected.declare_uniform(len);
         }
@@ -334,7 +367,10 @@ impl RowPartition {
             }),
             None => None,
         };
-        let mut joined = Self::from_row_splits_unchecked(out);
+        // SAFETY: `splice_row_splits` of valid partitions' splits starts at 0, continues
+        // each part where the one before ended and checks the end against `i32::MAX`, so it
+        // never decreases; the number of rows was checked by `to_offset` above.
+        let mut joined = unsafe { Self::from_row_splits_unchecked(out) };
         if let Some(len) = uniform {
             joined.declare_uniform(len);
         }
@@ -561,7 +597,9 @@ impl RowPartition {
                 splits.truncate(nrows + 1);
                 let buffer = arrow_buffer::ScalarBuffer::from(splits);
                 // SAFETY: `row_splits` (and so its prefix) is non-empty, starts at 0 and never
-                // decreases: the invariant every constructor of `RowPartition` checks.
+                // decreases: the invariant the safe constructors of `RowPartition` check and
+                // the `unsafe` `from_row_splits_unchecked` / `from_parts_unchecked` demand of
+                // their callers (hostile splits: `hostile_row_splits_are_errors`).
                 unsafe { arrow_buffer::OffsetBuffer::new_unchecked(buffer) }
             }
             Err(inner) => Self { inner, nrows }.to_arrow_offsets(),
@@ -582,16 +620,11 @@ impl RowPartition {
             arrow_buffer::Buffer::from_custom_allocation(ptr, std::mem::size_of_val(splits), owner)
         };
         // SAFETY: the row-splits invariant (non-empty, starts at 0, never decreases), checked
-        // by every constructor of `RowPartition`, holds for any prefix.
+        // by the safe constructors of `RowPartition` and demanded of the callers of the
+        // `unsafe` ones, holds for any prefix.
         unsafe {
             arrow_buffer::OffsetBuffer::new_unchecked(arrow_buffer::ScalarBuffer::from(buffer))
         }
-    }
-
-    /// A partition taking over `splits` (rebased to start at 0 by the caller) with no check:
-    /// Arrow's offsets are already non-empty, non-negative and non-decreasing.
-    pub(crate) fn from_arrow_splits(splits: Vec<i32>) -> Self {
-        Self::from_row_splits_unchecked(splits)
     }
 
     /// A partition from Arrow offsets (feature `arrow`), copied and rebased to start at 0
@@ -603,10 +636,11 @@ impl RowPartition {
         let first = offsets[0];
         let last = offsets[offsets.len() - 1];
         let splits = offsets.iter().map(|&o| o - first).collect();
-        (
-            Self::from_row_splits_unchecked(splits),
-            first as usize..last as usize,
-        )
+        // SAFETY: an `OffsetBuffer` is non-empty, non-negative and never decreases (its own
+        // invariant, which only its `unsafe` constructor skips), so its offsets minus the
+        // first start at 0 and never decrease.
+        let partition = unsafe { Self::from_row_splits_unchecked(splits) };
+        (partition, first as usize..last as usize)
     }
 }
 

@@ -35,6 +35,26 @@ pub struct RaggedShape {
 impl RaggedShape {
     /// A shape from its layers, outermost first; layer k's `nvals` must equal layer k+1's `nrows`.
     pub fn from_layers(layers: Vec<RowPartition>) -> Result<Self, Error> {
+        Self::check_layers(&layers)?;
+        Ok(Self { layers })
+    }
+
+    /// A shape from layers the caller has built to match, checked in O(layers) all the
+    /// same (no `unsafe` code relies on the layers matching, but the check costs nothing);
+    /// panics, as for a broken invariant, when there are none or two adjacent ones differ.
+    #[track_caller]
+    pub(crate) fn from_matching_layers(layers: Vec<RowPartition>) -> Self {
+        if let Err(e) = Self::check_layers(&layers) {
+            precondition(format!(
+                "a shape built inside the crate is inconsistent: {e}"
+            ));
+        }
+        Self { layers }
+    }
+
+    /// Checks that there is at least one layer and that each layer's `nvals` is the next
+    /// layer's `nrows`.
+    fn check_layers(layers: &[RowPartition]) -> Result<(), Error> {
         if layers.is_empty() {
             return Err(Error::TooFewAxes { got: 1, min: 2 });
         }
@@ -47,14 +67,7 @@ impl RaggedShape {
                 });
             }
         }
-        Ok(Self { layers })
-    }
-
-    /// A shape from layers known to be consistent.
-    pub(crate) fn from_layers_unchecked(layers: Vec<RowPartition>) -> Self {
-        debug_assert!(!layers.is_empty());
-        debug_assert!(layers.windows(2).all(|w| w[0].nvals() == w[1].nrows()));
-        Self { layers }
+        Ok(())
     }
 
     /// A shape from the `row_splits` of each axis, axis 1 first.
@@ -338,12 +351,13 @@ impl FromStr for RaggedShape {
                 found: format!("'{word}'"),
             });
         }
+        // Text is untrusted input: the parsed splits go through the checked constructors.
         let layers = parsed
             .row_splits
             .into_iter()
-            .map(RowPartition::from_row_splits_unchecked)
-            .collect();
-        Ok(Self::from_layers_unchecked(layers))
+            .map(RowPartition::from_row_splits)
+            .collect::<Result<Vec<_>, Error>>()?;
+        Self::from_layers(layers)
     }
 }
 

@@ -77,7 +77,7 @@ impl RaggedShape {
                 } else {
                     Vec::new()
                 };
-                Ok((RaggedShape::from_layers_unchecked(layers), mm))
+                Ok((RaggedShape::from_matching_layers(layers), mm))
             }
             1 => {
                 check_same_dim0(srcs)?;
@@ -105,8 +105,12 @@ impl RaggedShape {
                 } else {
                     Vec::new()
                 };
-                layers.insert(0, RowPartition::from_row_splits_unchecked(splits));
-                Ok((RaggedShape::from_layers_unchecked(layers), mm))
+                // SAFETY: `splits` starts at 0 and pushes a running total of row lengths
+                // (`e - b` of valid splits, non-negative), each checked by `to_offset`.
+                layers.insert(0, unsafe {
+                    RowPartition::from_row_splits_unchecked(splits)
+                });
+                Ok((RaggedShape::from_matching_layers(layers), mm))
             }
             _ => Err(Error::AxisOutOfRange {
                 axis,
@@ -147,7 +151,7 @@ impl RaggedShape {
                 let (cat, mm) = Self::cat_impl(0, srcs, want)?;
                 let mut layers = vec![top];
                 layers.extend_from_slice(cat.layers());
-                Ok((RaggedShape::from_layers_unchecked(layers), mm))
+                Ok((RaggedShape::from_matching_layers(layers), mm))
             }
             1 => {
                 check_same_dim0(srcs)?;
@@ -171,7 +175,7 @@ impl RaggedShape {
                 };
                 let mut all = vec![top];
                 all.extend(layers);
-                Ok((RaggedShape::from_layers_unchecked(all), mm))
+                Ok((RaggedShape::from_matching_layers(all), mm))
             }
             _ => Err(Error::AxisOutOfRange {
                 axis,
@@ -209,11 +213,11 @@ impl<T: Clone> Ragged<T> {
                 .iter()
                 .flat_map(|r| r.values().iter().cloned())
                 .collect();
-            return Ok((Ragged::from_parts_unchecked(shape, values), mm));
+            return Ok((Ragged::from_matching_parts(shape, values), mm));
         }
         let (shape, mm) = RaggedShape::cat_with_merge_map(axis, &shapes)?;
         let values = merge_values(srcs, &mm);
-        Ok((Ragged::from_parts_unchecked(shape, values), mm))
+        Ok((Ragged::from_matching_parts(shape, values), mm))
     }
 
     /// Stacks into an array with one more axis (k2's `Stack`); see [`RaggedShape::stack`].
@@ -229,7 +233,7 @@ impl<T: Clone> Ragged<T> {
         let shapes: Vec<&RaggedShape> = srcs.iter().map(|r| r.shape()).collect();
         let (shape, mm) = RaggedShape::stack_with_merge_map(axis, &shapes)?;
         let values = merge_values(srcs, &mm);
-        Ok((Ragged::from_parts_unchecked(shape, values), mm))
+        Ok((Ragged::from_matching_parts(shape, values), mm))
     }
 
     /// Appends `other` after `self` along axis 0 (k2's `Append` of two sources).

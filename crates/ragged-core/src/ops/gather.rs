@@ -129,7 +129,10 @@ pub(crate) fn gather_runs(
                 });
             }
         }
-        layers.push(RowPartition::from_row_splits_unchecked(splits));
+        // SAFETY: `splits` starts at 0 and each run appends the splits of rows
+        // `begin..end` of a valid partition, shifted to start at the running `total`, so it
+        // never decreases; `total` stays within `i32::MAX` (checked per run above).
+        layers.push(unsafe { RowPartition::from_row_splits_unchecked(splits) });
         runs = next;
     }
     Ok((layers, runs))

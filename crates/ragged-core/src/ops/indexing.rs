@@ -39,7 +39,16 @@ fn prefetch<T>(p: *const T) {
 /// The rows `indexes` (`-1` = empty) of a 2-axis array with `splits` and `values`, appended,
 /// where `new_splits` is the exclusive sum of the picked rows' lengths. The output is written
 /// once (no fill beforehand), in blocks of rows in parallel above the threshold.
-pub(crate) fn gather_rows<T: Clone + Send + Sync>(
+///
+/// `splits`, `values` and `indexes` are read with checked indexing: a row that does not fit
+/// panics, whatever they hold.
+///
+/// # Safety
+///
+/// `new_splits` must be valid row splits (start at 0, never decrease) with
+/// `indexes.len() + 1` entries: the output's length is taken from its last entry, and
+/// only consecutive rows starting at 0 write every slot below it.
+pub(crate) unsafe fn gather_rows<T: Clone + Send + Sync>(
     splits: &[i32],
     values: &[T],
     indexes: &[i32],
@@ -102,9 +111,11 @@ pub(crate) fn gather_rows<T: Clone + Send + Sync>(
     } else {
         fill(0, indexes.len(), spare);
     }
-    // SAFETY: the blocks partition `0..total` and row `r` writes exactly the slots
-    // `new_splits[r]..new_splits[r + 1]` of its block, so every slot below `total` has been
-    // initialised. (Should a `clone` panic, the length stays 0 and the clones leak.)
+    // SAFETY: `new_splits` starts at 0 and never decreases (the caller's contract), so
+    // the blocks partition `0..total` and row `r` writes exactly the slots
+    // `new_splits[r]..new_splits[r + 1]` of its block (by checked slicing, from a source
+    // row of that length, or it panics), so every slot below `total` has been initialised.
+    // (Should a `clone` or a check panic, the length stays 0 and the clones leak.)
     unsafe { out.set_len(total) };
     out
 }
@@ -126,7 +137,7 @@ fn filter_last_axis<T: Clone + Send + Sync>(src: &Ragged<T>, keep: &[bool]) -> R
         .shape()
         .subset_ragged_shape(&renumbering, src.num_axes() - 1)
         .unwrap_or_else(|e| precondition(format!("filter: {e}")));
-    Ragged::from_parts_unchecked(shape, gather_values(src.values(), &new2old))
+    Ragged::from_matching_parts(shape, gather_values(src.values(), &new2old))
 }
 
 impl<T: Clone + Send + Sync> Ragged<T> {
@@ -141,9 +152,12 @@ impl<T: Clone + Send + Sync> Ragged<T> {
         // Rows of a 2-axis array are contiguous runs of values: copy them row by row.
         self.shape().check_axis_indexes(0, indexes)?;
         let top = self.shape().index_axis0_top(indexes)?;
-        let out = gather_rows(self.row_splits(1), self.values(), indexes, top.row_splits());
-        Ok(Ragged::from_parts_unchecked(
-            RaggedShape::from_layers_unchecked(vec![top]),
+        // SAFETY: `top` is a `RowPartition` with one row per index, so its splits start at
+        // 0, never decrease and have `indexes.len() + 1` entries.
+        let out =
+            unsafe { gather_rows(self.row_splits(1), self.values(), indexes, top.row_splits()) };
+        Ok(Ragged::from_matching_parts(
+            RaggedShape::from_matching_layers(vec![top]),
             out,
         ))
     }
@@ -157,7 +171,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     ) -> Result<(Ragged<T>, Vec<i32>), Error> {
         let (shape, new2old) = self.shape().index_axis(axis, indexes)?;
         let values = gather_values(self.values(), &new2old);
-        Ok((Ragged::from_parts_unchecked(shape, values), new2old))
+        Ok((Ragged::from_matching_parts(shape, values), new2old))
     }
 
     /// Indexes axis 0 with a ragged array of indexes (k2's `Index(src, indexes, remove_axis)`):
@@ -184,7 +198,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
         } else {
             shape
         };
-        Ok(Ragged::from_parts_unchecked(
+        Ok(Ragged::from_matching_parts(
             shape,
             gather_values(self.values(), &new2old),
         ))
@@ -204,7 +218,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
                 size: src.len(),
             });
         }
-        Ok(Ragged::from_parts_unchecked(
+        Ok(Ragged::from_matching_parts(
             indexes.shape().clone(),
             gather_values(src, indexes.values()),
         ))
@@ -240,10 +254,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
                 }
             })
             .collect();
-        Ok(Ragged::from_parts_unchecked(
-            indexes.shape().clone(),
-            values,
-        ))
+        Ok(Ragged::from_matching_parts(indexes.shape().clone(), values))
     }
 
     /// The first `n` items of axis 0 (k2's `Prefix`); the shape is shared, the values copied.
@@ -251,13 +262,13 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     pub fn prefix(&self, n: usize) -> Ragged<T> {
         let shape = self.shape().prefix(n);
         let k = shape.num_elements();
-        Ragged::from_parts_unchecked(shape, self.values()[..k].to_vec())
+        Ragged::from_matching_parts(shape, self.values()[..k].to_vec())
     }
 
     /// Items `begin..end` of axis `axis` and everything under them (k2's `Arange`).
     pub fn arange(&self, axis: usize, begin: usize, end: usize) -> Result<Ragged<T>, Error> {
         let (shape, range) = self.shape().arange(axis, begin, end)?;
-        Ok(Ragged::from_parts_unchecked(
+        Ok(Ragged::from_matching_parts(
             shape,
             self.values()[range].to_vec(),
         ))
@@ -272,7 +283,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     ) -> Result<(Ragged<T>, Vec<i32>), Error> {
         let (shape, new2old) = self.shape().subset_ragged_shape(renumbering, axis)?;
         Ok((
-            Ragged::from_parts_unchecked(shape, gather_values(self.values(), &new2old)),
+            Ragged::from_matching_parts(shape, gather_values(self.values(), &new2old)),
             new2old,
         ))
     }
@@ -282,7 +293,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     pub fn transpose(&self) -> Result<(Ragged<T>, Vec<i32>), Error> {
         let (shape, new2old) = self.shape().transpose()?;
         Ok((
-            Ragged::from_parts_unchecked(shape, gather_values(self.values(), &new2old)),
+            Ragged::from_matching_parts(shape, gather_values(self.values(), &new2old)),
             new2old,
         ))
     }
@@ -296,7 +307,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
             .iter()
             .map(|&m| srcs[(m % n) as usize].values()[(m / n) as usize].clone())
             .collect();
-        Ok((Ragged::from_parts_unchecked(shape, values), mm))
+        Ok((Ragged::from_matching_parts(shape, values), mm))
     }
 
     /// Splits along `axis` (k2's `Unstack`); see [`RaggedShape::unstack`]. Returns the arrays
@@ -306,7 +317,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
         let out = shapes
             .into_iter()
             .zip(&maps)
-            .map(|(s, m)| Ragged::from_parts_unchecked(s, gather_values(self.values(), m)))
+            .map(|(s, m)| Ragged::from_matching_parts(s, gather_values(self.values(), m)))
             .collect();
         Ok((out, maps))
     }
@@ -379,7 +390,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
                 values.push(extra[row].clone());
             }
         }
-        Ok(Ragged::from_parts_unchecked(shape, values))
+        Ok(Ragged::from_matching_parts(shape, values))
     }
 }
 
@@ -394,7 +405,7 @@ impl<T> Ragged<T> {
             });
         }
         let (shape, values) = self.into_parts();
-        Ok(Ragged::from_parts_unchecked(
+        Ok(Ragged::from_matching_parts(
             shape.remove_axis(axis)?,
             values,
         ))
@@ -410,7 +421,7 @@ impl<T> Ragged<T> {
             });
         }
         let (shape, values) = self.into_parts();
-        Ok(Ragged::from_parts_unchecked(shape.unsqueeze(axis)?, values))
+        Ok(Ragged::from_matching_parts(shape.unsqueeze(axis)?, values))
     }
 
     /// Removes empty lists on axis `axis < num_axes() - 1` (k2's `RemoveEmptyLists`);
@@ -418,14 +429,14 @@ impl<T> Ragged<T> {
     pub fn remove_empty_lists(self, axis: usize) -> Result<(Ragged<T>, Renumbering), Error> {
         let (shape, renumbering) = self.shape().remove_empty_lists(axis)?;
         let (_, values) = self.into_parts();
-        Ok((Ragged::from_parts_unchecked(shape, values), renumbering))
+        Ok((Ragged::from_matching_parts(shape, values), renumbering))
     }
 
     /// Removes axis-0 items dropped by `renumbering`, which must be empty (k2's `RenumberAxis0Simple`).
     pub fn renumber_axis0_simple(self, renumbering: &Renumbering) -> Result<Ragged<T>, Error> {
         let shape = self.shape().renumber_axis0_simple(renumbering)?;
         let (_, values) = self.into_parts();
-        Ok(Ragged::from_parts_unchecked(shape, values))
+        Ok(Ragged::from_matching_parts(shape, values))
     }
 }
 
@@ -492,12 +503,12 @@ pub fn get_counts_partitioned(
             counts[e as usize] += 1;
         }
     }
-    Ok(Ragged::from_parts_unchecked(ans_shape.clone(), counts))
+    Ok(Ragged::from_matching_parts(ans_shape.clone(), counts))
 }
 
 /// A 2-axis shape from row lengths: a convenience for building ragged arrays from dense data.
 pub(crate) fn shape_from_lengths(lengths: &[i32]) -> Result<RaggedShape, Error> {
-    Ok(RaggedShape::from_layers_unchecked(vec![
+    Ok(RaggedShape::from_matching_layers(vec![
         RowPartition::from_row_lengths(lengths)?,
     ]))
 }

@@ -55,8 +55,10 @@ fn layer_from_rows(
             "the number of elements of the layer",
         )?);
     }
-    let shape =
-        RaggedShape::from_layers_unchecked(vec![RowPartition::from_row_splits_unchecked(splits)]);
+    // SAFETY: `splits` starts at 0 and pushes `merge_map.len()`, which only grows, each
+    // checked by `to_offset`.
+    let layer = unsafe { RowPartition::from_row_splits_unchecked(splits) };
+    let shape = RaggedShape::from_matching_layers(vec![layer]);
     Ok((shape, merge_map))
 }
 
@@ -163,9 +165,10 @@ pub fn subsample_ragged_layer(
         });
     }
     let new: Vec<i32> = splits.iter().step_by(factor).copied().collect();
-    Ok(RaggedShape::from_layers_unchecked(vec![
-        RowPartition::from_row_splits_unchecked(new),
-    ]))
+    // SAFETY: every `factor`-th split of a valid partition, the first (0) and, as `factor`
+    // divides `nrows`, the last among them: a subsequence of non-decreasing splits.
+    let layer = unsafe { RowPartition::from_row_splits_unchecked(new) };
+    Ok(RaggedShape::from_matching_layers(vec![layer]))
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ impl RaggedShape {
             rows = p.nvals();
             layers.push(p);
         }
-        RaggedShape::from_layers_unchecked(layers)
+        RaggedShape::from_matching_layers(layers)
     }
 
     /// Prefixes of several lengths (k2's `GetPrefixes`).
@@ -94,7 +94,7 @@ impl RaggedShape {
                 e.start..e.start
             }
         };
-        Ok((RaggedShape::from_layers_unchecked(layers), range))
+        Ok((RaggedShape::from_matching_layers(layers), range))
     }
 
     /// Removes axis `axis` (k2's `RemoveAxis`): for the first or last axis the layer is dropped;
@@ -129,10 +129,13 @@ impl RaggedShape {
                 upper.iter().map(|&u| lower[u as usize]).collect()
             };
             out.extend_from_slice(&layers[..axis - 1]);
-            out.push(RowPartition::from_row_splits_unchecked(merged));
+            // SAFETY: `lower[upper[i]]` composes two valid splits: `upper` starts at 0 and
+            // never decreases, so the indexes into `lower` do too, and `lower` starts at 0
+            // and never decreases; the indexing is checked.
+            out.push(unsafe { RowPartition::from_row_splits_unchecked(merged) });
             out.extend_from_slice(&layers[axis + 1..]);
         }
-        Ok(RaggedShape::from_layers_unchecked(out))
+        Ok(RaggedShape::from_matching_layers(out))
     }
 
     /// Inserts a new axis at `axis` (`0 <= axis <= num_axes()`) whose lists all have size 1
@@ -148,14 +151,17 @@ impl RaggedShape {
         let mut layers = self.layers().to_vec();
         if axis == 0 {
             let n = offset(self.dim0())?;
-            layers.insert(0, RowPartition::from_row_splits_unchecked(vec![0, n]));
+            layers.insert(0, RowPartition::from_row_splits(vec![0, n])?);
         } else {
             let n = self.tot_size(axis - 1);
             offset(n)?;
             let identity: Vec<i32> = (0..=n as i32).collect();
-            layers.insert(axis - 1, RowPartition::from_row_splits_unchecked(identity));
+            // SAFETY: `0, 1, .., n` with `n` checked to fit `i32` just above.
+            layers.insert(axis - 1, unsafe {
+                RowPartition::from_row_splits_unchecked(identity)
+            });
         }
-        Ok(RaggedShape::from_layers_unchecked(layers))
+        Ok(RaggedShape::from_matching_layers(layers))
     }
 
     /// Changes the size of every last-axis sublist by `size_delta` (k2's `ChangeSublistSize`);
@@ -203,7 +209,7 @@ impl RaggedShape {
         }
         let mut layers = self.layers().to_vec();
         *layers.last_mut().expect("at least one layer") = RowPartition::from_row_lengths(&lengths)?;
-        Ok(RaggedShape::from_layers_unchecked(layers))
+        Ok(RaggedShape::from_matching_layers(layers))
     }
 
     /// Indexes axis `axis` with `indexes` (k2's `Index(src, axis, indexes, &elem_indexes)`):
@@ -240,11 +246,15 @@ impl RaggedShape {
         let nrows = self.tot_size(axis - 1);
         let mut splits = vec![0i32; nrows + 1];
         crate::par::row_ids_to_row_splits(&new_ids, &mut splits);
-        let mid = RowPartition::from_parts_unchecked(splits, Some(new_ids));
+        // SAFETY: every id was looked up in `row_ids(axis)`, so lies in `0..nrows`, they
+        // never decrease (`first_decrease` above) and there are at most `i32::MAX`
+        // (`check_axis_indexes`), so the splits counted from them start at 0, never
+        // decrease and imply exactly these ids.
+        let mid = unsafe { RowPartition::from_parts_unchecked(splits, Some(new_ids)) };
         if axis == self.num_axes() - 1 {
             let mut layers = self.layers()[..axis - 1].to_vec();
             layers.push(mid);
-            return Ok((RaggedShape::from_layers_unchecked(layers), indexes.to_vec()));
+            return Ok((RaggedShape::from_matching_layers(layers), indexes.to_vec()));
         }
         let runs: Vec<Run> = indexes
             .iter()
@@ -263,7 +273,7 @@ impl RaggedShape {
         } else {
             elements_of(&ends)
         };
-        Ok((RaggedShape::from_layers_unchecked(layers), elems))
+        Ok((RaggedShape::from_matching_layers(layers), elems))
     }
 
     /// The new axis-0 layer of `index_axis(0, indexes)` (indexes already checked).
@@ -318,7 +328,7 @@ impl RaggedShape {
         let first = self.index_axis0_top(indexes)?;
         if self.num_axes() == 2 {
             let elems = gather_elements_2axis(top, indexes, first.row_splits());
-            return Ok((RaggedShape::from_layers_unchecked(vec![first]), elems));
+            return Ok((RaggedShape::from_matching_layers(vec![first]), elems));
         }
         let runs: Vec<Run> = indexes
             .iter()
@@ -333,7 +343,7 @@ impl RaggedShape {
         let mut layers = vec![first];
         layers.extend(below);
         Ok((
-            RaggedShape::from_layers_unchecked(layers),
+            RaggedShape::from_matching_layers(layers),
             elements_of(&ends),
         ))
     }
@@ -438,7 +448,7 @@ impl RaggedShape {
         let mut layers = vec![top];
         layers.extend(below);
         Ok((
-            RaggedShape::from_layers_unchecked(layers),
+            RaggedShape::from_matching_layers(layers),
             elements_of(&ends),
         ))
     }
@@ -470,7 +480,7 @@ impl RaggedShape {
         }
         let mut layers = vec![new_top, RowPartition::from_row_lengths(&lengths)?];
         layers.extend_from_slice(&self.layers()[2..]);
-        Ok(RaggedShape::from_layers_unchecked(layers))
+        Ok(RaggedShape::from_matching_layers(layers))
     }
 
     /// Interleaves the axis-0 items of several shapes as `merge_map` dictates (k2's `Merge`):
@@ -523,7 +533,7 @@ impl RaggedShape {
         }
         let (layers, ends) = gather_runs(srcs, 0, runs)?;
         Ok((
-            RaggedShape::from_layers_unchecked(layers),
+            RaggedShape::from_matching_layers(layers),
             merge_map_of(&ends, n)?,
         ))
     }
@@ -614,7 +624,7 @@ impl RaggedShape {
             let mut layers = self.layers()[..axis - 1].to_vec();
             layers.push(RowPartition::from_row_lengths(&lengths)?);
             layers.extend(lower);
-            shapes.push(RaggedShape::from_layers_unchecked(layers));
+            shapes.push(RaggedShape::from_matching_layers(layers));
             maps.push(elements_of(&ends));
         }
         Ok((shapes, maps))
@@ -653,7 +663,7 @@ impl RaggedShape {
                     .unwrap_or(0)
             })
             .collect();
-        Ok(RaggedShape::from_layers_unchecked(vec![
+        Ok(RaggedShape::from_matching_layers(vec![
             RowPartition::from_row_lengths(&lengths)?,
         ]))
     }

@@ -208,7 +208,7 @@ impl<T: Copy + Send + Sync> Ragged<T> {
         } else {
             self.values().iter().zip(row_ids).map(f).collect()
         };
-        Ragged::from_parts_unchecked(self.shape().clone(), values)
+        Ragged::from_matching_parts(self.shape().clone(), values)
     }
 
     /// Adds `alpha * value[i]` to every element of last-axis sublist `i` (k2's `AddPerSublist`).
@@ -235,7 +235,7 @@ impl<T: Copy + Send + Sync> Ragged<T> {
         } else {
             self.values().iter().zip(row_ids).map(f).collect()
         };
-        Ok(Ragged::from_parts_unchecked(self.shape().clone(), values))
+        Ok(Ragged::from_matching_parts(self.shape().clone(), values))
     }
 
     /// Exclusive prefix sums within each last-axis sublist (k2's `SegmentedExclusiveSum`):
@@ -358,8 +358,8 @@ impl<T: Copy + Send + Sync> Ragged<T> {
         if layers.is_empty() {
             return Ok(Reduced::Flat(out));
         }
-        Ok(Reduced::Ragged(Ragged::from_parts_unchecked(
-            RaggedShape::from_layers_unchecked(layers),
+        Ok(Reduced::Ragged(Ragged::from_matching_parts(
+            RaggedShape::from_matching_layers(layers),
             out,
         )))
     }
@@ -462,7 +462,7 @@ impl<T: Copy + Send + Sync> Ragged<T> {
             };
             values.extend((start..start + l as usize).map(|k| dense[[i, k]]));
         }
-        Ok(Ragged::from_parts_unchecked(shape, values))
+        Ok(Ragged::from_matching_parts(shape, values))
     }
 }
 
@@ -545,7 +545,7 @@ impl<T: Clone + Send + Sync> Ragged<T> {
             out.extend_from_slice(list(i));
         }
         Ok(UniqueSequences {
-            unique: Ragged::from_parts_unchecked(RaggedShape::from_layers_unchecked(layers), out),
+            unique: Ragged::from_matching_parts(RaggedShape::from_matching_layers(layers), out),
             num_repeats,
             new2old,
         })
