@@ -419,6 +419,41 @@ pub enum Error {
         /// The maximum given.
         max_active_states: usize,
     },
+    /// An arc score the operation cannot work with: NaN, or `+inf` where the result would
+    /// be infinite or undefined (each operation documents which).
+    BadScore {
+        /// The operation.
+        op: &'static str,
+        /// The FSA index (0 for a single FSA).
+        fsa: usize,
+        /// The arc index within that FSA.
+        arc: usize,
+        /// The score.
+        score: f32,
+        /// Why the operation refuses it.
+        reason: &'static str,
+    },
+    /// A `+inf` in `log_probs` at a (frame, symbol) some segment's graph reads: a
+    /// log-probability is at most 0, and an infinite one makes the loss undefined.
+    InfiniteLogProb {
+        /// The sequence index.
+        sequence: usize,
+        /// The frame.
+        frame: usize,
+        /// The symbol.
+        symbol: usize,
+    },
+    /// An operation's output, or the memory it holds, would pass its documented bound.
+    OutputLimit {
+        /// The operation.
+        op: &'static str,
+        /// What is counted, and the name of the bound.
+        what: &'static str,
+        /// The count reached (for a bound on memory, in bytes) when the bound was passed.
+        count: usize,
+        /// The bound.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -600,6 +635,30 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "max_active_states = {max_active_states} must exceed min_active_states = {min_active_states}"
+            ),
+            Error::BadScore {
+                op,
+                fsa,
+                arc,
+                score,
+                reason,
+            } => write!(f, "{op}: arc {arc} of FSA {fsa} scores {score}: {reason}"),
+            Error::InfiniteLogProb {
+                sequence,
+                frame,
+                symbol,
+            } => write!(
+                f,
+                "log_probs[{sequence}, {frame}, {symbol}] is +inf (a log-probability is at most 0)"
+            ),
+            Error::OutputLimit {
+                op,
+                what,
+                count,
+                limit,
+            } => write!(
+                f,
+                "{op}: {count} {what} pass the bound of {limit}"
             ),
         }
     }

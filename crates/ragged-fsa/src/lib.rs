@@ -78,3 +78,4 @@ pub use kernels::scores::{Real, Semiring};
 pub use properties::Properties;
 pub use symbol_table::SymbolTable;
 pub use text::TextFormat;
+pub use view::MAX_OUTPUT_ARCS;

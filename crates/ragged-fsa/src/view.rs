@@ -97,3 +97,63 @@ impl Built {
         FsaView::new(&self.splits, &self.arcs)
     }
 }
+
+/// The most arcs one call of `intersect`, `compose`, `intersect_dense` or
+/// `intersect_dense_pruned` may produce (all FSAs of the call together), and the default of
+/// `CtcLossConfig::max_lattice_arcs` and `MmiLossConfig::max_lattice_arcs`: 2^25, about
+/// 1.7 GiB at the roughly 50 bytes an arc takes at the peak (arc, arc maps, the copy into
+/// the result). The count is checked before the arcs are stored; past it the call returns
+/// [`Error::OutputLimit`](crate::Error::OutputLimit) naming the count and the bound.
+pub const MAX_OUTPUT_ARCS: usize = 1 << 25;
+
+/// A bound on the arcs the parts of one call produce together, shared across threads: each
+/// part takes what it is about to store before storing it.
+#[derive(Debug)]
+pub(crate) struct ArcBudget {
+    taken: std::sync::atomic::AtomicUsize,
+    pub(crate) limit: usize,
+}
+
+impl ArcBudget {
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            taken: std::sync::atomic::AtomicUsize::new(0),
+            limit,
+        }
+    }
+
+    /// Takes `n` arcs: whether the total taken, `n` included, is within the limit. The count
+    /// is added even when it is not (saturating), so that [`ArcBudget::taken`] ends as the sum
+    /// of what every part asked for.
+    pub(crate) fn take(&self, n: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        let previous = self
+            .taken
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                Some(t.saturating_add(n))
+            })
+            .unwrap_or(usize::MAX);
+        previous.saturating_add(n) <= self.limit
+    }
+
+    /// The arcs taken so far (saturating).
+    pub(crate) fn taken(&self) -> usize {
+        self.taken.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// Reserves room for `additional` more elements in `v`, growing as `Vec` does (doubling) but
+/// never past `cap` elements in all (when `len + additional` is within it), so that a
+/// bounded count of elements also bounds the memory.
+pub(crate) fn reserve_bounded<T>(v: &mut Vec<T>, additional: usize, cap: usize) {
+    let needed = v.len().saturating_add(additional);
+    if needed <= v.capacity() {
+        return;
+    }
+    let target = v
+        .capacity()
+        .saturating_mul(2)
+        .max(needed)
+        .min(cap.max(needed));
+    v.reserve_exact(target - v.len());
+}

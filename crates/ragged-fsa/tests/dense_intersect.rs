@@ -362,6 +362,7 @@ fn infeasible_segments_give_inf_or_zero_and_no_gradient() {
             &CtcLossConfig {
                 output_beam: beam,
                 zero_infinity: true,
+                ..CtcLossConfig::default()
             },
         )
         .unwrap();

@@ -39,6 +39,7 @@ fn pruned_mmi_loss_and_gradient_agree_with_k2() {
             let config = MmiLossConfig {
                 den_scale,
                 output_beam: beam,
+                ..MmiLossConfig::default()
             };
             let out = mmi_loss_with(&num, &den, &dense, &config).unwrap();
             let want_loss: Vec<f64> = case.get(&format!("loss_{beam}"));
@@ -103,6 +104,7 @@ fn default_config_is_the_exact_loss_and_bad_beams_are_errors() {
             &MmiLossConfig {
                 den_scale,
                 output_beam: beam,
+                ..MmiLossConfig::default()
             },
         )
         .unwrap_err();

@@ -24,7 +24,13 @@ type Subset = Vec<(i32, i64, u32)>;
 struct Strings {
     all: Vec<Vec<i32>>,
     ids: HashMap<Vec<i32>, u32, FastBuild>,
+    /// The bytes the sequences' elements hold: each twice (in `all` and as a key of
+    /// `ids`). (The headers and table entries are counted from the capacities.)
+    bytes: usize,
 }
+
+/// The bytes of one `Vec` header.
+const VEC_BYTES: usize = std::mem::size_of::<Vec<i32>>();
 
 impl Strings {
     fn new() -> Self {
@@ -33,6 +39,7 @@ impl Strings {
         Self {
             all: vec![Vec::new()],
             ids,
+            bytes: 0,
         }
     }
 
@@ -43,8 +50,17 @@ impl Strings {
         let id = self.all.len() as u32;
         self.all.push(s.to_vec());
         self.ids.insert(s.to_vec(), id);
+        self.bytes = self.bytes.saturating_add(8 * s.len());
         id
     }
+}
+
+/// The bounds of one determinization ([`crate::DeterminizeConfig`]'s).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    pub(crate) max_states: usize,
+    pub(crate) max_arcs: usize,
+    pub(crate) max_bytes: usize,
 }
 
 /// The output of one FSA's determinization: arcs with their derivs, and each arc's output
@@ -81,10 +97,14 @@ pub(crate) fn delay_scores(fsa: &mut BuiltDerivs, pending: &[f64]) {
 pub(crate) fn determinize<'o>(
     view: FsaView<'_>,
     fsa_idx: usize,
-    max_states: usize,
-    max_arcs: usize,
+    bounds: Bounds,
     output: impl Fn(usize) -> &'o [i32],
 ) -> Result<Determinized, Error> {
+    let Bounds {
+        max_states,
+        max_arcs,
+        max_bytes,
+    } = bounds;
     let n = view.num_states();
     let mut result = Determinized {
         fsa: BuiltDerivs::empty(),
@@ -124,6 +144,10 @@ pub(crate) fn determinize<'o>(
     // per destination: (dest, value, arc, residual string id, chain id of the source element)
     let mut heads: Vec<(i32, f64, i32, u32, u32)> = Vec::new();
     let mut pending: Vec<Vec<i32>> = Vec::new();
+    // the bytes the subsets' elements hold (in `subsets`, again as a key of `ids` when the
+    // subset has two or more elements, and their chain ids)
+    let element = std::mem::size_of::<(i32, i64, u32)>();
+    let mut subset_bytes = 0usize;
     let mut next = 0usize;
     while next < subsets.len() {
         let src = next as i32;
@@ -200,6 +224,7 @@ pub(crate) fn determinize<'o>(
                         }
                         let id = subsets.len() as i32;
                         singleton[dest_state as usize] = id;
+                        subset_bytes = subset_bytes.saturating_add(element + 4);
                         subsets.push(vec![(dest_state, 0, 0)]);
                         subset_chains.push(vec![0]);
                         pending_scores.push(0.0);
@@ -251,6 +276,8 @@ pub(crate) fn determinize<'o>(
                             .iter()
                             .map(|c| chains.id(&c[shared..]))
                             .collect();
+                        subset_bytes = subset_bytes
+                            .saturating_add((2 * element + 4) * subset.len() + VEC_BYTES);
                         ids.insert(subset.clone(), id);
                         subsets.push(subset);
                         subset_chains.push(element_chains);
@@ -273,6 +300,32 @@ pub(crate) fn determinize<'o>(
                 }
             }
             out.deriv_splits.push(out.deriv_values.len() as i32);
+            // the bytes held: the elements counted as they are made, and the vectors and
+            // tables at their capacity (a `Vec` header per subset, string and chain, a
+            // table entry per key)
+            let entry = VEC_BYTES + 4 + 1;
+            let held = [
+                subset_bytes,
+                strings.bytes,
+                chains.bytes,
+                out.arcs.capacity() * std::mem::size_of::<Arc>(),
+                (out.deriv_values.capacity() + out.deriv_splits.capacity()) * 4,
+                (result.out_labels.capacity() + result.out_splits.capacity()) * 4,
+                (subsets.capacity() + subset_chains.capacity()) * VEC_BYTES,
+                (ids.capacity() + strings.ids.capacity() + chains.ids.capacity()) * entry,
+                (strings.all.capacity() + chains.all.capacity()) * VEC_BYTES,
+                pending_scores.capacity() * 8,
+            ]
+            .iter()
+            .fold(0usize, |acc, &x| acc.saturating_add(x));
+            if held > max_bytes {
+                return Err(Error::OutputLimit {
+                    op: "determinize",
+                    what: "bytes held by the subset construction (DeterminizeConfig::max_bytes)",
+                    count: held,
+                    limit: max_bytes,
+                });
+            }
             begin = end;
         }
         out.splits.push(out.arcs.len() as i32);

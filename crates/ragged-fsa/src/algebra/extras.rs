@@ -235,7 +235,7 @@ impl FsaVec {
             renamed.insert("hyp_labels".to_string(), labels);
         }
         hyps = FsaVec::from_parts_unchecked(hyps.arcs().clone(), renamed);
-        let (lattice, _, _) = self.intersect_pairs_unchecked(&hyps, &pairs, false);
+        let (lattice, _, _) = self.intersect_pairs_unchecked(&hyps, &pairs, false)?;
         let (lattice, _) = lattice.remove_epsilon_self_loops();
         let (sorted, _) = lattice.top_sort()?;
         let (best, _) = sorted.shortest_path()?;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::PairMap;
 use crate::arc::Arc;
-use crate::view::{Built, FsaView};
+use crate::view::{reserve_bounded, ArcBudget, Built, FsaView};
 
 /// The intersection of two arc-sorted FSAs and, per output arc, the local arc of `a` and of
 /// `b` it came from (`-1` where the arc moves the other side alone).
@@ -16,13 +16,18 @@ use crate::view::{Built, FsaView};
 /// those of `b`; then every arc of the side with fewer remaining arcs is matched with the
 /// arcs of the other side that carry its label (labels compared as `u32`). Without it, 0 is
 /// an ordinary label. The result is not connected.
+///
+/// The arcs of each state pair are counted and taken from `budget` before they are stored
+/// (and the arc vectors never grow past the budget's limit); past it, the error is the count
+/// the budget reached.
 pub(crate) fn intersect(
     a: FsaView<'_>,
     b: FsaView<'_>,
     treat_epsilons_specially: bool,
-) -> (Built, Vec<i32>, Vec<i32>) {
+    budget: &ArcBudget,
+) -> Result<(Built, Vec<i32>, Vec<i32>), usize> {
     if a.num_states() == 0 || b.num_states() == 0 {
-        return (Built::empty(), Vec::new(), Vec::new());
+        return Ok((Built::empty(), Vec::new(), Vec::new()));
     }
     const FINAL: i32 = -1;
     let final_pair = (a.num_states() as i32 - 1, b.num_states() as i32 - 1);
@@ -43,6 +48,9 @@ pub(crate) fn intersect(
             pairs.len() as i32 - 1
         })
     };
+    // per outer arc of a state pair, the range of inner arcs with its label
+    let mut matches: Vec<(usize, usize, usize)> = Vec::new();
+    let cap = budget.limit;
     let mut next = 0usize;
     while next < pairs.len() {
         let (sa, sb) = pairs[next];
@@ -51,6 +59,40 @@ pub(crate) fn intersect(
         let ra = a.arc_range(sa as usize);
         let rb = b.arc_range(sb as usize);
         let (mut ia, mut ib) = (ra.start, rb.start);
+        // count this pair's arcs and take them from the budget before storing any
+        let (mut ea, mut eb) = (ia, ib);
+        if treat_epsilons_specially {
+            while ea < ra.end && a.arcs[ea].label == 0 {
+                ea += 1;
+            }
+            while eb < rb.end && b.arcs[eb].label == 0 {
+                eb += 1;
+            }
+        }
+        let swapped = ra.end - ea > rb.end - eb;
+        let (outer, inner, outer_arcs, inner_arcs) = if swapped {
+            (eb..rb.end, ea..ra.end, b.arcs, a.arcs)
+        } else {
+            (ea..ra.end, eb..rb.end, a.arcs, b.arcs)
+        };
+        matches.clear();
+        let mut count = (ea - ia) + (eb - ib);
+        for io in outer {
+            let label = outer_arcs[io].label as u32;
+            let slice = &inner_arcs[inner.clone()];
+            let lo = slice.partition_point(|x| (x.label as u32) < label);
+            let hi = lo + slice[lo..].partition_point(|x| x.label as u32 == label);
+            if hi > lo {
+                matches.push((io, inner.start + lo, inner.start + hi));
+                count = count.saturating_add(hi - lo);
+            }
+        }
+        if !budget.take(count) {
+            return Err(budget.taken());
+        }
+        reserve_bounded(&mut arcs, count, cap);
+        reserve_bounded(&mut a_map, count, cap);
+        reserve_bounded(&mut b_map, count, cap);
         if treat_epsilons_specially {
             while ia < ra.end && a.arcs[ia].label == 0 {
                 let arc = a.arcs[ia];
@@ -69,19 +111,9 @@ pub(crate) fn intersect(
                 ib += 1;
             }
         }
-        let swapped = ra.end - ia > rb.end - ib;
-        let (outer, inner, outer_arcs, inner_arcs) = if swapped {
-            (ib..rb.end, ia..ra.end, b.arcs, a.arcs)
-        } else {
-            (ia..ra.end, ib..rb.end, a.arcs, b.arcs)
-        };
-        for io in outer {
-            let label = outer_arcs[io].label as u32;
-            let slice = &inner_arcs[inner.clone()];
-            let lo = slice.partition_point(|x| (x.label as u32) < label);
-            let hi = lo + slice[lo..].partition_point(|x| x.label as u32 == label);
-            let first = inner.start + lo;
-            for (ii, &inner_arc) in inner_arcs[first..inner.start + hi].iter().enumerate() {
+        debug_assert_eq!((ia, ib), (ea, eb));
+        for &(io, first, end) in &matches {
+            for (ii, &inner_arc) in inner_arcs[first..end].iter().enumerate() {
                 let ii = first + ii;
                 let (arc_a, idx_a, arc_b, idx_b) = if swapped {
                     (inner_arc, ii, outer_arcs[io], io)
@@ -109,7 +141,7 @@ pub(crate) fn intersect(
         arcs,
         arc_map: Vec::new(),
     };
-    (built, a_map, b_map)
+    Ok((built, a_map, b_map))
 }
 
 #[inline]

@@ -15,6 +15,21 @@ use crate::view::{Built, FsaView};
 /// `fstminimizeencoded` does with its default `delta` (1/1024).
 const QUANTUM: f64 = 1.0 / 1024.0;
 
+/// The encoded score of an arc: its score rounded to a multiple of [`QUANTUM`], exactly (in
+/// `f64`, which holds every `f32` times 1024 and its rounding), as the bits of that `f64`.
+/// Two scores encode alike exactly when they round to the same multiple: no cast saturates,
+/// so `1e16`, `1e17` and `+inf` stay apart. `-0` is `0`, and every NaN is one symbol.
+fn quantized(score: f32) -> u64 {
+    let q = (score as f64 / QUANTUM).round();
+    if q == 0.0 {
+        0f64.to_bits()
+    } else if q.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        q.to_bits()
+    }
+}
+
 /// Signature hashes are masked with this: all bits in use, but only two in unit tests, so
 /// that they run the collision path on every other state.
 #[cfg(not(test))]
@@ -37,7 +52,7 @@ pub(crate) fn minimize<'e>(
     }
     // encoded symbols, numbered; then the per-state (symbol, dest) lists sorted by symbol
     let mut extra_ids: HashMap<&'e [i32], u32, FastBuild> = HashMap::default();
-    let mut symbol_ids: HashMap<(i32, i64, u32), u32, FastBuild> = HashMap::default();
+    let mut symbol_ids: HashMap<(i32, u64, u32), u32, FastBuild> = HashMap::default();
     let mut labels_of_symbol: Vec<i32> = Vec::new();
     let mut move_splits: Vec<usize> = Vec::with_capacity(n + 1);
     let mut moves: Vec<(u32, u32)> = Vec::with_capacity(view.arcs.len());
@@ -48,7 +63,7 @@ pub(crate) fn minimize<'e>(
             let arc = view.arcs[idx];
             let next_extra = extra_ids.len() as u32;
             let extra_id = *extra_ids.entry(extra(idx)).or_insert(next_extra);
-            let score = (arc.score as f64 / QUANTUM).round() as i64;
+            let score = quantized(arc.score);
             let next_id = symbol_ids.len() as u32;
             let id = *symbol_ids
                 .entry((arc.label, score, extra_id))

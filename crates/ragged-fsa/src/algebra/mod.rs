@@ -20,7 +20,7 @@ use crate::attr::{gather_all, ragged_from_parts, ragged_parts, Attr, Attrs, AUX_
 use crate::error::Error;
 use crate::fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 use crate::kernels::structure;
-use crate::view::Built;
+use crate::view::{ArcBudget, Built, MAX_OUTPUT_ARCS};
 use rmeps::BuiltDerivs;
 
 pub use extras::INS_DEL_SCORE_OFFSET;
@@ -46,8 +46,9 @@ pub enum WeightPushing {
     Eager,
 }
 
-/// Options of [`Fsa::determinize_with`]: the pushing and the bound that stops a
-/// determinization which would not end (an input without the twins property).
+/// Options of [`Fsa::determinize_with`]: the pushing and the bounds that stop a
+/// determinization which would not end (an input without the twins property) or would not
+/// fit in memory (one whose deterministic equivalent is exponentially larger).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeterminizeConfig {
     /// How the result's scores are pushed.
@@ -56,15 +57,26 @@ pub struct DeterminizeConfig {
     pub max_states: usize,
     /// Stop with [`Error::DeterminizeLimit`] once the result would have this many arcs.
     pub max_arcs: usize,
+    /// Stop with [`Error::OutputLimit`] once the subset construction holds this many bytes:
+    /// the subsets (each element twice, in the list and in the lookup table), the residual
+    /// output strings and best-path chains the subsets keep (twice as well, with their
+    /// per-entry overhead), and the result's arcs, derivs and output labels, counted at
+    /// their allocated capacity. The count is checked after every new arc (so after every
+    /// new subset too), so the memory in use stays within a small factor of it (table
+    /// slack, the scratch of one subset's moves). Without the twins property the chains
+    /// grow with the depth of the construction, so memory grows with the square of the
+    /// states: this bound, not `max_states`, is what stops such inputs.
+    pub max_bytes: usize,
 }
 
 impl Default for DeterminizeConfig {
-    /// No pushing; at most 2^24 states and 2^26 arcs (about 1 GiB of arcs).
+    /// No pushing; at most 2^24 states, 2^26 arcs and 2^30 bytes (1 GiB) held.
     fn default() -> Self {
         Self {
             weight_pushing: WeightPushing::None,
             max_states: 1 << 24,
             max_arcs: 1 << 26,
+            max_bytes: 1 << 30,
         }
     }
 }
@@ -298,6 +310,12 @@ impl Fsa {
     /// none). Attributes follow k2's rule (gathered; `f32` ones of both sides summed; other
     /// ones of both sides dropped). Exact in the log semiring when 0 is ordinary; with
     /// epsilons, exact in the tropical semiring (an epsilon of each side gives two orders).
+    ///
+    /// **Bound.** The result has at most [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS) arcs
+    /// (the product of two FSAs can have the product of their arc counts): the arcs of each
+    /// state pair are counted before they are stored, and past the bound the call returns
+    /// [`Error::OutputLimit`] with the count reached. The same holds for [`Fsa::compose`],
+    /// and for the `FsaVec` versions over all their pairs together.
     pub fn intersect(
         &self,
         b: &Fsa,
@@ -305,20 +323,41 @@ impl Fsa {
     ) -> Result<(Fsa, Vec<i32>, Vec<i32>), Error> {
         check_acceptor(self, "intersect", "a")?;
         check_acceptor(b, "intersect", "b")?;
-        Ok(self.intersect_unchecked(b, treat_epsilons_specially))
+        let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
+        self.intersect_unchecked(b, treat_epsilons_specially, &budget, "intersect")
     }
 
-    fn intersect_raw(&self, b: &Fsa, eps: bool) -> (Built, Vec<i32>, Vec<i32>) {
+    fn intersect_raw(
+        &self,
+        b: &Fsa,
+        eps: bool,
+        budget: &ArcBudget,
+        op: &'static str,
+    ) -> Result<(Built, Vec<i32>, Vec<i32>), Error> {
         let (sa, ma) = self.sorted_arcs();
         let (sb, mb) = b.sorted_arcs();
-        let (built, am, bm) = intersect::intersect(sa.view(), sb.view(), eps);
-        (built, compose_maps(&am, &ma), compose_maps(&bm, &mb))
+        let (built, am, bm) =
+            intersect::intersect(sa.view(), sb.view(), eps, budget).map_err(|count| {
+                Error::OutputLimit {
+                    op,
+                    what: "arcs (MAX_OUTPUT_ARCS)",
+                    count,
+                    limit: budget.limit,
+                }
+            })?;
+        Ok((built, compose_maps(&am, &ma), compose_maps(&bm, &mb)))
     }
 
-    fn intersect_unchecked(&self, b: &Fsa, eps: bool) -> (Fsa, Vec<i32>, Vec<i32>) {
-        let (built, a_map, b_map) = self.intersect_raw(b, eps);
+    fn intersect_unchecked(
+        &self,
+        b: &Fsa,
+        eps: bool,
+        budget: &ArcBudget,
+        op: &'static str,
+    ) -> Result<(Fsa, Vec<i32>, Vec<i32>), Error> {
+        let (built, a_map, b_map) = self.intersect_raw(b, eps, budget, op)?;
         let attrs = binary_attrs(self.attrs(), &a_map, b.attrs(), &b_map, &[]);
-        (Fsa::from_built_unchecked(built, attrs), a_map, b_map)
+        Ok((Fsa::from_built_unchecked(built, attrs), a_map, b_map))
     }
 
     /// k2's `compose`: `self`'s `aux_labels` (plain or ragged) are matched with `b`'s
@@ -331,7 +370,8 @@ impl Fsa {
         b: &Fsa,
         treat_epsilons_specially: bool,
     ) -> Result<(Fsa, Vec<i32>, Vec<i32>), Error> {
-        self.compose_impl(b, treat_epsilons_specially, None)
+        let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
+        self.compose_impl(b, treat_epsilons_specially, None, &budget)
     }
 
     /// [`Fsa::compose`], keeping the matched labels (k2's `inner_labels`) as the plain `i32`
@@ -342,7 +382,13 @@ impl Fsa {
         treat_epsilons_specially: bool,
         inner_labels_name: &str,
     ) -> Result<(Fsa, Vec<i32>, Vec<i32>), Error> {
-        self.compose_impl(b, treat_epsilons_specially, Some(inner_labels_name))
+        let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
+        self.compose_impl(
+            b,
+            treat_epsilons_specially,
+            Some(inner_labels_name),
+            &budget,
+        )
     }
 
     fn compose_impl(
@@ -350,6 +396,7 @@ impl Fsa {
         b: &Fsa,
         eps: bool,
         inner: Option<&str>,
+        budget: &ArcBudget,
     ) -> Result<(Fsa, Vec<i32>, Vec<i32>), Error> {
         match self.aux_labels() {
             Some(Attr::I32(_)) | Some(Attr::Ragged(_)) => {}
@@ -371,7 +418,7 @@ impl Fsa {
             Some(Attr::I32(v)) => v.clone(),
             _ => unreachable!("invert gives plain aux labels"),
         };
-        let (built, inv_arc_map, b_map) = inv.intersect_raw(b, eps);
+        let (built, inv_arc_map, b_map) = inv.intersect_raw(b, eps, budget, "compose")?;
         let a_map = compose_maps(&inv_arc_map, &inv_map);
         let matched: Vec<i32> = built.arcs.iter().map(|a| a.label).collect();
         let mut arcs_built = built;
@@ -449,7 +496,10 @@ impl Fsa {
     /// as k2's does. `arc_derivs` row
     /// `i` lists the input arcs that result arc `i` merges (one per input state it reaches,
     /// the best first); other attributes follow the best (first) arc. Stops with
-    /// [`Error::DeterminizeLimit`] past the configured bound.
+    /// [`Error::DeterminizeLimit`] past the configured bound on states or arcs, and with
+    /// [`Error::OutputLimit`] past the bound on the bytes the construction holds
+    /// ([`DeterminizeConfig::max_bytes`], 1 GiB by default), so that no input runs out of
+    /// memory.
     pub fn determinize_with(
         &self,
         config: &DeterminizeConfig,
@@ -470,17 +520,19 @@ impl Fsa {
             });
         }
         let (conn, conn_map) = self.connect();
-        let (max_states, max_arcs) = (config.max_states, config.max_arcs);
+        let bounds = determinize::Bounds {
+            max_states: config.max_states,
+            max_arcs: config.max_arcs,
+            max_bytes: config.max_bytes,
+        };
         let mut det = match conn.aux_labels() {
-            None => determinize::determinize(conn.view(), fsa_idx, max_states, max_arcs, |_| &[])?,
-            Some(Attr::I32(v)) => {
-                determinize::determinize(conn.view(), fsa_idx, max_states, max_arcs, |i| {
-                    std::slice::from_ref(&v[i])
-                })?
-            }
+            None => determinize::determinize(conn.view(), fsa_idx, bounds, |_| &[])?,
+            Some(Attr::I32(v)) => determinize::determinize(conn.view(), fsa_idx, bounds, |i| {
+                std::slice::from_ref(&v[i])
+            })?,
             Some(Attr::Ragged(r)) => {
                 let (s, v) = ragged_parts(r);
-                determinize::determinize(conn.view(), fsa_idx, max_states, max_arcs, |i| {
+                determinize::determinize(conn.view(), fsa_idx, bounds, |i| {
                     &v[s[i] as usize..s[i + 1] as usize]
                 })?
             }
@@ -650,23 +702,32 @@ impl FsaVec {
                 operand: "b",
             });
         }
-        Ok(self.intersect_pairs_unchecked(b, pairs, eps))
+        self.intersect_pairs_unchecked(b, pairs, eps)
     }
 
     /// [`FsaVec::intersect_pairs`] without the acceptor check (for `levenshtein_alignment`,
-    /// which intersects transducers as k2 does).
+    /// which intersects transducers as k2 does). The pairs share one bound on arcs.
     pub(crate) fn intersect_pairs_unchecked(
         &self,
         b: &FsaVec,
         pairs: &[(usize, usize)],
         eps: bool,
-    ) -> (FsaVec, Vec<i32>, Vec<i32>) {
+    ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
         let parallel = self.big() || b.big();
+        let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
         let results = run(parallel, pairs.len(), |k| {
             let (ia, ib) = pairs[k];
-            self.get(ia).intersect_unchecked(&b.get(ib), eps)
-        });
-        stack_binary(results, pairs, &self.arc_offsets(), &b.arc_offsets())
+            self.get(ia)
+                .intersect_unchecked(&b.get(ib), eps, &budget, "intersect")
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+        Ok(stack_binary(
+            results,
+            pairs,
+            &self.arc_offsets(),
+            &b.arc_offsets(),
+        ))
     }
 
     /// [`Fsa::compose`] of FSA pairs, with [`FsaVec::intersect`]'s batching.
@@ -677,9 +738,11 @@ impl FsaVec {
     ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
         let pairs = pairing(self.num_fsas(), b.num_fsas())?;
         let parallel = self.big() || b.big();
+        let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
         let results = run(parallel, pairs.len(), |k| {
             let (ia, ib) = pairs[k];
-            self.get(ia).compose(&b.get(ib), treat_epsilons_specially)
+            self.get(ia)
+                .compose_impl(&b.get(ib), treat_epsilons_specially, None, &budget)
         })
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;

@@ -88,8 +88,18 @@ impl Closure {
     }
 
     /// Best epsilon-chain scores from `start` (label-correcting search); an epsilon cycle
-    /// with positive score makes some state improve more than `n` times.
-    fn run(&mut self, view: FsaView<'_>, start: usize, fsa_idx: usize) -> Result<(), Error> {
+    /// with positive score makes some state improve more than `n` times. `cycles` (see
+    /// [`epsilon_components`]) marks the epsilon arcs on epsilon cycles when some epsilon
+    /// arc scores `+inf` or NaN: reaching such an arc on a cycle is an error, since the
+    /// cycle's score is `+inf` (a positive cycle that the improvement count cannot see once
+    /// the scores are infinite) or undefined.
+    fn run(
+        &mut self,
+        view: FsaView<'_>,
+        start: usize,
+        fsa_idx: usize,
+        cycles: Option<&[u32]>,
+    ) -> Result<(), Error> {
         let n = view.num_states() as u32;
         self.clear();
         self.best[start] = 0.0;
@@ -107,6 +117,13 @@ impl Closure {
                     continue;
                 }
                 let d = arc.dest_state as usize;
+                if let Some(component) = cycles {
+                    if (arc.score.is_nan() || arc.score == f32::INFINITY)
+                        && component[s] == component[d]
+                    {
+                        return Err(bad_cycle_arc(idx, arc, fsa_idx, start));
+                    }
+                }
                 let cand = base + arc.score as f64;
                 if cand > self.best[d] {
                     if self.best[d] == f64::NEG_INFINITY && d != start {
@@ -131,16 +148,136 @@ impl Closure {
         Ok(())
     }
 
-    /// The epsilon arcs of the best chain from the start to `s`, in path order.
-    fn chain(&self, view: FsaView<'_>, mut s: usize, out: &mut Vec<i32>) {
+    /// The epsilon arcs of the best chain from the start to `s`, in path order. A chain is
+    /// at most `n - 1` arcs long; a longer walk has met a cycle of `via` links, which only a
+    /// cycle of non-decreasing scores can leave behind: [`Error::PositiveEpsilonCycle`]
+    /// (a guard: the checks of [`Closure::run`] stop such inputs first).
+    fn chain(
+        &self,
+        view: FsaView<'_>,
+        mut s: usize,
+        out: &mut Vec<i32>,
+        fsa_idx: usize,
+        start: usize,
+    ) -> Result<(), Error> {
         let begin = out.len();
+        let n = view.num_states();
         while self.via[s] >= 0 {
+            if out.len() - begin >= n {
+                out.truncate(begin);
+                return Err(Error::PositiveEpsilonCycle {
+                    fsa: fsa_idx,
+                    state: start as i32,
+                });
+            }
             let idx = self.via[s];
             out.push(idx);
             s = view.arcs[idx as usize].src_state as usize;
         }
         out[begin..].reverse();
+        Ok(())
     }
+}
+
+/// The error for an epsilon arc scored `+inf` or NaN on an epsilon cycle that the closure of
+/// `start` reaches: `+inf` makes the cycle's score `+inf`, a positive cycle; NaN makes it
+/// undefined.
+fn bad_cycle_arc(idx: usize, arc: Arc, fsa_idx: usize, start: usize) -> Error {
+    if arc.score.is_nan() {
+        Error::BadScore {
+            op: "remove_epsilon",
+            fsa: fsa_idx,
+            arc: idx,
+            score: arc.score,
+            reason: "an epsilon arc on an epsilon cycle must not score NaN (the cycle's score is undefined)",
+        }
+    } else {
+        Error::PositiveEpsilonCycle {
+            fsa: fsa_idx,
+            state: start as i32,
+        }
+    }
+}
+
+/// When some epsilon arc scores `+inf` or NaN, the strongly connected component of every
+/// state in the graph of epsilon arcs (an epsilon arc is on an epsilon cycle exactly when
+/// its ends share a component); `None` otherwise, when the improvement count of
+/// [`Closure::run`] finds every positive cycle by itself. Tarjan's algorithm, iterative.
+fn epsilon_components(view: FsaView<'_>) -> Option<Vec<u32>> {
+    if !view
+        .arcs
+        .iter()
+        .any(|a| a.label == 0 && (a.score.is_nan() || a.score == f32::INFINITY))
+    {
+        return None;
+    }
+    const UNSEEN: u32 = u32::MAX;
+    let n = view.num_states();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut component = vec![UNSEEN; n];
+    let mut stack: Vec<usize> = Vec::new();
+    // (state, next arc to look at)
+    let mut frames: Vec<(usize, usize)> = Vec::new();
+    let mut next_index = 0u32;
+    let mut next_component = 0u32;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        frames.push((root, view.arc_range(root).start));
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&(s, mut pos)) = frames.last() {
+            let end = view.arc_range(s).end;
+            let mut child = None;
+            while pos < end {
+                let arc = view.arcs[pos];
+                pos += 1;
+                if arc.label != 0 {
+                    continue;
+                }
+                let d = arc.dest_state as usize;
+                if index[d] == UNSEEN {
+                    child = Some(d);
+                    break;
+                } else if on_stack[d] {
+                    low[s] = low[s].min(index[d]);
+                }
+            }
+            if let Some(d) = child {
+                if let Some(top) = frames.last_mut() {
+                    top.1 = pos;
+                }
+                index[d] = next_index;
+                low[d] = next_index;
+                next_index += 1;
+                stack.push(d);
+                on_stack[d] = true;
+                frames.push((d, view.arc_range(d).start));
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent] = low[parent].min(low[s]);
+            }
+            if low[s] == index[s] {
+                while let Some(t) = stack.pop() {
+                    on_stack[t] = false;
+                    component[t] = next_component;
+                    if t == s {
+                        break;
+                    }
+                }
+                next_component += 1;
+            }
+        }
+    }
+    Some(component)
 }
 
 /// Removes the epsilon arcs of one FSA (exact in the tropical semiring), given which states
@@ -207,7 +344,8 @@ pub(crate) fn remove_epsilon(
                 out.deriv_splits.push(out.deriv_values.len() as i32);
             }
         } else {
-            closure.run(view, s, fsa_idx)?;
+            // a top-sorted acyclic input has no epsilon cycle
+            closure.run(view, s, fsa_idx, None)?;
             candidates.clear();
             for &t in &closure.touched {
                 let base = closure.best[t];
@@ -245,7 +383,7 @@ pub(crate) fn remove_epsilon(
                     label as i32,
                     score as f32,
                 ));
-                closure.chain(view, t, &mut out.deriv_values);
+                closure.chain(view, t, &mut out.deriv_values, fsa_idx, s)?;
                 out.deriv_values.push(idx);
                 out.deriv_splits.push(out.deriv_values.len() as i32);
             }
@@ -348,11 +486,12 @@ pub(crate) fn remove_epsilon_combining(
     };
     combining.foll_splits.push(0);
     combining.prec_splits.push(0);
+    let cycles = epsilon_components(view);
     let mut closure = Closure::new(n);
     let mut reached: Vec<usize> = Vec::new();
     for a in 0..n {
         if kept[a] && has_epsilon[a] {
-            closure.run(view, a, fsa_idx)?;
+            closure.run(view, a, fsa_idx, cycles.as_deref())?;
             reached.clear();
             reached.extend(
                 closure
@@ -364,7 +503,7 @@ pub(crate) fn remove_epsilon_combining(
             reached.sort_unstable();
             for &b in &reached {
                 let begin = combining.chains.len() as u32;
-                closure.chain(view, b, &mut combining.chains);
+                closure.chain(view, b, &mut combining.chains, fsa_idx, a)?;
                 let e = ClosureArc {
                     dest: b,
                     score: closure.best[b],

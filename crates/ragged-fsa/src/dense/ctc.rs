@@ -5,21 +5,22 @@ use ndarray::Array3;
 
 use crate::dense::dense_fsa::DenseFsaVec;
 use crate::dense::intersect_dense::{
-    check_beam, check_trellis_size, intersect_dense, map_pairs, prepare,
+    check_beam, check_trellis_size, intersect_dense_bounded, map_pairs, prepare,
 };
 use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::kernels::scores::{self, Semiring};
-use crate::view::FsaView;
+use crate::view::{FsaView, MAX_OUTPUT_ARCS};
 
 /// The CTC loss of every supervision segment and its gradient.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CtcLoss {
     /// One per supervision segment, in the order given: `-(total log score)`; `+inf` for a
-    /// segment no path survives (or 0 with [`CtcLossConfig::zero_infinity`]).
+    /// segment no path survives (or 0 with [`CtcLossConfig::zero_infinity`]). Never NaN and
+    /// never `-inf`: the inputs that would make it so are errors (see [`ctc_loss_with`]).
     pub loss: Vec<f64>,
     /// `d(sum of loss) / d(log_probs)`, the shape of `log_probs`; zero on frames outside
-    /// every segment and for infinite losses.
+    /// every segment and for infinite losses, finite everywhere.
     pub grad: Array3<f32>,
 }
 
@@ -34,6 +35,11 @@ pub struct CtcLossConfig {
     /// torch's `zero_infinity`: an infinite loss (no path) is reported as 0. Its gradient is
     /// zero either way.
     pub zero_infinity: bool,
+    /// With a finite `output_beam`, the most arcs the pruned lattices may hold in all
+    /// (default [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS)): counted before they are
+    /// stored, and past it the loss is [`Error::OutputLimit`]. A graph with many parallel
+    /// arcs keeps up to arcs x frames of them. (The exact path stores no lattice.)
+    pub max_lattice_arcs: usize,
 }
 
 impl Default for CtcLossConfig {
@@ -41,6 +47,7 @@ impl Default for CtcLossConfig {
         Self {
             output_beam: f32::INFINITY,
             zero_infinity: false,
+            max_lattice_arcs: MAX_OUTPUT_ARCS,
         }
     }
 }
@@ -486,15 +493,73 @@ impl Trellis {
     }
 }
 
+/// The losses' rule for hostile values, the same on the exact and the pruned path: a graph
+/// arc scored NaN or `+inf` is [`Error::BadScore`], a `+inf` in `log_probs` at a (frame,
+/// symbol) that a segment's graph reads (a frame of the segment, a symbol some arc of its
+/// graph carries) is [`Error::InfiniteLogProb`]. (NaN in `log_probs` never gets here:
+/// [`DenseFsaVec`] refuses it.) What is left is finite or `-inf`, which both paths agree on:
+/// a total of `-inf` (no path) or a finite one, never `+inf` or NaN.
+pub(crate) fn check_loss_inputs(
+    graphs: &FsaVec,
+    dense: &DenseFsaVec,
+    pairs: &[(usize, usize)],
+    op: &'static str,
+) -> Result<(), Error> {
+    let num_cols = dense.num_cols();
+    let mut used: Vec<Option<Vec<u32>>> = vec![None; graphs.num_fsas()];
+    for &(a, b) in pairs {
+        let cols = match &mut used[a] {
+            Some(cols) => cols,
+            slot => {
+                let view = graphs.view(a);
+                let bad = |x: &crate::arc::Arc| x.score.is_nan() || x.score == f32::INFINITY;
+                if let Some(arc) = view.arcs.iter().position(bad) {
+                    return Err(Error::BadScore {
+                        op,
+                        fsa: a,
+                        arc,
+                        score: view.arcs[arc].score,
+                        reason: "graph scores must be finite or -inf (NaN and +inf make the loss undefined)",
+                    });
+                }
+                let mut seen = vec![false; num_cols];
+                for x in view.arcs {
+                    seen[(x.label + 1) as usize] = true;
+                }
+                // column 0 is the final arcs' -1, not a symbol of log_probs
+                let cols = (1..num_cols as u32).filter(|&c| seen[c as usize]).collect();
+                slot.insert(cols)
+            }
+        };
+        let scores = dense.fsa_scores(b);
+        let [seq, start, _] = dense.segments()[b];
+        for t in 0..dense.duration(b) {
+            let row = &scores[t * num_cols..(t + 1) * num_cols];
+            if let Some(&c) = cols.iter().find(|&&c| row[c as usize] == f32::INFINITY) {
+                return Err(Error::InfiniteLogProb {
+                    sequence: seq as usize,
+                    frame: start as usize + t,
+                    symbol: c as usize - 1,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Posteriors of every (graph, dense FSA) pair, on the trellis (`output_beam` infinite) or
-/// on k2's pruned lattice.
+/// on k2's pruned lattice (at most `max_arcs` lattice arcs, `what` naming that bound).
+/// Checks the inputs first ([`check_loss_inputs`], `op` naming the loss).
 pub(crate) fn pair_posteriors(
     graphs: &FsaVec,
     dense: &DenseFsaVec,
     pairs: &[(usize, usize)],
     output_beam: f32,
+    max_arcs: usize,
+    (op, what): (&'static str, &'static str),
 ) -> Result<Vec<Posteriors>, Error> {
     check_trellis_size(graphs, dense, pairs)?;
+    check_loss_inputs(graphs, dense, pairs, op)?;
     let num_cols = dense.num_cols();
     if output_beam == f32::INFINITY {
         // prepare each distinct graph once
@@ -520,13 +585,14 @@ pub(crate) fn pair_posteriors(
     }
     // k2's way: the pruned lattice, then arc posteriors on it
     let map: Vec<i32> = pairs.iter().map(|&(_, b)| b as i32).collect();
+    let bound = (op, what);
     let (lattice, _, b_arc_map) = if pairs.iter().enumerate().all(|(i, &(a, _))| a == i) {
-        intersect_dense(graphs, dense, output_beam, Some(&map))?
+        intersect_dense_bounded(graphs, dense, output_beam, Some(&map), max_arcs, bound)?
     } else {
         // a shared graph: repeat it per pair
         let repeated: Vec<crate::fsa::Fsa> = pairs.iter().map(|&(a, _)| graphs.get(a)).collect();
         let graphs = crate::fsa::create_fsa_vec(&repeated);
-        intersect_dense(&graphs, dense, output_beam, Some(&map))?
+        intersect_dense_bounded(&graphs, dense, output_beam, Some(&map), max_arcs, bound)?
     };
     let arc_splits: Vec<usize> = (0..=lattice.num_fsas())
         .map(|i| {
@@ -612,6 +678,13 @@ pub fn ctc_loss(graphs: &FsaVec, dense: &DenseFsaVec, output_beam: f32) -> Resul
 /// `graphs` holds one graph per segment (e.g. from [`FsaVec::ctc_graph`]) or a single graph
 /// shared by all. Every graph arc consumes one frame (label 0 is blank), `-1` arcs the final
 /// row. A segment with no path gets `loss = +inf` (0 with `zero_infinity`) and no gradient.
+///
+/// **Hostile values**, one rule on the exact and the pruned path: a graph arc scored NaN
+/// or `+inf` is [`Error::BadScore`] (graph and arc named), and a `+inf` in `log_probs` at
+/// a frame of a segment, on a symbol its graph carries, is [`Error::InfiniteLogProb`]
+/// (sequence, frame and symbol named); NaN in `log_probs` is refused by [`DenseFsaVec`]
+/// ([`Error::NanLogProb`]). `-inf` anywhere is a probability of zero. So every loss is
+/// finite or `+inf`, and every gradient value finite.
 pub fn ctc_loss_with(
     graphs: &FsaVec,
     dense: &DenseFsaVec,
@@ -619,7 +692,14 @@ pub fn ctc_loss_with(
 ) -> Result<CtcLoss, Error> {
     check_beam("output_beam", config.output_beam)?;
     let pairs = prepare(graphs, dense, None)?;
-    let posts = pair_posteriors(graphs, dense, &pairs, config.output_beam)?;
+    let posts = pair_posteriors(
+        graphs,
+        dense,
+        &pairs,
+        config.output_beam,
+        config.max_lattice_arcs,
+        ("ctc_loss", "lattice arcs (CtcLossConfig::max_lattice_arcs)"),
+    )?;
     let [n, t, c] = dense.log_probs_dim();
     let mut grad = Array3::<f32>::zeros((n, t, c));
     scatter(&mut grad, dense, &pairs, &posts, -1.0);

@@ -7,7 +7,7 @@ use crate::arc::Arc;
 use crate::dense::dense_fsa::DenseFsaVec;
 use crate::error::Error;
 use crate::fsa::FsaVec;
-use crate::view::{Built, FsaView};
+use crate::view::{ArcBudget, Built, FsaView, MAX_OUTPUT_ARCS};
 
 /// Pairs of (graph index, dense FSA index) to intersect: `a_to_b_map` when given (one entry
 /// per graph), else graph `i` with dense FSA `i`, or one graph shared by every dense FSA.
@@ -177,24 +177,34 @@ pub(crate) fn viterbi(
     }
 }
 
+/// One pair's lattice: the FSA (local arc map into the graph) and, per arc, the row within
+/// the pair's scores and the column.
+pub(crate) type Part = (Built, Vec<(u32, u32)>);
+
+/// A visitor of the kept arcs of [`intersect_one`]: source id, destination id, frame, local
+/// arc index, the graph arc, the lattice arc's score.
+type KeptArcs<'a> = dyn FnMut(i32, i32, usize, usize, &Arc, f32) + 'a;
+
 /// Intersects one graph with one dense FSA (its rows of the scores) and prunes to
 /// `output_beam` as k2 does: a state `(t, s)` is kept when `fwd + bwd > tot - beam`, an arc
 /// when its destination is kept and `fwd[src] + score + bwd[dest] > tot - beam`, where `tot`
 /// is the smaller of the forward and backward best scores. States are numbered by frame,
 /// then by graph state. Returns the lattice (local arc map into the graph) and, per arc, the
-/// row within these scores and the column.
+/// row within these scores and the column. The kept arcs are counted first and taken from
+/// `budget`; past it, nothing is stored and the count is returned as the error.
 pub(crate) fn intersect_one(
     graph: FsaView<'_>,
     dense: &[f32],
     num_cols: usize,
     output_beam: f32,
-) -> (Built, Vec<(u32, u32)>) {
+    budget: &ArcBudget,
+) -> Result<Part, usize> {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
     let vit = viterbi(graph, dense, num_cols, output_beam);
     let cutoff = vit.cutoff;
     if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
-        return (Built::empty(), Vec::new());
+        return Ok((Built::empty(), Vec::new()));
     }
     let slots = (rows + 1) * num_states;
     // new state numbers, -1 for pruned
@@ -206,22 +216,19 @@ pub(crate) fn intersect_one(
             next_id += 1;
         }
     }
-    let mut splits = Vec::with_capacity(next_id as usize + 1);
-    splits.push(0i32);
-    let mut arcs = Vec::new();
-    let mut arc_map = Vec::new();
-    let mut b_map = Vec::new();
-    let base = graph.splits[0];
-    for t in 0..=rows {
-        for state in 0..num_states {
-            let slot = t * num_states + state;
-            let src = new_state[slot];
-            if src < 0 {
-                continue;
-            }
-            if t < rows {
-                let row = &dense[t * num_cols..(t + 1) * num_cols];
-                let f = vit.fwd[slot];
+    // the kept arcs, in order: (source id, destination id, frame, local arc, score); the
+    // source's id is non-decreasing
+    let for_each_kept = |f: &mut KeptArcs<'_>| {
+        let base = graph.splits[0];
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            for state in 0..num_states {
+                let slot = t * num_states + state;
+                let src = new_state[slot];
+                if src < 0 {
+                    continue;
+                }
+                let f_score = vit.fwd[slot];
                 let first = (graph.splits[state] - base) as usize;
                 for (k, arc) in graph.state_arcs(state).iter().enumerate() {
                     let dest_slot = (t + 1) * num_states + arc.dest_state as usize;
@@ -230,24 +237,66 @@ pub(crate) fn intersect_one(
                         continue;
                     }
                     let score = arc_score(arc, row);
-                    if f + score + vit.bwd[dest_slot] > cutoff {
-                        arcs.push(Arc::new(src, dest, arc.label, score));
-                        arc_map.push((first + k) as i32);
-                        b_map.push((t as u32, (arc.label + 1) as u32));
+                    if f_score + score + vit.bwd[dest_slot] > cutoff {
+                        f(src, dest, t, first + k, arc, score);
                     }
                 }
             }
-            splits.push(arcs.len() as i32);
         }
+    };
+    let mut count = 0usize;
+    for_each_kept(&mut |_, _, _, _, _, _| count += 1);
+    if !budget.take(count) {
+        return Err(count);
     }
-    (
+    // per kept state, its arc count; then the splits
+    let mut splits = vec![0i32; next_id as usize + 1];
+    let mut arcs = Vec::with_capacity(count);
+    let mut arc_map = Vec::with_capacity(count);
+    let mut b_map = Vec::with_capacity(count);
+    for_each_kept(&mut |src, dest, t, local, arc, score| {
+        splits[src as usize + 1] += 1;
+        arcs.push(Arc::new(src, dest, arc.label, score));
+        arc_map.push(local as i32);
+        b_map.push((t as u32, (arc.label + 1) as u32));
+    });
+    for i in 1..splits.len() {
+        splits[i] += splits[i - 1];
+    }
+    Ok((
         Built {
             splits,
             arcs,
             arc_map,
         },
         b_map,
-    )
+    ))
+}
+
+/// The per-pair lattices, or [`Error::OutputLimit`] when some pair was past the budget; the
+/// error's count is the sum over every pair (kept arcs where built, counted arcs where not).
+pub(crate) fn collect_parts(
+    parts: Vec<Result<Part, usize>>,
+    budget: &ArcBudget,
+    op: &'static str,
+    what: &'static str,
+) -> Result<Vec<Part>, Error> {
+    if parts.iter().all(|p| p.is_ok()) {
+        return Ok(parts.into_iter().flatten().collect());
+    }
+    let count = parts
+        .iter()
+        .map(|p| match p {
+            Ok((built, _)) => built.arcs.len(),
+            Err(n) => *n,
+        })
+        .fold(0usize, usize::saturating_add);
+    Err(Error::OutputLimit {
+        op,
+        what,
+        count,
+        limit: budget.limit,
+    })
 }
 
 /// Checks the graphs against the dense FSAs and pairs them up.
@@ -296,21 +345,57 @@ pub(crate) fn check_trellis_size(
 /// graph state; arc scores are graph score plus dense score. Returns the lattice (with the
 /// graphs' attributes carried over), `a_arc_map` (lattice arc -> arc of `a_fsas`) and
 /// `b_arc_map` (lattice arc -> index into [`DenseFsaVec::scores`]).
+///
+/// **Bounds.** Each pair's trellis (graph states x (frames + 2)) is at most
+/// [`MAX_TRELLIS_STATES`] ([`Error::TooLarge`]), and the lattices hold at most
+/// [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS) arcs in all: each pair counts its kept arcs
+/// before storing them, and past the bound the call returns [`Error::OutputLimit`] with
+/// the total count. (A graph with many parallel arcs can keep arcs x frames of them.)
 pub fn intersect_dense(
     a_fsas: &FsaVec,
     b: &DenseFsaVec,
     output_beam: f32,
     a_to_b_map: Option<&[i32]>,
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
+    intersect_dense_bounded(
+        a_fsas,
+        b,
+        output_beam,
+        a_to_b_map,
+        MAX_OUTPUT_ARCS,
+        ("intersect_dense", "lattice arcs (MAX_OUTPUT_ARCS)"),
+    )
+}
+
+/// [`intersect_dense`] with the bound on lattice arcs given, and the operation and bound
+/// names its error carries.
+pub(crate) fn intersect_dense_bounded(
+    a_fsas: &FsaVec,
+    b: &DenseFsaVec,
+    output_beam: f32,
+    a_to_b_map: Option<&[i32]>,
+    max_arcs: usize,
+    (op, what): (&'static str, &'static str),
+) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
     check_beam("output_beam", output_beam)?;
     let pairs = prepare(a_fsas, b, a_to_b_map)?;
     check_trellis_size(a_fsas, b, &pairs)?;
     let num_cols = b.num_cols();
+    let budget = ArcBudget::new(max_arcs);
     let parts = map_pairs(
         &pairs,
         |a, bi| a_fsas.arc_range(a).len() * (b.duration(bi) + 1),
-        |a, bi| intersect_one(a_fsas.view(a), b.fsa_scores(bi), num_cols, output_beam),
+        |a, bi| {
+            intersect_one(
+                a_fsas.view(a),
+                b.fsa_scores(bi),
+                num_cols,
+                output_beam,
+                &budget,
+            )
+        },
     );
+    let parts = collect_parts(parts, &budget, op, what)?;
     assemble(a_fsas, b, &pairs, parts)
 }
 

@@ -64,6 +64,11 @@ pub struct MmiLossConfig {
     /// `k2.intersect_dense(graphs, dense, output_beam)` does. `f32::INFINITY` (the default)
     /// is the exact objective on the whole trellis.
     pub output_beam: f32,
+    /// With a finite `output_beam`, the most arcs the numerator lattices, and then the
+    /// denominator lattices, may hold in all (default
+    /// [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS)): counted before they are stored, and
+    /// past it the loss is [`Error::OutputLimit`].
+    pub max_lattice_arcs: usize,
 }
 
 impl Default for MmiLossConfig {
@@ -71,6 +76,7 @@ impl Default for MmiLossConfig {
         Self {
             den_scale: 1.0,
             output_beam: f32::INFINITY,
+            max_lattice_arcs: crate::view::MAX_OUTPUT_ARCS,
         }
     }
 }
@@ -99,7 +105,10 @@ pub fn mmi_loss(
 /// [`mmi_loss`] with options: icefall's `LFMMILoss(den_scale, beam_size)` as it computes
 /// the loss by default (`k2.intersect_dense(num_graphs, dense, output_beam=beam_size)` and
 /// the same with the denominator, log-semiring totals in `f64`). The gradient is the one of
-/// those pruned totals: occupations on the pruned lattices.
+/// those pruned totals: occupations on the pruned lattices. Hostile values follow
+/// [`ctc_loss_with`](crate::ctc_loss_with)'s rule (graph scores NaN or `+inf`:
+/// [`Error::BadScore`]; `+inf` in `log_probs` where a graph reads it:
+/// [`Error::InfiniteLogProb`]), on both graphs.
 pub fn mmi_loss_with(
     num_graphs: &FsaVec,
     den_graph: &Fsa,
@@ -115,8 +124,18 @@ pub fn mmi_loss_with(
     let den = create_fsa_vec(std::slice::from_ref(den_graph));
     check_labels(den.view(0), 0, dense.num_symbols())?;
     let den_pairs = pair_up(1, dense.num_fsas(), None)?;
-    let mut num = pair_posteriors(num_graphs, dense, &num_pairs, config.output_beam)?;
-    let mut den_post = pair_posteriors(&den, dense, &den_pairs, config.output_beam)?;
+    let bound = ("mmi_loss", "lattice arcs (MmiLossConfig::max_lattice_arcs)");
+    let max_arcs = config.max_lattice_arcs;
+    let mut num = pair_posteriors(
+        num_graphs,
+        dense,
+        &num_pairs,
+        config.output_beam,
+        max_arcs,
+        bound,
+    )?;
+    let mut den_post =
+        pair_posteriors(&den, dense, &den_pairs, config.output_beam, max_arcs, bound)?;
     let mut loss = Vec::with_capacity(num.len());
     for (n, d) in num.iter_mut().zip(den_post.iter_mut()) {
         if n.tot == f64::NEG_INFINITY || d.tot == f64::NEG_INFINITY {

@@ -4,10 +4,10 @@
 
 use crate::arc::Arc;
 use crate::dense::dense_fsa::DenseFsaVec;
-use crate::dense::intersect_dense::{assemble, check_beam, map_pairs, prepare};
+use crate::dense::intersect_dense::{assemble, check_beam, collect_parts, map_pairs, prepare};
 use crate::error::Error;
 use crate::fsa::FsaVec;
-use crate::view::{Built, FsaView};
+use crate::view::{reserve_bounded, ArcBudget, Built, FsaView, MAX_OUTPUT_ARCS};
 
 /// The larger of `acc` and `x`, `acc` when `x` is NaN (as `f32::max` with `acc` never NaN,
 /// in one instruction; which zero of `-0.0` and `0.0` it keeps differs, and no result
@@ -175,15 +175,16 @@ impl<K: Key> Hops<K> {
     }
 }
 
+/// The search of one graph against one dense FSA; the lattice's arcs are taken from
+/// `budget` before they are stored, and past it the count of kept arcs is the error.
 fn search_one(
     graph: FsaView<'_>,
     dense: &[f32],
     num_cols: usize,
-    search_beam: f32,
-    output_beam: f32,
-    min_active: usize,
-    max_active: usize,
-) -> (Built, Vec<(u32, u32)>) {
+    [search_beam, output_beam]: [f32; 2],
+    [min_active, max_active]: [usize; 2],
+    budget: &ArcBudget,
+) -> Result<(Built, Vec<(u32, u32)>), usize> {
     search_with_slack(
         graph,
         dense,
@@ -191,6 +192,7 @@ fn search_one(
         [search_beam, output_beam],
         [min_active, max_active],
         CANDIDATE_SLACK,
+        budget,
     )
 }
 
@@ -202,18 +204,20 @@ fn search_with_slack(
     [search_beam, output_beam]: [f32; 2],
     [min_active, max_active]: [usize; 2],
     slack: f32,
-) -> (Built, Vec<(u32, u32)>) {
+    budget: &ArcBudget,
+) -> Result<(Built, Vec<(u32, u32)>), usize> {
     let (beams, active) = ([search_beam, output_beam], [min_active, max_active]);
     if let Some(hops) = Hops::<u32>::new(graph, num_cols) {
-        search_hops(graph, &hops, dense, num_cols, beams, active, slack)
+        search_hops(graph, &hops, dense, num_cols, beams, active, slack, budget)
     } else {
         let hops = Hops::<u64>::new(graph, num_cols)
             .expect("labels are checked against the columns, states and arcs fit a u32");
-        search_hops(graph, &hops, dense, num_cols, beams, active, slack)
+        search_hops(graph, &hops, dense, num_cols, beams, active, slack, budget)
     }
 }
 
 /// [`search_with_slack`] on the graph's arcs read as `hops`.
+#[allow(clippy::too_many_arguments)]
 fn search_hops<K: Key>(
     graph: FsaView<'_>,
     hops: &Hops<K>,
@@ -222,11 +226,12 @@ fn search_hops<K: Key>(
     [search_beam, output_beam]: [f32; 2],
     [min_active, max_active]: [usize; 2],
     slack: f32,
-) -> (Built, Vec<(u32, u32)>) {
+    budget: &ArcBudget,
+) -> Result<(Built, Vec<(u32, u32)>), usize> {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
     if num_states == 0 {
-        return (Built::empty(), Vec::new());
+        return Ok((Built::empty(), Vec::new()));
     }
     // the active states of every frame, flat: (graph state, forward score); frame `t` is
     // `states[state_splits[t]..state_splits[t + 1]]`, ascending by graph state (so that the
@@ -293,12 +298,14 @@ fn search_hops<K: Key>(
     let final_state = (num_states - 1) as u32;
     let last = &states[state_splits[rows]..state_splits[rows + 1]];
     let Ok(final_pos) = last.binary_search_by_key(&final_state, |&(s, _)| s) else {
-        return (Built::empty(), Vec::new());
+        return Ok((Built::empty(), Vec::new()));
     };
     let final_idx = state_splits[rows] + final_pos;
     let forward_tot = states[final_idx].1;
     let guess = forward_tot - output_beam - (slack + CANDIDATE_SLACK_REL * forward_tot.abs());
-    let (mut bwd, mut candidates, mut frame_ends) = backward(
+    // at most the whole budget of candidates is stored (those past it are only counted)
+    let max_candidates = budget.limit;
+    let (mut bwd, mut candidates, mut frame_ends, mut missed) = backward(
         hops,
         dense,
         num_cols,
@@ -306,17 +313,21 @@ fn search_hops<K: Key>(
         &state_splits,
         final_idx,
         guess,
+        max_candidates,
     );
     let tot = bwd[0];
     if tot == f32::NEG_INFINITY {
-        return (Built::empty(), Vec::new());
+        return Ok((Built::empty(), Vec::new()));
     }
     // keep arcs within output_beam (k2: `>=`), then the states they touch
     let threshold = tot - output_beam;
-    if guess.is_nan() || guess > threshold {
-        // some arc at the threshold may not have been recorded: record them again at the
-        // exact threshold (the backward scores come out the same)
-        (bwd, candidates, frame_ends) = backward(
+    if guess.is_nan() || guess > threshold || missed > 0 {
+        // some arc at the threshold may not have been recorded (or too many candidates
+        // were): record them again at the exact threshold (the backward scores come out the
+        // same), where the candidates are exactly the lattice's arcs; the first pass's are
+        // dropped first, so that the two are never held together
+        drop(std::mem::take(&mut candidates));
+        (bwd, candidates, frame_ends, missed) = backward(
             hops,
             dense,
             num_cols,
@@ -324,7 +335,13 @@ fn search_hops<K: Key>(
             &state_splits,
             final_idx,
             threshold,
+            max_candidates,
         );
+        if missed > 0 {
+            let count = candidates.len().saturating_add(missed);
+            budget.take(count);
+            return Err(count);
+        }
     }
     drop(bwd);
     let mut keep_state = vec![false; states.len()];
@@ -346,6 +363,9 @@ fn search_hops<K: Key>(
         }
     }
     drop(keep_state);
+    if !budget.take(num_arcs) {
+        return Err(num_arcs);
+    }
     // the kept arcs, by frame and then (as the candidates are) by source and graph arc,
     // so by source id; `splits` from each kept state's count of them
     let mut counts = vec![0i32; next_id as usize + 1];
@@ -372,21 +392,24 @@ fn search_hops<K: Key>(
     for i in 1..splits.len() {
         splits[i] += splits[i - 1];
     }
-    (
+    Ok((
         Built {
             splits,
             arcs,
             arc_map,
         },
         b_map,
-    )
+    ))
 }
 
 /// The backward pass over what the search kept: every arc from an active state into an
 /// active state of the next frame (read again from the graph, with the same sums as the
 /// forward pass). Returns the backward score of every active state, the arcs whose
 /// `forward + score + backward` is at least `threshold` (by frame, last frame first; by
-/// source and graph arc within a frame), and where each frame's candidates end.
+/// source and graph arc within a frame), and where each frame's candidates end. At most
+/// `max_candidates` are stored (the vector never grows past them); the count of those
+/// left out is the last value returned.
+#[allow(clippy::too_many_arguments)]
 fn backward<K: Key>(
     hops: &Hops<K>,
     dense: &[f32],
@@ -395,7 +418,9 @@ fn backward<K: Key>(
     state_splits: &[usize],
     final_idx: usize,
     threshold: f32,
-) -> (Vec<f32>, Vec<Candidate>, Vec<usize>) {
+    max_candidates: usize,
+) -> (Vec<f32>, Vec<Candidate>, Vec<usize>, usize) {
+    let mut missed = 0usize;
     let rows = state_splits.len() - 2;
     let mut bwd = vec![f32::NEG_INFINITY; states.len()];
     bwd[final_idx] = 0.0;
@@ -434,6 +459,13 @@ fn backward<K: Key>(
                     let x = row[col] + hop.score;
                     let total = f + x + after[j as usize];
                     if total >= threshold && j != 0 {
+                        if candidates.len() >= max_candidates {
+                            missed += 1;
+                            continue;
+                        }
+                        if candidates.len() == candidates.capacity() {
+                            reserve_bounded(&mut candidates, 1, max_candidates);
+                        }
                         candidates.push(Candidate {
                             src: i as u32,
                             dest: (next + j as usize - 1) as u32,
@@ -451,7 +483,7 @@ fn backward<K: Key>(
             slot[s as usize] = 0;
         }
     }
-    (bwd, candidates, frame_ends)
+    (bwd, candidates, frame_ends, missed)
 }
 
 /// Decodes each dense FSA against its graph (one per dense FSA, or one shared) with k2's
@@ -464,6 +496,11 @@ fn backward<K: Key>(
 /// `output_beam` of its best path. Returns the lattice and the arc maps as
 /// [`intersect_dense`](crate::intersect_dense) does; states within a frame are numbered by
 /// graph state (k2 numbers them in hash order).
+///
+/// **Bound.** The lattices hold at most [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS) arcs in
+/// all, counted before they are stored; past it the call returns [`Error::OutputLimit`]
+/// with the count. (The search also stores no more than that many candidate arcs per
+/// segment while it looks for them.)
 pub fn intersect_dense_pruned(
     a_fsas: &FsaVec,
     b: &DenseFsaVec,
@@ -482,21 +519,33 @@ pub fn intersect_dense_pruned(
     }
     let pairs = prepare(a_fsas, b, None)?;
     let num_cols = b.num_cols();
+    let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
     let parts = map_pairs(
         &pairs,
-        |a, bi| a_fsas.arc_range(a).len().min(max_active_states * 4) * (b.duration(bi) + 1),
+        |a, bi| {
+            a_fsas
+                .arc_range(a)
+                .len()
+                .min(max_active_states.saturating_mul(4))
+                .saturating_mul(b.duration(bi) + 1)
+        },
         |a, bi| {
             search_one(
                 a_fsas.view(a),
                 b.fsa_scores(bi),
                 num_cols,
-                search_beam,
-                output_beam,
-                min_active_states,
-                max_active_states,
+                [search_beam, output_beam],
+                [min_active_states, max_active_states],
+                &budget,
             )
         },
     );
+    let parts = collect_parts(
+        parts,
+        &budget,
+        "intersect_dense_pruned",
+        "lattice arcs (MAX_OUTPUT_ARCS)",
+    )?;
     assemble(a_fsas, b, &pairs, parts)
 }
 
@@ -810,12 +859,50 @@ mod tests {
                         [sb, ob],
                         [min_a, max_a],
                         slack,
-                    );
+                        &ArcBudget::new(usize::MAX),
+                    )
+                    .unwrap();
                     assert_eq!(got, want, "seed {seed}, beams {sb} {ob}, slack {slack}");
                 }
             }
         }
         assert!(checked > 100, "only {checked} cases with a lattice");
+    }
+
+    #[test]
+    fn the_arc_budget_is_exact_and_checked_on_every_path() {
+        // a budget one short of the lattice gives its exact count as the error, whether the
+        // candidates overflow on the guessed threshold or only the lattice does
+        let mut checked = 0;
+        for seed in 0..120u64 {
+            let n = 2 + (seed as usize * 5) % 30;
+            let (symbols, frames) = (1 + seed as usize % 5, 1 + seed as usize % 11);
+            let (splits, arcs, dense) = case(seed, n, symbols, frames);
+            let graph = FsaView::new(&splits, &arcs);
+            for slack in [CANDIDATE_SLACK, 0.0, f32::NAN, f32::INFINITY] {
+                let run = |limit: usize| {
+                    search_with_slack(
+                        graph,
+                        &dense,
+                        symbols + 1,
+                        [20.0, 8.0],
+                        [1, 1000],
+                        slack,
+                        &ArcBudget::new(limit),
+                    )
+                };
+                let want = run(usize::MAX).unwrap();
+                let count = want.0.arcs.len();
+                if count == 0 {
+                    continue;
+                }
+                checked += 1;
+                assert_eq!(run(count).unwrap(), want, "seed {seed}");
+                assert_eq!(run(count - 1).unwrap_err(), count, "seed {seed}");
+                assert_eq!(run(0).unwrap_err(), count, "seed {seed}");
+            }
+        }
+        assert!(checked > 100, "only {checked} cases");
     }
 
     #[test]
@@ -838,7 +925,18 @@ mod tests {
             let graph = FsaView::new(&splits, &arcs);
             let wide = Hops::<u64>::new(graph, symbols + 1).unwrap();
             let want = reference(graph, &dense, symbols + 1, 3.0, 2.0, 2, 100);
-            let got = search_hops(graph, &wide, &dense, symbols + 1, [3.0, 2.0], [2, 100], 0.5);
+            let budget = ArcBudget::new(usize::MAX);
+            let got = search_hops(
+                graph,
+                &wide,
+                &dense,
+                symbols + 1,
+                [3.0, 2.0],
+                [2, 100],
+                0.5,
+                &budget,
+            )
+            .unwrap();
             assert_eq!(got, want, "seed {seed}");
         }
     }
