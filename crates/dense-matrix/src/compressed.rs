@@ -740,6 +740,7 @@ impl CompressedMatrix {
                 found: format!("minimum {min_value}, range {range}"),
             });
         }
+        check_decoded_extremes(format, min_value, range)?;
         if num_rows == 0 {
             return Err(Error::EmptyDimension {
                 rows: num_rows,
@@ -773,6 +774,9 @@ impl CompressedMatrix {
                 });
             }
         }
+        if format == Format::OneByteWithColHeaders {
+            check_column_headers(min_value, range, &data[..num_cols * 8])?;
+        }
         Ok(CompressedMatrix {
             format,
             min_value,
@@ -782,6 +786,61 @@ impl CompressedMatrix {
             data,
         })
     }
+}
+
+/// The error of a header whose values decode to a float that is not finite.
+fn not_finite_decoding(found: String) -> Error {
+    Error::Format {
+        expected: "a compressed-matrix header whose values all decode to finite floats",
+        found,
+    }
+}
+
+/// Refuses a global header (finite itself) of which some code decodes to inf or NaN, as
+/// Kaldi computes the values, in `f32`: `min + code * increment` for `CM2` and `CM3`, the
+/// percentiles `min + range / 65535 * code` for `CM`. Each decoding is monotone in the
+/// code, so its extremes are those of the smallest and largest codes.
+fn check_decoded_extremes(format: Format, min_value: f32, range: f32) -> Result<(), Error> {
+    let (code, value) = match format {
+        Format::TwoByte => {
+            let increment = (range as f64 * (1.0 / 65535.0)) as f32;
+            (65535, min_value + 65535.0 * increment)
+        }
+        Format::OneByte => {
+            let increment = (range as f64 * (1.0 / 255.0)) as f32;
+            (255, min_value + 255.0 * increment)
+        }
+        Format::OneByteWithColHeaders => (65535, uint16_to_float(min_value, range, 65535)),
+    };
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(not_finite_decoding(format!(
+            "minimum {min_value}, range {range} (code {code} decodes to {value})"
+        )))
+    }
+}
+
+/// Refuses a `CM` column header whose percentiles, or the bytes between them as Kaldi's
+/// `CharToFloat` decodes them in `f32`, are not finite (a gap between percentiles times 64,
+/// 128 or 63 can overflow). Within each of its three segments the decoding is monotone in
+/// the byte, so the bytes at the segments' ends are its extremes.
+fn check_column_headers(min_value: f32, range: f32, headers: &[u8]) -> Result<(), Error> {
+    for (col, h) in headers.chunks_exact(8).enumerate() {
+        let codes = [0, 1, 2, 3].map(|k| u16::from_le_bytes([h[2 * k], h[2 * k + 1]]));
+        let p = codes.map(|code| uint16_to_float(min_value, range, code));
+        let bad = [0u8, 64, 65, 192, 193, 255]
+            .into_iter()
+            .map(|byte| (byte, char_to_float(p, byte)))
+            .find(|(_, value)| !value.is_finite());
+        if let Some((byte, value)) = bad {
+            return Err(not_finite_decoding(format!(
+                "minimum {min_value}, range {range}, column {col}: percentile codes {codes:?}, \
+                 values {p:?} (byte {byte} decodes to {value})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1049,9 +1108,23 @@ mod tests {
                 },
             );
         }
-        // the largest finite bounds still read
-        let fine = CompressedMatrix::read_kaldi(&mut &header(-1.0, f32::MAX)[..]).unwrap();
+        // finite bounds whose top code decodes to inf in Kaldi's f32 arithmetic
+        // (`65535 * (f32::MAX / 65535)` rounds past f32::MAX) are refused too
+        let top = -1.0 + 65535.0 * ((f32::MAX as f64 / 65535.0) as f32);
+        assert!(top.is_infinite());
+        check_read_err(
+            &header(-1.0, f32::MAX),
+            Error::Format {
+                expected: "a compressed-matrix header whose values all decode to finite floats",
+                found: "minimum -1, range 340282350000000000000000000000000000000 \
+                        (code 65535 decodes to inf)"
+                    .into(),
+            },
+        );
+        // half of that range reads, and decodes to finite values
+        let fine = CompressedMatrix::read_kaldi(&mut &header(-1.0, f32::MAX / 2.0)[..]).unwrap();
         assert_eq!((fine.num_rows(), fine.num_cols()), (1, 1));
+        assert_eq!(fine.to_matrix::<f32>()[(0, 0)], -1.0);
     }
 
     #[test]

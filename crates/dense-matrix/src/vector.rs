@@ -260,10 +260,17 @@ impl<R: Real> VectorBase<R> {
         Ok(())
     }
 
-    /// `self[i] = |self[i]|^power`, times the sign of `self[i]` when `include_sign`.
+    /// `self[i] = |self[i]|^power`, times the sign of `self[i]` when `include_sign`; with
+    /// a negative `power`, a zero stays zero (Kaldi's `ApplyPowAbs`, where `0^power` would
+    /// be inf).
     pub fn apply_pow_abs(&mut self, power: R, include_sign: bool) {
+        let negative = power < R::ZERO;
         kernels::map_inplace(&mut self.0, |x| {
             for v in x.iter_mut() {
+                if negative && *v == R::ZERO {
+                    *v = R::ZERO;
+                    continue;
+                }
                 let p = v.abs().powf(power);
                 *v = if include_sign && *v < R::ZERO { -p } else { p };
             }
@@ -338,14 +345,15 @@ impl<R: Real> VectorBase<R> {
         kernels::log_softmax(&mut self.0)
     }
 
-    /// `ln sum_i e^(x_i)`, computed stably; with `prune = Some(p)`, terms below
-    /// `max - p` are left out (Kaldi's `LogSumExp(prune)`). `-inf` when empty.
+    /// `ln sum_i e^(x_i)`, computed stably; with `prune = Some(p)` and `p > 0`, terms
+    /// below `max - p` are left out (Kaldi's `LogSumExp(prune)`, which prunes only for a
+    /// positive `prune`: its default `-1`, or `0`, is no pruning). `-inf` when empty.
     pub fn log_sum_exp(&self, prune: Option<R>) -> R {
         let m = kernels::max(&self.0);
         if m == R::NEG_INFINITY {
             return m;
         }
-        let cutoff = prune.map(|p| m - p);
+        let cutoff = prune.filter(|&p| p > R::ZERO).map(|p| m - p);
         let sum: f64 = self
             .0
             .iter()
