@@ -197,7 +197,9 @@ pub fn read_ragged_parquet<T: ArrowValue>(
 
 /// The column `column` of a Parquet file, all row groups concatenated.
 fn read_column(path: &Path, file: File, column: &str) -> Result<ArrayRef, Error> {
-    let probe = file.try_clone().map_err(|err| io_error(path, "open", &err))?;
+    let probe = file
+        .try_clone()
+        .map_err(|err| io_error(path, "open", &err))?;
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| parquet_error(path, err))?;
     check_declared_sizes(path, &probe, builder.metadata())?;

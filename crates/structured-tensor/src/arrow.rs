@@ -248,7 +248,8 @@ impl StructuredTensor {
     /// `Int64`, `Float64`, `Boolean`, `Utf8`/`LargeUtf8` leaves, lists of them (the field's
     /// own ragged dimensions), nested `StructArray`s. The partitions are copied from the
     /// offsets (rebased where the array is a slice) and shared by every field. Nulls, other
-    /// types and field names outside `^[a-zA-Z][a-zA-Z0-9_]*$` are errors naming the path.
+    /// types, field names outside `^[a-zA-Z][a-zA-Z0-9_]*$` and a name given twice in one
+    /// struct are errors naming the path.
     pub fn from_arrow(array: &dyn ArrowArray) -> Result<StructuredTensor, Error> {
         let nrows = array.len();
         match value_from_arrow(array.slice(0, nrows), &[], false, nrows, &FieldPath::root())? {
@@ -335,6 +336,13 @@ fn value_from_arrow(
                             name: name.clone(),
                             path: path.clone(),
                         });
+                    }
+                    // a second column of one name would silently replace the first
+                    if fields.contains_key(name) {
+                        return Err(arrow_error(
+                            path,
+                            format!("the field name '{name}' appears twice"),
+                        ));
                     }
                     let value = value_from_arrow(
                         column.clone(),

@@ -634,6 +634,14 @@ pub enum Error {
         /// The directory.
         dir: std::path::PathBuf,
     },
+    /// A directory reached a second time while listing a Parquet directory, through a
+    /// symbolic link (a loop, or a second path to the same files) (feature `parquet`).
+    ParquetDirRevisit {
+        /// The path that leads to it again.
+        path: std::path::PathBuf,
+        /// The path it was first reached by.
+        first: std::path::PathBuf,
+    },
 }
 
 impl fmt::Display for Error {
@@ -980,6 +988,14 @@ impl fmt::Display for Error {
                 "Parquet directory {} holds no data files (names starting with '.' or '_' \
                  are skipped)",
                 dir.display()
+            ),
+            Error::ParquetDirRevisit { path, first } => write!(
+                f,
+                "Parquet directory {} is {} again (through a symbolic link); each directory \
+                 is read once, so links to an ancestor or to another directory of the tree \
+                 are refused",
+                path.display(),
+                first.display()
             ),
         }
     }

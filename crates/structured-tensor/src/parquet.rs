@@ -8,7 +8,7 @@
 //! read_parquet_dir:  dir/k=v/../part-0.parquet, sorted => each file + key columns => one tensor or one per file
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,7 +27,8 @@ use parquet::arrow::ProjectionMask;
 use rayon::prelude::*;
 
 use ragged_core::parquet::{
-    catch_reader_panic, with_read_batch_size, write_batch_parquet, ParquetOptions,
+    catch_reader_panic, check_declared_sizes, with_read_batch_size, write_batch_parquet,
+    ParquetOptions,
 };
 
 use crate::error::{is_valid_field_name, Error};
@@ -171,8 +172,13 @@ fn read_opened(
     file: File,
     keys: &[(String, KeyColumn)],
 ) -> Result<StructuredTensor, Error> {
+    let probe = file
+        .try_clone()
+        .map_err(|err| io_error(path, "open", &err))?;
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| parquet_error(path, err))?;
+    check_declared_sizes(path, &probe, builder.metadata())?;
+    drop(probe);
     let file_schema = builder.schema().clone();
     for (name, _) in keys {
         if file_schema.field_with_name(name).is_ok() {
@@ -278,16 +284,44 @@ fn read_all(
 /// them; a directory without `=` in its name adds no key. A value is percent-decoded
 /// (`a%20b` is `a b`); pyarrow's null marker `__HIVE_DEFAULT_PARTITION__` is
 /// [`Error::HivePartition`] (a tensor holds no nulls), so is a key that is no valid field
-/// name.
+/// name, and a key named twice on one path (`k=1/k=2/`). Symbolic links are followed, but
+/// each directory is listed once: a link that leads to a directory already reached (an
+/// ancestor, such as a link to `.`, or another directory of the tree) is
+/// [`Error::ParquetDirRevisit`], naming both paths, so a loop of links ends at once.
 pub fn parquet_dir_files(dir: impl AsRef<Path>) -> Result<Vec<ParquetPart>, Error> {
+    let dir = dir.as_ref();
     let mut parts = Vec::new();
-    collect_files(dir.as_ref(), &mut Vec::new(), &mut parts)?;
+    let mut visited = HashMap::new();
+    visited.insert(dir_id(dir)?, dir.to_path_buf());
+    collect_files(dir, &mut Vec::new(), &mut visited, &mut parts)?;
     Ok(parts)
+}
+
+/// What tells two paths to one directory apart from two directories: the device and inode.
+#[cfg(unix)]
+type DirId = (u64, u64);
+/// What tells two paths to one directory apart from two directories: the canonical path.
+#[cfg(not(unix))]
+type DirId = PathBuf;
+
+/// The identity of the directory at `path` (symbolic links followed).
+fn dir_id(path: &Path) -> Result<DirId, Error> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let metadata = std::fs::metadata(path).map_err(|err| io_error(path, "list", &err))?;
+        Ok((metadata.dev(), metadata.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(path).map_err(|err| io_error(path, "list", &err))
+    }
 }
 
 fn collect_files(
     dir: &Path,
     keys: &mut Vec<(String, String)>,
+    visited: &mut HashMap<DirId, PathBuf>,
     parts: &mut Vec<ParquetPart>,
 ) -> Result<(), Error> {
     let entries = std::fs::read_dir(dir).map_err(|err| io_error(dir, "list", &err))?;
@@ -312,8 +346,12 @@ fn collect_files(
             });
             continue;
         }
+        // every directory is listed once, so links cannot make the walk loop or multiply
+        if let Some(first) = visited.insert(dir_id(&path)?, path.clone()) {
+            return Err(Error::ParquetDirRevisit { path, first });
+        }
         let Some((key, value)) = name.split_once('=') else {
-            collect_files(&path, keys, parts)?;
+            collect_files(&path, keys, visited, parts)?;
             continue;
         };
         if !is_valid_field_name(key) {
@@ -336,8 +374,17 @@ fn collect_files(
             path: path.clone(),
             problem: format!("partition value '{value}' is not valid percent-encoded UTF-8"),
         })?;
+        if let Some((_, outer)) = keys.iter().find(|(k, _)| k == key) {
+            return Err(Error::HivePartition {
+                path,
+                problem: format!(
+                    "partition key '{key}' appears twice on the path ({key}={outer}, then \
+                     {key}={value})"
+                ),
+            });
+        }
         keys.push((key.to_string(), value));
-        collect_files(&path, keys, parts)?;
+        collect_files(&path, keys, visited, parts)?;
         keys.pop();
     }
     Ok(())
