@@ -365,14 +365,15 @@ impl<R: Real> SpMatrix<R> {
     /// s.dim()`) orthonormal vectors with `p^T self p = diag(s)`, so `p diag(s) p^T` is a
     /// low-rank approximation of `self`.
     ///
-    /// `lanczos_dim` is the Krylov dimension; `None` takes Kaldi's default, the larger of
-    /// `s.dim() + 50` and `1.5 s.dim()`. When it reaches `n` the full eigendecomposition
+    /// `lanczos_dim` is the Krylov dimension; `None`, or `Some(0)` (Kaldi's `lanczos_dim
+    /// <= 0`, its default argument `0`), takes Kaldi's default, the larger of `s.dim() +
+    /// 50` and `1.5 s.dim()`. When it reaches `n` the full eigendecomposition
     /// is used instead (LAPACK `syevd`, sorted by decreasing `|s_i|`). The starting vector
     /// is drawn from a generator seeded with [`TOP_EIGS_SEED`] (Kaldi uses its global
     /// `Rand()`), so the result is the same on every run.
     ///
-    /// Errors: [`Error::NotFinite`]; [`Error::BadParameter`] if `lanczos_dim` is below
-    /// `s.dim()`; [`Error::NoConvergence`] if the iteration had to restart more than 100
+    /// Errors: [`Error::NotFinite`]; [`Error::BadParameter`] if a non-zero `lanczos_dim`
+    /// is below `s.dim()`; [`Error::NoConvergence`] if the iteration had to restart more than 100
     /// times in one step (Kaldi's "loop detected") or the QR algorithm did not converge.
     ///
     /// # Panics
@@ -397,7 +398,9 @@ impl<R: Real> SpMatrix<R> {
         if eig_dim == 0 {
             return Ok(());
         }
-        let lanczos_dim = lanczos_dim.unwrap_or((eig_dim + 50).max(eig_dim + eig_dim / 2));
+        let lanczos_dim = lanczos_dim
+            .filter(|&d| d > 0)
+            .unwrap_or((eig_dim + 50).max(eig_dim + eig_dim / 2));
         if lanczos_dim < eig_dim {
             return Err(Error::BadParameter {
                 op: "SpMatrix::top_eigs",

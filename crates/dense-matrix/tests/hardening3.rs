@@ -1,9 +1,9 @@
 //! Hardening round 3: Kaldi's "no pruning" values of `LogSumExp`, the zero of a negative
-//! `ApplyPowAbs`, compressed-matrix headers whose codes decode to inf, and text matrices
-//! of many rows read in linear time.
+//! `ApplyPowAbs`, `TopEigs`'s default Krylov dimension 0, compressed-matrix headers whose
+//! codes decode to inf, and text matrices of many rows read in linear time.
 
 use dense_matrix::{
-    CompressedMatrix, CompressionMethod, Error, Matrix, Vector, MAX_COMPRESSED_RANGE,
+    CompressedMatrix, CompressionMethod, Error, Matrix, SpMatrix, Vector, MAX_COMPRESSED_RANGE,
 };
 
 // ---------------------------------------------------------------- item 17: sentinels
@@ -66,6 +66,34 @@ fn apply_pow_abs_keeps_zeros_for_a_negative_power() {
     let mut v = Vector::from_vec(vec![0.0f64, -3.0]);
     v.apply_pow_abs(2.0, true);
     assert_eq!(v.data(), &[0.0, -9.0]);
+}
+
+#[test]
+fn top_eigs_takes_zero_lanczos_dims_as_the_default() {
+    // Kaldi's `TopEigs(s, P, lanczos_dim = 0)`: `lanczos_dim <= 0` is its default, the
+    // larger of k + 50 and 1.5 k; `Some(0)` was `BadParameter`. n = 80, k = 3: the
+    // default 53 is below n, so the Lanczos path runs, and gives what `Some(53)` gives
+    let n = 80;
+    let mut a = SpMatrix::<f64>::new(n);
+    for (i, x) in a.data_mut().iter_mut().enumerate() {
+        *x = ((i * 7919) % 97) as f64 / 97.0 - 0.5;
+    }
+    let run = |lanczos_dim: Option<usize>| {
+        let mut s = Vector::<f64>::new(3);
+        let mut p = Matrix::<f64>::new(n, 3);
+        a.top_eigs(&mut s, &mut p, lanczos_dim).unwrap();
+        (s, p)
+    };
+    let explicit = run(Some(53));
+    assert!(run(Some(0)) == explicit);
+    assert!(run(None) == explicit);
+    // a non-zero dimension below k is still refused
+    let mut s = Vector::<f64>::new(3);
+    let mut p = Matrix::<f64>::new(n, 3);
+    assert!(matches!(
+        a.top_eigs(&mut s, &mut p, Some(2)),
+        Err(Error::BadParameter { .. })
+    ));
 }
 
 // ---------------------------------------------------------------- item 14: decoded inf
