@@ -55,6 +55,7 @@ mod fsa;
 mod kernels;
 mod ops;
 mod properties;
+pub mod rnnt;
 mod symbol_table;
 mod text;
 mod view;
@@ -76,6 +77,13 @@ pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};
 pub use properties::Properties;
+pub use rnnt::{
+    do_rnnt_pruning, get_rnnt_logprobs, get_rnnt_logprobs_joint, get_rnnt_logprobs_pruned,
+    get_rnnt_logprobs_smoothed, get_rnnt_prune_ranges, joint_mutual_information_recursion,
+    mutual_information_recursion, rnnt_loss, rnnt_loss_pruned, rnnt_loss_simple,
+    rnnt_loss_smoothed, JointMutualInformation, MutualInformation, Reduction, RnntLoss,
+    RnntLossConfig, RnntType,
+};
 pub use symbol_table::SymbolTable;
 pub use text::TextFormat;
 pub use view::MAX_OUTPUT_ARCS;
