@@ -7,6 +7,7 @@
 mod bench;
 mod fuzz;
 mod msrv;
+mod python;
 mod setup;
 
 use std::path::{Path, PathBuf};
@@ -19,7 +20,11 @@ commands:
   setup              make sure the system libraries (OpenBLAS with LAPACK) are installed
   test               setup, then the rust-version check, cargo fmt --check, clippy
                      -D warnings, every test
-  demo               setup, then each crate's tour (examples/tour.rs), listing what it wrote
+  demo               setup, then each crate's tour (examples/tour.rs, and examples/tour.py
+                     of a Python crate), listing what it wrote
+  python-test        only the Python step of `test`: each crate with a pyproject.toml
+                     built by maturin and its tests/ run by pytest in two venvs under
+                     target/python/ (Python 3.11 without torch; 3.9 with k2 and torch)
   bench [--quick] [--peers] [--rounds N] [--simd-cap native|avx2|both] [CRATE...]
                      criterion benchmarks side by side with the peers, written to
                      docs/BENCHMARKS.md (one section per kind of machine); --quick makes a
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         "setup" => no_options(rest).and_then(|()| setup::run()),
         "test" => no_options(rest).and_then(|()| test()),
         "demo" => no_options(rest).and_then(|()| demo()),
+        "python-test" => no_options(rest).and_then(|()| python::test()),
         "bench" => bench::Options::parse(rest).and_then(|options| {
             setup::run()?;
             bench::run(&options)
@@ -186,6 +192,7 @@ fn test() -> Step {
                 .args(["--features", &features]),
         )?;
     }
+    python::test()?;
     println!("xtask: every step passed");
     Ok(())
 }
@@ -303,6 +310,7 @@ fn demo() -> Step {
             failures.push(format!("tour of {} ({})", member.name, output.status));
         }
     }
+    artefacts.extend(python::demo(&demo_root, &mut failures)?);
     if have_dot {
         artefacts = render_dot_files(artefacts, &mut failures);
     }

@@ -1,0 +1,3 @@
+from arrays import k2 as k2
+
+__version__: str

@@ -1,0 +1,1057 @@
+"""k2's Python API over ragged-fsa: ``import arrays.k2 as k2``.
+
+Names, argument names and defaults are k2's (v1.23.2). Arrays come out as numpy arrays, or
+as torch tensors sharing their memory when torch is importable (set ``ARRAYS_K2_NUMPY=1``
+to keep numpy). All work is done by the native module with the GIL released; this module
+only converts arguments, carries the non-tensor attributes and wires torch's autograd.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import shutil
+import subprocess
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from arrays import _native
+
+__all__ = [
+    "Fsa",
+    "RaggedTensor",
+    "RaggedShape",
+    "DenseFsaVec",
+    "SymbolTable",
+    "DeterminizeWeightPushingType",
+    "Nbest",
+    "create_fsa_vec",
+    "to_str",
+    "arc_sort",
+    "top_sort",
+    "connect",
+    "invert",
+    "reverse",
+    "closure",
+    "union",
+    "intersect",
+    "compose",
+    "determinize",
+    "remove_epsilon",
+    "remove_epsilon_self_loops",
+    "add_epsilon_self_loops",
+    "remove_epsilon_and_add_self_loops",
+    "ctc_topo",
+    "ctc_graph",
+    "linear_fsa",
+    "linear_fst",
+    "levenshtein_graph",
+    "levenshtein_alignment",
+    "shortest_path",
+    "random_paths",
+    "prune_on_arc_post",
+    "get_arc_post",
+    "intersect_dense",
+    "intersect_dense_pruned",
+    "ctc_loss",
+    "one_best",
+]
+
+# --------------------------------------------------------------------------- torch, lazily
+
+_TORCH: Any = None
+
+
+def _torch() -> Any:
+    """The torch module when it is importable (and not switched off), else None."""
+    global _TORCH
+    if _TORCH is None:
+        if os.environ.get("ARRAYS_K2_NUMPY"):
+            _TORCH = False
+        else:
+            try:
+                import torch  # noqa: PLC0415 (imported lazily on purpose)
+
+                _TORCH = torch
+            except ImportError:
+                _TORCH = False
+    return _TORCH or None
+
+
+def _is_tensor(x: Any) -> bool:
+    t = _torch()
+    return t is not None and isinstance(x, t.Tensor)
+
+
+def _out(a: np.ndarray) -> Any:
+    """A result array: torch tensor sharing memory when torch is there, else numpy."""
+    t = _torch()
+    return t.from_numpy(a) if t is not None else a
+
+
+def _array(x: Any, dtype: Any, name: str, ndim: Optional[int] = None) -> np.ndarray:
+    """An argument as a numpy array of exactly `dtype`, without a copy where possible.
+
+    numpy arrays pass as they are; torch tensors on the CPU through ``.numpy()`` (shared
+    memory); anything else with ``__dlpack__`` through ``np.from_dlpack``; lists are
+    converted. A wrong dtype is a ValueError (no silent casts of arcs or scores)."""
+    if _is_tensor(x):
+        if x.device.type != "cpu":
+            raise NotImplementedError(
+                f"{name}: only CPU tensors are supported (got device {x.device}); use .cpu()"
+            )
+        a = x.detach().numpy()
+    elif isinstance(x, np.ndarray):
+        a = x
+    elif hasattr(x, "__dlpack__"):
+        a = np.from_dlpack(x)
+    elif isinstance(x, (list, tuple)):
+        a = np.asarray(x, dtype=dtype)
+    else:
+        raise ValueError(f"{name}: expected an array, got {type(x).__name__}")
+    if a.dtype != np.dtype(dtype):
+        raise ValueError(f"{name}: expected dtype {np.dtype(dtype)}, got {a.dtype}")
+    if ndim is not None and a.ndim != ndim:
+        raise ValueError(f"{name}: expected {ndim} dimensions, got shape {a.shape}")
+    return a
+
+
+def _check_device(device: Any) -> None:
+    if device is None:
+        return
+    name = str(device)
+    if name != "cpu" and not name.startswith("cpu"):
+        raise NotImplementedError(
+            f"device {name!r}: arrays.k2 runs on the CPU only (in parallel); use 'cpu'"
+        )
+
+
+# --------------------------------------------------------------------------- ragged tensors
+
+
+class RaggedShape:
+    """k2's RaggedShape: row splits per axis."""
+
+    def __init__(self, splits: Sequence[np.ndarray]) -> None:
+        self._splits = list(splits)
+
+    @property
+    def num_axes(self) -> int:
+        return len(self._splits) + 1
+
+    @property
+    def dim0(self) -> int:
+        return int(len(self._splits[0]) - 1)
+
+    def row_splits(self, axis: int) -> Any:
+        if not 1 <= axis < self.num_axes:
+            raise IndexError(f"axis {axis} has no row splits (1..{self.num_axes - 1})")
+        return _out(self._splits[axis - 1])
+
+    def row_ids(self, axis: int) -> Any:
+        if not 1 <= axis < self.num_axes:
+            raise IndexError(f"axis {axis} has no row ids (1..{self.num_axes - 1})")
+        s = self._splits[axis - 1]
+        return _out(np.repeat(np.arange(len(s) - 1, dtype=np.int32), np.diff(s)))
+
+    def tot_size(self, axis: int) -> int:
+        if axis == 0:
+            return self.dim0
+        if not 1 <= axis < self.num_axes:
+            raise IndexError(f"axis {axis} out of range for {self.num_axes} axes")
+        return int(self._splits[axis - 1][-1])
+
+    def numel(self) -> int:
+        return self.tot_size(self.num_axes - 1)
+
+    def __str__(self) -> str:
+        values = np.zeros(self.numel(), dtype=np.int32)
+        return _native.ragged_to_str(self._splits, values).replace("0", "x")
+
+
+def _nested_to_parts(data: list) -> Tuple[List[np.ndarray], np.ndarray]:
+    """Row splits and values of nested lists of equal depth."""
+    splits: List[List[int]] = []
+    level: list = [data]
+    while level and all(isinstance(x, list) for x in level):
+        sizes = [len(x) for x in level]
+        if level is not data and isinstance(level, list):
+            pass
+        nxt = [y for x in level for y in x]
+        if not nxt or not all(isinstance(y, list) for y in nxt):
+            # `level` holds the lists of values
+            splits.append(list(np.concatenate([[0], np.cumsum(sizes)])))
+            level = nxt
+            break
+        splits.append(list(np.concatenate([[0], np.cumsum(sizes)])))
+        level = nxt
+    splits = splits[1:]  # the outermost split is the single list `data`
+    values = np.asarray(level, dtype=np.int32)
+    return [np.asarray(s, dtype=np.int32) for s in splits], values
+
+
+class RaggedTensor:
+    """k2's RaggedTensor of int32: from a string (``"[[1 2] [3]]"``) or nested lists."""
+
+    def __init__(self, data: Any, dtype: Any = None, device: Any = None) -> None:
+        _check_device(device)
+        if dtype is not None and "int32" not in str(dtype):
+            raise NotImplementedError(
+                f"RaggedTensor of {dtype}: only int32 is supported; use int32 values"
+            )
+        if isinstance(data, str):
+            splits, values = _native.ragged_from_str(data)
+        elif isinstance(data, RaggedShape):
+            raise ValueError("RaggedTensor(shape, values): pass the values too")
+        elif isinstance(data, list):
+            splits, values = _nested_to_parts(data)
+            if len(splits) == 0:
+                raise ValueError("a RaggedTensor needs at least 2 axes (a list of lists)")
+        else:
+            raise ValueError(f"RaggedTensor: expected a str or a list, got {type(data).__name__}")
+        self._splits = list(splits)
+        self._values = values
+
+    @classmethod
+    def _from_parts(cls, splits: Sequence[np.ndarray], values: np.ndarray) -> "RaggedTensor":
+        r = cls.__new__(cls)
+        r._splits = list(splits)
+        r._values = values
+        return r
+
+    @property
+    def values(self) -> Any:
+        """The values (a view: writing to it writes to the tensor)."""
+        return _out(self._values)
+
+    @property
+    def shape(self) -> RaggedShape:
+        return RaggedShape(self._splits)
+
+    @property
+    def num_axes(self) -> int:
+        return len(self._splits) + 1
+
+    @property
+    def dim0(self) -> int:
+        return int(len(self._splits[0]) - 1)
+
+    @property
+    def dtype(self) -> Any:
+        t = _torch()
+        return t.int32 if t is not None else np.dtype(np.int32)
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    def to(self, device: Any) -> "RaggedTensor":
+        _check_device(device)
+        return self
+
+    def row_splits(self, axis: int) -> Any:
+        return self.shape.row_splits(axis)
+
+    def row_ids(self, axis: int) -> Any:
+        return self.shape.row_ids(axis)
+
+    def tot_size(self, axis: int) -> int:
+        return self.shape.tot_size(axis)
+
+    def numel(self) -> int:
+        return int(len(self._values))
+
+    def sum(self, initial_value: int = 0) -> Any:
+        return _out(_native.ragged_reduce(self._splits, self._values, "sum", int(initial_value)))
+
+    def max(self, initial_value: int = np.iinfo(np.int32).min) -> Any:
+        return _out(_native.ragged_reduce(self._splits, self._values, "max", int(initial_value)))
+
+    def min(self, initial_value: int = np.iinfo(np.int32).max) -> Any:
+        return _out(_native.ragged_reduce(self._splits, self._values, "min", int(initial_value)))
+
+    def remove_axis(self, axis: int) -> "RaggedTensor":
+        return RaggedTensor._from_parts(
+            *_native.ragged_remove_axis(self._splits, self._values, axis)
+        )
+
+    def remove_values_eq(self, target: int) -> "RaggedTensor":
+        return RaggedTensor._from_parts(
+            *_native.ragged_remove_values(self._splits, self._values, int(target), False)
+        )
+
+    def remove_values_leq(self, cutoff: int) -> "RaggedTensor":
+        return RaggedTensor._from_parts(
+            *_native.ragged_remove_values(self._splits, self._values, int(cutoff), True)
+        )
+
+    def index(
+        self, indexes: Any, axis: int = 0, need_value_indexes: bool = False
+    ) -> Tuple["RaggedTensor", Optional[Any]]:
+        if need_value_indexes:
+            raise NotImplementedError(
+                "RaggedTensor.index(need_value_indexes=True) is not reproduced; index the "
+                "values with the row splits of the result"
+            )
+        idx = _array(indexes, np.int32, "indexes", 1)
+        parts = _native.ragged_index(self._splits, self._values, axis, idx)
+        return RaggedTensor._from_parts(*parts), None
+
+    def tolist(self) -> list:
+        out: Any = self._values.tolist()
+        for s in reversed(self._splits):
+            out = [out[s[i] : s[i + 1]] for i in range(len(s) - 1)]
+        return out
+
+    def __getitem__(self, i: int) -> Any:
+        rows = self.tolist()
+        item = rows[i]
+        if self.num_axes == 2:
+            return _out(np.asarray(item, dtype=np.int32))
+        return RaggedTensor(item)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RaggedTensor):
+            return NotImplemented
+        return self.tolist() == other.tolist()
+
+    def __str__(self) -> str:
+        return _k2_ragged_repr(self.tolist(), self.num_axes)
+
+    __repr__ = __str__
+
+
+def _k2_ragged_repr(rows: list, num_axes: int) -> str:
+    """k2's ``str(RaggedTensor)``: torch-like nested lists, one row of axis 0 per line."""
+    prefix = "RaggedTensor("
+
+    def fmt(x: Any, depth: int, indent: int) -> str:
+        if depth == num_axes - 1:
+            return "[" + ", ".join(str(v) for v in x) + "]"
+        inner = [fmt(y, depth + 1, indent + 1) for y in x]
+        return "[" + (",\n" + " " * (indent + 1)).join(inner) + "]"
+
+    return prefix + fmt(rows, 0, len(prefix)) + ", dtype=torch.int32)"
+
+
+# --------------------------------------------------------------------------- FSAs
+
+
+class _Arcs:
+    """k2's ``fsa.arcs`` (a RaggedArc): ``values()`` is the (N, 4) int32 view."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def values(self) -> Any:
+        return _out(self._raw.arcs())
+
+    def __array__(self, dtype: Any = None) -> np.ndarray:
+        a = self._raw.arcs()
+        return a if dtype is None else a.astype(dtype)
+
+    def shape(self) -> RaggedShape:
+        return RaggedShape([self._raw.row_splits(a) for a in range(1, self._raw.num_axes)])
+
+    def row_splits(self, axis: int) -> Any:
+        return _out(self._raw.row_splits(axis))
+
+    def row_ids(self, axis: int) -> Any:
+        return _out(self._raw.row_ids(axis))
+
+    def num_axes(self) -> int:
+        return int(self._raw.num_axes)
+
+    def dim0(self) -> int:
+        return int(self._raw.tot_sizes()[0])
+
+    def tot_size(self, axis: int) -> int:
+        return int(self._raw.tot_sizes()[axis])
+
+
+_RESERVED = {"arcs", "scores", "labels", "properties", "properties_str", "shape", "num_arcs"}
+
+
+class Fsa:
+    """k2's Fsa: one FSA (2 axes) or a vector of FSAs (3 axes) with per-arc attributes."""
+
+    def __init__(self, arcs: Any, aux_labels: Any = None, properties: Any = None) -> None:
+        if isinstance(arcs, _native.RawFsa):
+            raw = arcs
+        else:
+            a = _array(arcs, np.int32, "arcs", 2)
+            if a.shape[1] != 4:
+                raise ValueError(f"arcs: expected shape (num_arcs, 4), got {a.shape}")
+            raw = _raw_from_arcs(a)
+        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_non_tensor_attr", {})
+        object.__setattr__(self, "_scores_t", None)
+        if aux_labels is not None:
+            self.aux_labels = aux_labels
+
+    @classmethod
+    def _wrap(cls, raw: Any, like: Optional["Fsa"] = None) -> "Fsa":
+        f = cls(raw)
+        if like is not None:
+            f._non_tensor_attr.update(like._non_tensor_attr)
+        return f
+
+    def _set_raw(self, raw: Any) -> None:
+        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_scores_t", None)
+
+    # -- construction and text
+
+    @staticmethod
+    def from_str(
+        s: str,
+        acceptor: Optional[bool] = None,
+        num_aux_labels: Optional[int] = None,
+        aux_label_names: Optional[List[str]] = None,
+        ragged_label_names: List[str] = [],  # noqa: B006 (k2's default)
+        openfst: bool = False,
+    ) -> "Fsa":
+        if aux_label_names is not None:
+            raise NotImplementedError(
+                "aux_label_names is not reproduced: read with num_aux_labels and rename the "
+                "attributes"
+            )
+        if acceptor is None and num_aux_labels is None:
+            acceptor = True
+        if num_aux_labels is None:
+            num_aux_labels = 0 if acceptor else 1
+        if acceptor is None:
+            acceptor = num_aux_labels == 0
+        raw = _native.RawFsa.from_str(
+            s, bool(acceptor), int(num_aux_labels), list(ragged_label_names), bool(openfst)
+        )
+        return Fsa(raw)
+
+    @staticmethod
+    def from_openfst(
+        s: str,
+        acceptor: Optional[bool] = None,
+        num_aux_labels: Optional[int] = None,
+        aux_label_names: Optional[List[str]] = None,
+        ragged_label_names: List[str] = [],  # noqa: B006 (k2's default)
+    ) -> "Fsa":
+        return Fsa.from_str(
+            s, acceptor, num_aux_labels, aux_label_names, ragged_label_names, openfst=True
+        )
+
+    def to_str(self, openfst: bool = False) -> str:
+        return to_str(self, openfst)
+
+    def __str__(self) -> str:
+        raw = self._raw
+        if raw.num_axes == 2:
+            s = "k2.Fsa: " + raw.to_str(False, True)
+        else:
+            s = "k2.FsaVec: \n"
+            for i in range(raw.num_fsas):
+                s += f"FsaVec[{i}]: " + raw.get(i).to_str(False, True)
+        s += f"properties_str = {self.properties_str}."
+        for name in raw.attr_names():
+            v = self.__getattr__(name)
+            s += f"\n{name}: {v}"
+        return s
+
+    # -- arrays
+
+    @property
+    def arcs(self) -> _Arcs:
+        return _Arcs(self._raw)
+
+    @property
+    def scores(self) -> Any:
+        if self._scores_t is not None:
+            return self._scores_t
+        s = _out(self._raw.scores())
+        if _is_tensor(s):
+            object.__setattr__(self, "_scores_t", s)
+        return s
+
+    @scores.setter
+    def scores(self, value: Any) -> None:
+        a = _array(value, np.float32, "scores", 1)
+        self._set_raw(self._raw.with_scores(a))
+        if _is_tensor(value) and value.requires_grad:
+            object.__setattr__(self, "_scores_t", value)
+
+    @property
+    def labels(self) -> Any:
+        return _out(self._raw.labels())
+
+    @labels.setter
+    def labels(self, value: Any) -> None:
+        self._set_raw(self._raw.with_labels(_array(value, np.int32, "labels", 1)))
+
+    @property
+    def properties(self) -> int:
+        return int(self._raw.properties())
+
+    @property
+    def properties_str(self) -> str:
+        # k2 quotes it
+        return '"' + str(self._raw.properties_str()) + '"'
+
+    @property
+    def shape(self) -> Tuple[Optional[int], ...]:
+        sizes = self._raw.tot_sizes()
+        return (int(sizes[0]),) + (None,) * (self._raw.num_axes - 1)
+
+    @property
+    def num_arcs(self) -> int:
+        return int(self._raw.num_arcs)
+
+    @property
+    def device(self) -> str:
+        t = _torch()
+        return t.device("cpu") if t is not None else "cpu"
+
+    @property
+    def requires_grad(self) -> bool:
+        s = self._scores_t
+        return bool(s is not None and s.requires_grad)
+
+    def requires_grad_(self, requires_grad: bool) -> "Fsa":
+        s = self.scores
+        if not _is_tensor(s):
+            raise NotImplementedError("requires_grad_ needs torch; without it use get_tot_scores_grad")
+        s.requires_grad_(requires_grad)
+        return self
+
+    def to(self, device: Any) -> "Fsa":
+        _check_device(device)
+        return self
+
+    def clone(self) -> "Fsa":
+        return Fsa._wrap(self._raw.with_scores(self._raw.scores().copy()), self)
+
+    def detach(self) -> "Fsa":
+        return Fsa._wrap(self._raw, self)
+
+    # -- attributes
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raw = object.__getattribute__(self, "_raw")
+        v = raw.get_attr(name)
+        if v is None:
+            nt = object.__getattribute__(self, "_non_tensor_attr")
+            if name in nt:
+                return nt[name]
+            raise AttributeError(f"this Fsa has no attribute {name!r}")
+        if isinstance(v, tuple):
+            return RaggedTensor._from_parts(*v)
+        return _out(v)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_") or name in ("scores", "labels") or name in _RESERVED:
+            if name in _RESERVED and name not in ("scores", "labels"):
+                raise AttributeError(f"{name} cannot be set")
+            object.__setattr__(self, name, value)
+            return
+        if isinstance(value, RaggedTensor):
+            if value.num_axes != 2:
+                raise ValueError(f"{name}: a ragged attribute has 2 axes, not {value.num_axes}")
+            self._set_raw(self._raw.with_attr(name, (value._splits, value._values)))
+        elif _is_tensor(value) or isinstance(value, np.ndarray):
+            a = value.detach().numpy() if _is_tensor(value) else value
+            if a.dtype == np.int64:
+                if a.size and (a.min() < -(2**31) or a.max() >= 2**31):
+                    raise ValueError(f"{name}: int64 values beyond int32")
+                a = a.astype(np.int32)
+            elif a.dtype == np.float64:
+                a = a.astype(np.float32)
+            if a.dtype not in (np.int32, np.float32) or a.ndim != 1:
+                raise ValueError(f"{name}: expected a 1-D int32 or float32 array, got {a.dtype}")
+            self._set_raw(self._raw.with_attr(name, a))
+        else:
+            self._non_tensor_attr[name] = value
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._raw.attr_names():
+            self._set_raw(self._raw.without_attr(name))
+        elif name in self._non_tensor_attr:
+            del self._non_tensor_attr[name]
+        else:
+            raise AttributeError(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._raw.attr_names() or name in self._non_tensor_attr
+
+    def named_tensor_attr(self) -> Any:
+        for name in self._raw.attr_names():
+            yield name, self.__getattr__(name)
+
+    def named_non_tensor_attr(self) -> Any:
+        yield from self._non_tensor_attr.items()
+
+    # -- FsaVec
+
+    def __getitem__(self, i: int) -> "Fsa":
+        if not isinstance(i, (int, np.integer)):
+            raise NotImplementedError(
+                "Fsa[...] takes an int; for several FSAs use create_fsa_vec([fsas[i], ...])"
+            )
+        return Fsa._wrap(self._raw.get(int(i)), self)
+
+    # -- pickling (compact binary)
+
+    def __reduce__(self) -> Any:
+        return (_fsa_from_bytes, (bytes(self._raw.to_bytes()), dict(self._non_tensor_attr)))
+
+    def as_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"arcs": self.arcs.values()}
+        for name, v in self.named_tensor_attr():
+            d[name] = v
+        d.update(self._non_tensor_attr)
+        return d
+
+    @staticmethod
+    def from_dict(d: Dict[str, Any]) -> "Fsa":
+        f = Fsa(d["arcs"])
+        for k, v in d.items():
+            if k != "arcs":
+                setattr(f, k, v)
+        return f
+
+    # -- scores
+
+    def get_forward_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        return _out(self._raw.get_forward_scores(bool(use_double_scores), bool(log_semiring)))
+
+    def get_backward_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        return _out(self._raw.get_backward_scores(bool(use_double_scores), bool(log_semiring)))
+
+    def get_arc_post(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        return _out(self._raw.get_arc_post(bool(use_double_scores), bool(log_semiring)))
+
+    def get_tot_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        tot = self._raw.get_tot_scores(bool(use_double_scores), bool(log_semiring))
+        s = self._scores_t
+        if s is not None and s.requires_grad:
+            from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+            return _autograd.tot_scores(self, s, use_double_scores, log_semiring)
+        return _out(tot)
+
+    def get_tot_scores_grad(self, log_semiring: bool = True) -> np.ndarray:
+        """d(sum of total scores)/d(arc scores) without torch (float64, one per arc)."""
+        return self._raw.tot_scores_grad(bool(log_semiring))[0]
+
+    # -- drawing
+
+    def to_dot(self, title: Optional[str] = None) -> str:
+        return str(self._raw.to_dot(title or ""))
+
+    def draw(self, filename: Optional[str], title: Optional[str] = None) -> str:
+        """Graphviz text; written as SVG (or the suffix's format) to `filename` when the
+        ``dot`` program is installed."""
+        dot = self.to_dot(title)
+        if filename:
+            exe = shutil.which("dot")
+            if exe is None:
+                raise OSError("drawing to a file needs Graphviz's `dot` program")
+            fmt = os.path.splitext(filename)[1].lstrip(".") or "svg"
+            subprocess.run([exe, f"-T{fmt}", "-o", filename], input=dot.encode(), check=True)
+        return dot
+
+
+def _fsa_from_bytes(data: bytes, non_tensor: Dict[str, Any]) -> Fsa:
+    f = Fsa(_native.RawFsa.from_bytes(data))
+    f._non_tensor_attr.update(non_tensor)
+    return f
+
+
+def _raw_from_arcs(a: np.ndarray) -> Any:
+    """A single FSA from k2's (N, 4) int32 arcs (score bits in column 3)."""
+    return _native.RawFsa.from_arcs(a)
+
+
+def _unary(fsa: Fsa, op: str, ret_arc_map: bool = False) -> Any:
+    raw, arc_map = getattr(fsa._raw, op)()
+    out = Fsa._wrap(raw, fsa)
+    return (out, _out(arc_map)) if ret_arc_map else out
+
+
+def create_fsa_vec(fsas: Sequence[Fsa]) -> Fsa:
+    out = Fsa(_native.create_fsa_vec([f._raw for f in fsas]))
+    if fsas:
+        out._non_tensor_attr.update(fsas[0]._non_tensor_attr)
+    return out
+
+
+def to_str(fsa: Fsa, openfst: bool = False) -> str:
+    raw = fsa._raw
+    return str(raw.to_str(bool(openfst), None))
+
+
+def arc_sort(fsa: Fsa, ret_arc_map: bool = False) -> Any:
+    return _unary(fsa, "arc_sort", ret_arc_map)
+
+
+def top_sort(fsa: Fsa) -> Fsa:
+    return _unary(fsa, "top_sort")
+
+
+def connect(fsa: Fsa) -> Fsa:
+    return _unary(fsa, "connect")
+
+
+def invert(fsa: Fsa, ret_arc_map: bool = False) -> Any:
+    return _unary(fsa, "invert", ret_arc_map)
+
+
+def reverse(fsa: Fsa) -> Fsa:
+    return _unary(fsa, "reverse")
+
+
+def closure(fsa: Fsa) -> Fsa:
+    return _unary(fsa, "closure")
+
+
+def add_epsilon_self_loops(fsa: Fsa, ret_arc_map: bool = False) -> Any:
+    return _unary(fsa, "add_epsilon_self_loops", ret_arc_map)
+
+
+def remove_epsilon_self_loops(fsa: Fsa) -> Fsa:
+    return _unary(fsa, "remove_epsilon_self_loops")
+
+
+def union(fsas: Fsa) -> Fsa:
+    raw, _ = _native.union(fsas._raw)
+    return Fsa._wrap(raw, fsas)
+
+
+def intersect(
+    a_fsa: Fsa, b_fsa: Fsa, treat_epsilons_specially: bool = True, ret_arc_maps: bool = False
+) -> Any:
+    raw, a_map, b_map = _native.intersect(a_fsa._raw, b_fsa._raw, bool(treat_epsilons_specially))
+    out = Fsa._wrap(raw, a_fsa)
+    return (out, _out(a_map), _out(b_map)) if ret_arc_maps else out
+
+
+def compose(
+    a_fsa: Fsa,
+    b_fsa: Fsa,
+    treat_epsilons_specially: bool = True,
+    inner_labels: Optional[str] = None,
+) -> Fsa:
+    raw, _, _ = _native.compose(a_fsa._raw, b_fsa._raw, bool(treat_epsilons_specially), inner_labels)
+    return Fsa._wrap(raw, a_fsa)
+
+
+class DeterminizeWeightPushingType(enum.IntEnum):
+    """k2's values."""
+
+    kTropicalWeightPushing = 0
+    kLogWeightPushing = 1
+    kNoWeightPushing = 2
+
+
+def determinize(
+    fsa: Fsa,
+    weight_pushing_type: DeterminizeWeightPushingType = DeterminizeWeightPushingType.kNoWeightPushing,
+) -> Fsa:
+    raw, _ = fsa._raw.determinize(int(weight_pushing_type))
+    return Fsa._wrap(raw, fsa)
+
+
+def remove_epsilon(fsa: Fsa) -> Fsa:
+    raw, _ = fsa._raw.remove_epsilon()
+    return Fsa._wrap(raw, fsa)
+
+
+def remove_epsilon_and_add_self_loops(fsa: Fsa, remove_filler: bool = True) -> Fsa:
+    raw, _ = fsa._raw.remove_epsilon_and_add_self_loops()
+    return Fsa._wrap(raw, fsa)
+
+
+def shortest_path(fsa: Fsa, use_double_scores: bool) -> Fsa:
+    raw, _ = fsa._raw.shortest_path()
+    return Fsa._wrap(raw, fsa)
+
+
+def random_paths(fsas: Fsa, use_double_scores: bool, num_paths: int, seed: int = 0) -> RaggedTensor:
+    """k2's random_paths; seeded (repeatable), so the paths differ from k2's own draws."""
+    return RaggedTensor._from_parts(*fsas._raw.random_paths(int(num_paths), int(seed)))
+
+
+def prune_on_arc_post(fsas: Fsa, threshold_prob: float, use_double_scores: bool) -> Fsa:
+    raw, _ = fsas._raw.prune_on_arc_post(float(threshold_prob))
+    return Fsa._wrap(raw, fsas)
+
+
+def get_arc_post(fsas: Fsa, use_double_scores: bool, log_semiring: bool) -> Any:
+    return fsas.get_arc_post(use_double_scores, log_semiring)
+
+
+def _sequences(x: Any) -> Any:
+    if isinstance(x, RaggedTensor):
+        return x.tolist()
+    return x
+
+
+def ctc_topo(max_token: int, modified: bool = False, device: Any = None) -> Fsa:
+    _check_device(device)
+    return Fsa(_native.ctc_topo(int(max_token), bool(modified)))
+
+
+def ctc_graph(symbols: Any, modified: bool = False, device: Any = "cpu") -> Fsa:
+    _check_device(device)
+    return Fsa(_native.ctc_graph(_sequences(symbols), bool(modified)))
+
+
+def linear_fsa(labels: Any, device: Any = None) -> Fsa:
+    _check_device(device)
+    return Fsa(_native.linear_fsa(_sequences(labels)))
+
+
+def linear_fst(labels: Any, aux_labels: Any) -> Fsa:
+    return Fsa(_native.linear_fst(labels, aux_labels))
+
+
+def levenshtein_graph(symbols: Any, ins_del_score: float = -0.501, device: Any = "cpu") -> Fsa:
+    _check_device(device)
+    return Fsa(_native.levenshtein_graph(_sequences(symbols), float(ins_del_score)))
+
+
+def levenshtein_alignment(
+    refs: Fsa, hyps: Fsa, hyp_to_ref_map: Any, sorted_match_ref: bool = False
+) -> Fsa:
+    m = _array(hyp_to_ref_map, np.int32, "hyp_to_ref_map", 1)
+    return Fsa(_native.levenshtein_alignment(refs._raw, hyps._raw, m))
+
+
+# --------------------------------------------------------------------------- symbol tables
+
+
+class SymbolTable:
+    """k2's SymbolTable (``words.txt``, ``tokens.txt``)."""
+
+    def __init__(self, _id2sym: Optional[Dict[int, str]] = None, _sym2id: Optional[Dict[str, int]] = None) -> None:
+        self._id2sym: Dict[int, str] = dict(_id2sym or {})
+        self._sym2id: Dict[str, int] = dict(_sym2id or {})
+
+    @staticmethod
+    def from_str(s: str) -> "SymbolTable":
+        pairs = _native.parse_symbol_table(s)
+        return SymbolTable({i: s for s, i in pairs}, {s: i for s, i in pairs})
+
+    @staticmethod
+    def from_file(filename: str) -> "SymbolTable":
+        return SymbolTable.from_str(_native.read_text(filename))
+
+    def to_str(self) -> str:
+        return "".join(f"{s} {i}\n" for i, s in sorted(self._id2sym.items()))
+
+    def to_file(self, filename: str) -> None:
+        with open(filename, "w", encoding="utf-8") as f:
+            f.write(self.to_str())
+
+    def add(self, symbol: str, index: Optional[int] = None) -> int:
+        if symbol in self._sym2id:
+            return self._sym2id[symbol]
+        if index is None:
+            index = max(self._id2sym, default=-1) + 1
+        if index in self._id2sym:
+            raise ValueError(f"id {index} already names {self._id2sym[index]!r}")
+        self._id2sym[index] = symbol
+        self._sym2id[symbol] = index
+        return index
+
+    def get(self, k: Union[int, str]) -> Union[str, int]:
+        return self._id2sym[k] if isinstance(k, int) else self._sym2id[k]
+
+    def __getitem__(self, k: Union[int, str]) -> Union[str, int]:
+        return self.get(k)
+
+    def __contains__(self, k: Union[int, str]) -> bool:
+        return k in (self._id2sym if isinstance(k, int) else self._sym2id)
+
+    def __len__(self) -> int:
+        return len(self._id2sym)
+
+    @property
+    def ids(self) -> List[int]:
+        return sorted(self._id2sym)
+
+    @property
+    def symbols(self) -> List[str]:
+        return [self._id2sym[i] for i in self.ids]
+
+
+# --------------------------------------------------------------------------- dense FSAs
+
+
+class DenseFsaVec:
+    """k2's DenseFsaVec(log_probs (N, T, C) float32, supervision_segments (S, 3) int32)."""
+
+    def __init__(self, log_probs: Any, supervision_segments: Any, allow_truncate: int = 0) -> None:
+        lp = _array(log_probs, np.float32, "log_probs", 3)
+        segs = _array(supervision_segments, np.int32, "supervision_segments", 2)
+        self._raw = _native.RawDenseFsaVec(lp, segs, int(allow_truncate))
+        self._log_probs = log_probs
+        self._segments = np.array(segs, dtype=np.int32)
+
+    @property
+    def scores(self) -> Any:
+        return _out(self._raw.scores())
+
+    @property
+    def duration(self) -> Any:
+        return _out(np.asarray(self._raw.durations(), dtype=np.int32))
+
+    def dim0(self) -> int:
+        return int(self._raw.num_fsas)
+
+    def to(self, device: Any) -> "DenseFsaVec":
+        _check_device(device)
+        return self
+
+
+def intersect_dense(
+    a_fsas: Fsa,
+    b_fsas: DenseFsaVec,
+    output_beam: float,
+    max_states: int = 15000000,
+    max_arcs: int = 1073741824,
+    a_to_b_map: Any = None,
+    seqframe_idx_name: Optional[str] = None,
+    frame_idx_name: Optional[str] = None,
+) -> Fsa:
+    if seqframe_idx_name or frame_idx_name:
+        raise NotImplementedError("seqframe_idx_name/frame_idx_name are not reproduced")
+    m = None if a_to_b_map is None else _array(a_to_b_map, np.int32, "a_to_b_map", 1)
+    raw, _, _ = _native.intersect_dense(a_fsas._raw, b_fsas._raw, float(output_beam), m)
+    return Fsa._wrap(raw, a_fsas)
+
+
+def intersect_dense_pruned(
+    a_fsas: Fsa,
+    b_fsas: DenseFsaVec,
+    search_beam: float,
+    output_beam: float,
+    min_active_states: int,
+    max_active_states: int,
+    seqframe_idx_name: Optional[str] = None,
+    frame_idx_name: Optional[str] = None,
+) -> Fsa:
+    if seqframe_idx_name or frame_idx_name:
+        raise NotImplementedError("seqframe_idx_name/frame_idx_name are not reproduced")
+    raw, _, _ = _native.intersect_dense_pruned(
+        a_fsas._raw,
+        b_fsas._raw,
+        float(search_beam),
+        float(output_beam),
+        int(min_active_states),
+        int(max_active_states),
+    )
+    return Fsa._wrap(raw, a_fsas)
+
+
+def _segment_weights(dense: DenseFsaVec, weights: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
+    """A per-frame weight (N, T, 1) that is `weights[i]` on segment i's frames; segments
+    that share a frame with a different weight cannot be told apart in the summed gradient."""
+    w = np.zeros(shape[:2] + (1,), dtype=np.float64)
+    seen = np.zeros(shape[:2], dtype=bool)
+    for (seq, start, frames), wi in zip(dense._segments.tolist(), weights.tolist()):
+        span = slice(start, start + frames)
+        if seen[seq, span].any() and not np.all(w[seq, span, 0] == wi):
+            raise NotImplementedError(
+                "overlapping segments with different loss weights: use reduction='sum'"
+            )
+        w[seq, span, 0] = wi
+        seen[seq, span] = True
+    return w
+
+
+def ctc_loss_with_grad(
+    decoding_graph: Fsa, dense_fsa_vec: DenseFsaVec, output_beam: float = 10
+) -> Tuple[np.ndarray, np.ndarray]:
+    """Without torch: the loss per segment (float64) and d(sum of losses)/d(log_probs)."""
+    loss, grad = _native.ctc_loss(decoding_graph._raw, dense_fsa_vec._raw, float(output_beam))
+    return loss, grad
+
+
+def ctc_loss(
+    decoding_graph: Fsa,
+    dense_fsa_vec: DenseFsaVec,
+    output_beam: float = 10,
+    reduction: str = "sum",
+    use_double_scores: bool = True,
+    target_lengths: Any = None,
+) -> Any:
+    """k2's ctc_loss. With torch, a tensor that back-propagates into the log_probs the
+    DenseFsaVec was built from; without it, a numpy value (the gradient is
+    ``ctc_loss_with_grad``)."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"reduction must be 'none', 'mean' or 'sum', not {reduction!r}")
+    if reduction == "mean" and target_lengths is None:
+        raise ValueError("reduction='mean' needs target_lengths")
+    lp = dense_fsa_vec._log_probs
+    if _is_tensor(lp):
+        from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+        return _autograd.ctc_loss(
+            decoding_graph, dense_fsa_vec, float(output_beam), reduction, target_lengths
+        )
+    loss, _ = ctc_loss_with_grad(decoding_graph, dense_fsa_vec, output_beam)
+    loss = loss.astype(np.float32)
+    if reduction == "none":
+        return _out(loss)
+    if reduction == "sum":
+        return _out(np.asarray(loss.sum(), dtype=np.float32))
+    tl = np.asarray(target_lengths, dtype=np.float32)
+    return _out(np.asarray((loss / tl).mean(), dtype=np.float32))
+
+
+# --------------------------------------------------------------------------- decoding helpers
+
+
+def one_best(lattice: Fsa) -> List[Tuple[List[int], List[int], float]]:
+    """The best path of each lattice: (labels, aux_labels, score); the aux labels are the
+    word ids without 0 and -1 (k2.shortest_path followed by icefall's get_texts)."""
+    return [(list(a), list(b), float(c)) for a, b, c in _native.one_best(lattice._raw)]
+
+
+class Nbest:
+    """icefall/k2's Nbest: distinct word sequences drawn from a lattice."""
+
+    def __init__(self, paths: List[List[Tuple[List[int], List[int], float]]]) -> None:
+        self.paths = paths
+
+    @staticmethod
+    def from_lattice(
+        lattice: Fsa,
+        num_paths: int,
+        use_double_scores: bool = True,
+        nbest_scale: float = 0.5,
+        seed: int = 0,
+    ) -> "Nbest":
+        lists = _native.nbest(lattice._raw, int(num_paths), float(nbest_scale), int(seed))
+        return Nbest([[(list(a), list(b), float(c)) for a, b, c in l] for l in lists])
+
+    def texts(self) -> List[List[List[int]]]:
+        """Per lattice, the word sequences, best first."""
+        return [[p[1] for p in l] for l in self.paths]
+
+
+def __getattr__(name: str) -> Any:
+    """k2 names that are not reproduced raise NotImplementedError naming an alternative."""
+    alternatives = {
+        "ragged": "arrays.k2.RaggedTensor methods (sum, max, remove_axis, index, ...)",
+        "mutual_information_recursion": "nothing yet (not reproduced)",
+        "rnnt_loss": "nothing yet (not reproduced)",
+        "CtcLoss": "arrays.k2.ctc_loss",
+        "intersect_device": "arrays.k2.intersect on FsaVecs",
+        "index_fsa": "create_fsa_vec([fsas[i] for i in indexes])",
+        "expand_ragged_attributes": "arrays.k2.invert (expands ragged aux_labels)",
+    }
+    if name in alternatives:
+        raise NotImplementedError(f"k2.{name} is not reproduced; use {alternatives[name]}")
+    raise AttributeError(f"module 'arrays.k2' has no attribute {name!r}")

@@ -1,0 +1,15 @@
+import os
+
+import pytest
+
+
+def _required():
+    return {x for x in os.environ.get("ARRAYS_TEST_REQUIRE", "").split(",") if x}
+
+
+def need(module_name):
+    """Imports `module_name`, or skips the test; when ARRAYS_TEST_REQUIRE names it (as
+    `cargo xtask test` does in the venv that has torch and k2) a missing module fails."""
+    if module_name in _required():
+        return __import__(module_name)
+    return pytest.importorskip(module_name)

@@ -1,0 +1,137 @@
+"""arrays.k2's Fsa against hand-worked examples and k2's printed forms."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+import arrays.k2 as k2
+
+ACCEPTOR = "0 1 1 0.5\n0 1 2 0.25\n1 2 -1 0\n2"
+# k2 1.23.2's str() of Fsa.from_str("0 1 1 0.5\n1 2 -1 0\n2")
+K2_STR = (
+    'k2.Fsa: 0 1 1 0.5\n1 2 -1 0\n2\nproperties_str = "Valid|Nonempty|TopSorted|'
+    "TopSortedAndAcyclic|ArcSorted|ArcSortedAndDeterministic|EpsilonFree|MaybeAccessible|"
+    'MaybeCoaccessible".'
+)
+
+
+def np_(x):
+    return x.detach().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def test_str_is_k2s():
+    assert str(k2.Fsa.from_str("0 1 1 0.5\n1 2 -1 0\n2")) == K2_STR
+
+
+def test_from_str_views():
+    f = k2.Fsa.from_str(ACCEPTOR)
+    arcs = np_(f.arcs.values())
+    assert arcs.dtype == np.int32 and arcs.shape == (3, 4)
+    assert arcs[:, :3].tolist() == [[0, 1, 1], [0, 1, 2], [1, 2, -1]]
+    assert np_(f.scores).tolist() == [0.5, 0.25, 0.0]
+    assert np_(f.labels).tolist() == [1, 2, -1]
+    assert f.shape == (3, None)
+    assert f.num_arcs == 3
+    assert f.to_str().splitlines()[0] == "0 1 1 0.5"
+
+
+def test_transducer_and_attributes():
+    f = k2.Fsa.from_str("0 1 1 3 0.5\n1 2 -1 -1 0\n2", acceptor=False)
+    assert np_(f.aux_labels).tolist() == [3, -1]
+    f.lm_scores = np.array([1.5, 2.5], dtype=np.float32)
+    assert np_(f.lm_scores).tolist() == [1.5, 2.5]
+    f.note = "not a tensor"
+    g = k2.arc_sort(f)
+    assert np_(g.lm_scores).tolist() == [1.5, 2.5]
+    assert g.note == "not a tensor"
+    with pytest.raises(AttributeError):
+        f.no_such_attribute
+
+
+def test_tot_scores_by_hand():
+    f = k2.Fsa.from_str(ACCEPTOR)
+    log = float(np_(f.get_tot_scores(use_double_scores=True, log_semiring=True))[0])
+    assert math.isclose(log, math.log(math.exp(0.5) + math.exp(0.25)), rel_tol=1e-12)
+    trop = float(np_(f.get_tot_scores(use_double_scores=True, log_semiring=False))[0])
+    assert trop == 0.5
+    fwd = np_(f.get_forward_scores(True, True)).tolist()
+    assert fwd[0] == 0.0 and math.isclose(fwd[2], log)
+    post = np_(f.get_arc_post(True, True))
+    assert math.isclose(math.exp(post[0]) + math.exp(post[1]), 1.0, rel_tol=1e-12)
+
+
+def test_fsa_vec_and_indexing():
+    a = k2.Fsa.from_str(ACCEPTOR)
+    b = k2.linear_fsa([7, 8])
+    v = k2.create_fsa_vec([a, b])
+    assert v.shape == (2, None, None)
+    assert np_(v[1].labels).tolist() == [7, 8, -1]
+    # states per FSA: 3 and 4 (linear_fsa([7, 8]) is 0 -7-> 1 -8-> 2 -(-1)-> 3)
+    assert np_(v.arcs.row_splits(1)).tolist() == [0, 3, 7]
+    assert np_(v.arcs.row_splits(2)).tolist() == [0, 2, 3, 3, 4, 5, 6, 6]
+    with pytest.raises(IndexError):
+        v[2]
+    assert np_(v[-1].labels).tolist() == [7, 8, -1]
+
+
+def test_pickle_round_trip():
+    f = k2.Fsa.from_str("0 1 1 3 0.5\n1 2 -1 -1 0\n2", acceptor=False)
+    f.words = k2.RaggedTensor([[1, 2], []])
+    f.name = "x"
+    g = pickle.loads(pickle.dumps(f))
+    assert str(g) == str(f)
+    assert g.words.tolist() == [[1, 2], []]
+    assert g.name == "x"
+
+
+def test_ragged_tensor_like_k2():
+    r = k2.RaggedTensor("[[1 2] [3]]")
+    # k2 1.23.2's str()
+    assert str(r) == "RaggedTensor([[1, 2],\n              [3]], dtype=torch.int32)"
+    r3 = k2.RaggedTensor([[[1, 2], [3]], [[4]]])
+    assert str(r3) == (
+        "RaggedTensor([[[1, 2],\n               [3]],\n              [[4]]], dtype=torch.int32)"
+    )
+    assert str(r3.shape) == "[ [ [ x x ] [ x ] ] [ [ x ] ] ]"
+    assert np_(r.sum()).tolist() == [3, 3]
+    assert np_(r.max()).tolist() == [2, 3]
+    assert r3.remove_axis(1).tolist() == [[1, 2, 3], [4]]
+    idx, _ = r3.index(np.array([1, 0], dtype=np.int32), axis=0)
+    assert idx.tolist() == [[[4]], [[1, 2], [3]]]
+    assert r.numel() == 3 and r.tot_size(1) == 3
+    assert np_(r.row_splits(1)).tolist() == [0, 2, 3]
+
+
+def test_algorithms_by_hand():
+    f = k2.Fsa.from_str("0 1 2 0.5\n0 1 1 0.25\n1 2 -1 0\n2")
+    s, arc_map = k2.arc_sort(f, ret_arc_map=True)
+    assert np_(s.labels).tolist() == [1, 2, -1]
+    assert np_(arc_map).tolist() == [1, 0, 2]
+    c = k2.closure(k2.linear_fsa([5]))
+    assert np_(c.labels).tolist() == [5, -1, 0]
+    u = k2.union(k2.create_fsa_vec([k2.linear_fsa([1]), k2.linear_fsa([2])]))
+    assert np_(u.labels).tolist()[:2] == [0, 0]
+    t = k2.ctc_topo(2)
+    assert t.shape[0] == 4 and t.num_arcs == 12
+    best = k2.shortest_path(k2.create_fsa_vec([f]), use_double_scores=True)
+    assert np_(best[0].labels).tolist() == [2, -1]
+
+
+def test_symbol_table(tmp_path):
+    p = tmp_path / "words.txt"
+    p.write_text("<eps> 0\nhello 1\nworld 2\n")
+    t = k2.SymbolTable.from_file(str(p))
+    assert t.get("world") == 2 and t.get(1) == "hello"
+    with pytest.raises(OSError):
+        k2.SymbolTable.from_file(str(tmp_path / "missing.txt"))
+
+
+def test_device_other_than_cpu_is_not_implemented():
+    with pytest.raises(NotImplementedError):
+        k2.ctc_topo(3, device="cuda:0")
+    with pytest.raises(NotImplementedError):
+        k2.Fsa.from_str(ACCEPTOR).to("cuda")
+    with pytest.raises(NotImplementedError):
+        k2.rnnt_loss

@@ -1,0 +1,123 @@
+"""torch adapters: tensors out sharing memory, ctc_loss and get_tot_scores back-propagate.
+
+Checked against torch.nn.functional.ctc_loss (an independent CTC) and finite differences
+(torch.autograd.gradcheck in float64)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from conftest import need
+
+import arrays.k2 as k2
+
+
+@pytest.fixture
+def torch():
+    return need("torch")
+
+
+def test_values_are_tensors_sharing_memory(torch):
+    f = k2.Fsa.from_str("0 1 1 0.5\n1 2 -1 0\n2")
+    assert isinstance(f.arcs.values(), torch.Tensor)
+    assert f.arcs.values().dtype == torch.int32
+    assert isinstance(f.scores, torch.Tensor) and f.scores.dtype == torch.float32
+    assert f.scores.data_ptr() == f.arcs.values().data_ptr() + 12
+    f.labels[0] = 7
+    assert f.arcs.values()[0, 2].item() == 7
+
+
+def test_dlpack_input(torch):
+    lp = torch.log_softmax(torch.randn(1, 5, 4), -1)
+    segs = torch.tensor([[0, 0, 5]], dtype=torch.int32)
+    dense = k2.DenseFsaVec(lp, segs)
+    assert isinstance(k2.ctc_loss(k2.ctc_graph([[1, 2]]), dense), torch.Tensor)
+
+
+def _random_case(torch, seed):
+    g = torch.Generator().manual_seed(seed)
+    n, t, c = 3, 12, 6
+    logits = torch.randn(n, t, c, generator=g, dtype=torch.float32)
+    targets = [[1, 2, 2], [3, 4], [5, 1, 5, 2]]
+    lengths = [12, 10, 11]
+    return logits, targets, lengths
+
+
+def test_ctc_loss_gradient_equals_torch_ctc_loss(torch):
+    logits, targets, lengths = _random_case(torch, 3)
+    # ours
+    x = logits.clone().requires_grad_(True)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    dense = k2.DenseFsaVec(x.log_softmax(-1), segs)
+    ours = k2.ctc_loss(k2.ctc_graph(targets), dense, output_beam=float("inf"), reduction="sum")
+    ours.backward()
+    # torch's
+    y = logits.clone().requires_grad_(True)
+    flat = torch.tensor([s for t in targets for s in t], dtype=torch.long)
+    ref = torch.nn.functional.ctc_loss(
+        y.log_softmax(-1).transpose(0, 1),
+        flat,
+        torch.tensor(lengths),
+        torch.tensor([len(t) for t in targets]),
+        reduction="sum",
+    )
+    ref.backward()
+    assert math.isclose(ours.item(), ref.item(), rel_tol=1e-5)
+    torch.testing.assert_close(x.grad, y.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_ctc_loss_reductions_weight_the_gradient(torch):
+    logits, targets, lengths = _random_case(torch, 4)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    tl = torch.tensor([len(t) for t in targets])
+    grads = {}
+    for reduction in ("none", "mean"):
+        x = logits.clone().requires_grad_(True)
+        loss = k2.ctc_loss(
+            k2.ctc_graph(targets),
+            k2.DenseFsaVec(x.log_softmax(-1), segs),
+            reduction=reduction,
+            target_lengths=tl,
+        )
+        (loss.sum() if reduction == "none" else loss).backward()
+        grads[reduction] = x.grad
+        if reduction == "none":
+            per = loss.detach()
+    # mean = sum_i loss_i / len_i / N, so its gradient is per-segment scaled
+    x = logits.clone().requires_grad_(True)
+    loss = k2.ctc_loss(
+        k2.ctc_graph(targets), k2.DenseFsaVec(x.log_softmax(-1), segs), reduction="none"
+    )
+    (loss / tl / 3).sum().backward()
+    torch.testing.assert_close(grads["mean"], x.grad)
+    assert per.shape == (3,)
+
+
+def test_gradcheck_float64(torch):
+    logits, targets, lengths = _random_case(torch, 5)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    graph = k2.ctc_graph(targets)
+
+    def f(x):
+        lp = x.log_softmax(-1)
+        # the native loss reads float32; gradcheck perturbs in float64 and compares
+        return k2.ctc_loss(graph, k2.DenseFsaVec(lp.float(), segs), float("inf"), "none").double()
+
+    x = logits.double().requires_grad_(True)
+    assert torch.autograd.gradcheck(f, (x,), eps=1e-3, atol=2e-3, rtol=1e-2)
+
+
+def test_tot_scores_back_propagate_into_scores(torch):
+    f = k2.Fsa.from_str("0 1 1 0.5\n0 1 2 0.25\n1 2 -1 0\n2")
+    v = k2.create_fsa_vec([f])
+    v.scores.requires_grad_(True)
+    tot = v.get_tot_scores(use_double_scores=True, log_semiring=True)
+    tot.sum().backward()
+    p = math.exp(0.5) / (math.exp(0.5) + math.exp(0.25))
+    np.testing.assert_allclose(v.scores.grad.numpy(), [p, 1 - p, 1.0], rtol=1e-6)
+    # tropical: 1 on the best path
+    w = k2.create_fsa_vec([f])
+    w.scores.requires_grad_(True)
+    w.get_tot_scores(True, False).sum().backward()
+    assert w.scores.grad.tolist() == [1.0, 0.0, 1.0]

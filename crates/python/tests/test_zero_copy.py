@@ -1,0 +1,69 @@
+"""Which calls share memory with ours and which copy.
+
+Shared (no copy): an Fsa's arcs, labels, scores and int32/float32 attributes are views of
+the Rust object's buffers (writing through them changes the FSA, as in k2); a result
+array (arc maps, scores, losses, gradients) is a numpy array that owns the Rust vector;
+log_probs are read in place by DenseFsaVec (any strides). Copies: setting an attribute or
+`scores = ...` (the Rust object owns its vectors; a new object is made), DenseFsaVec's
+own score layout (k2 copies too), and the row splits returned by `row_splits`.
+"""
+
+import numpy as np
+
+import arrays.k2 as k2
+from arrays import _native
+
+
+def np_(x):
+    return x.detach().numpy() if hasattr(x, "detach") else x
+
+
+def test_arcs_labels_scores_are_views_of_the_rust_buffer():
+    f = k2.Fsa.from_str("0 1 1 0.5\n0 1 2 0.25\n1 2 -1 0\n2")
+    arcs = np_(f.arcs.values())
+    labels = np_(f.labels)
+    scores = np_(f.scores)
+    addr = _native.arcs_address(f._raw)
+    assert arcs.__array_interface__["data"][0] == addr
+    assert labels.__array_interface__["data"][0] == addr + 8
+    assert scores.__array_interface__["data"][0] == addr + 12
+    assert np.shares_memory(arcs, labels) and np.shares_memory(arcs, scores)
+    # writing through a view changes the FSA (icefall's LG.labels[...] = 0)
+    labels[labels == 2] = 0
+    assert np_(f.labels).tolist() == [1, 0, -1]
+    assert "EpsilonFree" not in f.properties_str
+
+
+def test_views_keep_the_object_alive():
+    f = k2.Fsa.from_str("0 1 1 0.5\n1 2 -1 0\n2")
+    scores = np_(f.scores)
+    del f
+    import gc
+
+    gc.collect()
+    assert scores.tolist() == [0.5, 0.0]
+
+
+def test_attribute_views_and_ragged_values_write_through():
+    f = k2.Fsa.from_str("0 1 1 3 0.5\n1 2 -1 -1 0\n2", acceptor=False)
+    aux = np_(f.aux_labels)
+    assert np.shares_memory(aux, np_(f.aux_labels))
+    f.words = k2.RaggedTensor([[5, 6], [7]])
+    values = np_(f.words.values)
+    values[values == 6] = 0
+    assert f.words.tolist() == [[5, 0], [7]]
+
+
+def test_results_own_the_rust_vector():
+    f = k2.Fsa.from_str("0 1 2 0.5\n0 1 1 0.25\n1 2 -1 0\n2")
+    _, arc_map = k2.arc_sort(f, ret_arc_map=True)
+    arc_map = np_(arc_map)
+    assert arc_map.flags.owndata is False  # base: the capsule holding the Rust Vec
+    assert arc_map.base is not None and arc_map.flags.writeable
+
+
+def test_log_probs_are_read_in_place():
+    # the loss of a strided view equals that of a copy: the native side reads the view
+    lp = np.log(np.full((1, 4, 6), 0.25, dtype=np.float32))[:, :, :4]
+    dense = k2.DenseFsaVec(lp, np.array([[0, 0, 4]], dtype=np.int32))
+    assert dense._log_probs is lp
