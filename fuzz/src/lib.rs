@@ -28,8 +28,10 @@
 //! ```
 
 pub mod dataflow_new;
+pub mod dense_intersect;
 pub mod dense_new;
 pub mod fsa;
+pub mod fsa_algebra;
 pub mod json;
 pub mod kaldi;
 pub mod kaldi_holders;
@@ -47,10 +49,12 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("fsa_k2_text", fsa::fsa_k2_text),
     ("fsa_openfst_text", fsa::fsa_openfst_text),
     ("fsa_from_arcs", fsa::fsa_from_arcs),
+    ("fsa_algebra", fsa_algebra::fsa_algebra),
     ("kaldi_binary", kaldi::kaldi_binary),
     ("kaldi_text", kaldi::kaldi_text),
     ("kaldi_holders", kaldi_holders::kaldi_holders),
     ("dense_new", dense_new::dense_new),
+    ("dense_intersect", dense_intersect::dense_intersect),
     ("json", json::json),
     ("png_pipeline", png::png_pipeline),
     ("dataflow_new", dataflow_new::dataflow_new),

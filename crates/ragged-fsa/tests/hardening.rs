@@ -361,6 +361,46 @@ fn ctc_loss_with_minus_inf_values_agrees_on_both_paths() {
     }
 }
 
+#[test]
+fn ctc_loss_of_a_graph_without_arcs_is_infinite_on_both_paths() {
+    use ndarray::Array3;
+    // found by the dense_intersect fuzz target: the exact path indexed past the labels of a
+    // graph that has none
+    let graphs = ragged_fsa::create_fsa_vec(&[Fsa::from_arcs(Vec::new(), 2).unwrap()]);
+    let lp = Array3::<f32>::from_elem((1, 3, 2), -(2f32.ln()));
+    for beam in BEAMS {
+        let out = ragged_fsa::ctc_loss(&graphs, &one_segment(&lp), beam).unwrap();
+        assert_eq!(out.loss, vec![f64::INFINITY], "beam {beam}");
+        assert!(out.grad.iter().all(|&g| g == 0.0));
+    }
+}
+
+#[test]
+fn ctc_loss_gradients_stay_finite_when_huge_log_probs_cancel() {
+    use ndarray::Array3;
+    // found by the dense_intersect fuzz target: log-probs -f32::MAX and +f32::MAX on one
+    // path cancel in the sums, and the rounding made occupations exp(1e22) = +inf on the
+    // exact path; posteriors are now at most 1
+    let mut arcs = vec![ragged_fsa::Arc::new(0, 0, 0, 6.625); 2049];
+    arcs.push(ragged_fsa::Arc::new(0, 0, 0, 0.0));
+    arcs.push(ragged_fsa::Arc::new(0, 1, -1, -0.4375));
+    let graphs = ragged_fsa::create_fsa_vec(&[Fsa::from_arcs(arcs, 2).unwrap()]);
+    let mut lp = Array3::<f32>::zeros((1, 16, 1));
+    lp[[0, 3, 0]] = -227.0 / 32.0;
+    lp[[0, 7, 0]] = -f32::MAX;
+    lp[[0, 12, 0]] = -25.0 / 32.0;
+    lp[[0, 15, 0]] = f32::MAX;
+    for beam in BEAMS {
+        let out = ragged_fsa::ctc_loss(&graphs, &one_segment(&lp), beam).unwrap();
+        assert!(
+            !out.loss[0].is_nan() && out.loss[0] != f64::NEG_INFINITY,
+            "beam {beam}: {:?}",
+            out.loss
+        );
+        assert!(out.grad.iter().all(|g| g.is_finite()), "beam {beam}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // hardening round 3, item 5: the arcs of intersect_dense, intersect_dense_pruned, ctc_loss
 // and intersect / compose are bounded before they are stored

@@ -202,6 +202,9 @@ impl Trellis {
                 state_labelled = false;
             }
         }
+        // (a graph without arcs uses no label: nothing to factor out, and no label 0 for the
+        // states nothing enters)
+        let state_labelled = state_labelled && !cols.is_empty();
         let (state_lab, label_states, label_state_splits) = if state_labelled {
             for l in state_lab.iter_mut() {
                 if *l == u32::MAX {
@@ -480,7 +483,10 @@ impl Trellis {
                 let w = score(i, row) + b;
                 beta_cur[src] = log_add(beta_cur[src], w);
                 if t < frames && a_t[src] > f64::NEG_INFINITY {
-                    occ[t * k + self.lab[i] as usize] += (a_t[src] + w - tot).exp();
+                    // a posterior is at most 1; only rounding makes it more, when the scores
+                    // are so large (near f32::MAX) that their sums cancel, and then without
+                    // the bound it could be infinite
+                    occ[t * k + self.lab[i] as usize] += (a_t[src] + w - tot).exp().min(1.0);
                 }
             }
             std::mem::swap(&mut beta_cur, &mut beta_next);
@@ -623,7 +629,8 @@ pub(crate) fn pair_posteriors(
             let (row, col) = (idx / num_cols - row0, (idx % num_cols) as u32);
             if row < frames {
                 let k = cols.binary_search(&col).expect("a column of the graph");
-                occ[row * cols.len() + k] += p.exp();
+                // at most 1, as on the trellis
+                occ[row * cols.len() + k] += p.exp().min(1.0);
             }
         }
         Posteriors { tot, cols, occ }
