@@ -79,8 +79,13 @@ pub(crate) mod testing {
     //! Helpers shared by the unit tests.
 
     /// A proptest configuration with a fixed seed, printed (shown when a case fails), so
-    /// that every run draws the same cases and a failure can be replayed.
+    /// that every run draws the same cases and a failure can be replayed. `PROPTEST_CASES`,
+    /// when set, replaces `cases` (the memory checker runs a few under valgrind).
     pub(crate) fn proptest_config(cases: u32, seed: u64) -> proptest::test_runner::Config {
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(cases);
         eprintln!("proptest: {cases} cases from the fixed seed {seed}");
         proptest::test_runner::Config {
             cases,

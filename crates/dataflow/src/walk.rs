@@ -82,13 +82,32 @@ pub fn range_walk<A: Source, St, F: FnMut(St, A::Shape, A::Elem) -> St>(
 
 /// Left fold whose loop reads `N` elements per step (Yarr's `unrolledFoldl nN`): the
 /// reads of a step are independent and overlap; the fold order is unchanged.
+///
+/// `N` must be at least 1 (a step of no elements would fold nothing), so
+/// `walk_unrolled::<0, ..>` does not compile.
+///
+/// ```
+/// use dataflow::{from_fn, walk_unrolled, Dim1};
+/// assert_eq!(walk_unrolled::<3, _, _, _>(&from_fn(Dim1(5), |Dim1(i)| i), 0, |s, v| s + v), 10);
+/// ```
+///
+/// ```compile_fail,E0080
+/// use dataflow::{from_fn, walk_unrolled, Dim1};
+/// assert_eq!(walk_unrolled::<0, _, _, _>(&from_fn(Dim1(5), |Dim1(i)| i), 0, |s, v| s + v), 10);
+/// ```
 pub fn walk_unrolled<const N: usize, A: Source, St, F: FnMut(St, A::Elem) -> St>(
     a: &A,
     init: St,
     mut f: F,
 ) -> St {
     let n = a.extent().size();
-    let step = N.max(1);
+    let step = const {
+        assert!(
+            N > 0,
+            "walk_unrolled::<N> needs N >= 1: a step of 0 elements folds nothing"
+        );
+        N
+    };
     let mut acc = init;
     let mut i = 0;
     while i + step <= n {
@@ -209,6 +228,35 @@ mod tests {
     use crate::explicit::View;
     use crate::shape::{Dim1, Dim2};
     use proptest::prelude::*;
+
+    /// `walk_unrolled::<N>` over lengths 0 to 19 against the iterator's fold: every element
+    /// folded once, in order, the tail shorter than a step included.
+    #[track_caller]
+    fn check_walk_unrolled<const N: usize>() {
+        for len in 0..20 {
+            let xs: Vec<i64> = (1..=len).collect();
+            let a = View::new(Dim1(xs.len()), &xs).unwrap();
+            let want = xs.iter().fold(0, |s, v| s * 3 + v);
+            assert_eq!(
+                walk_unrolled::<N, _, _, _>(&a, 0, |s, v| s * 3 + v),
+                want,
+                "N = {N}, {len} elements"
+            );
+        }
+    }
+
+    #[test]
+    fn walk_unrolled_folds_every_element_for_each_step() {
+        // Hardening round 3, item 1 (the same step as `Unrolled`): with N = 0 the fold read
+        // nothing; N = 0 no longer compiles (the doc test), every step from 1 up folds all.
+        check_walk_unrolled::<1>();
+        check_walk_unrolled::<2>();
+        check_walk_unrolled::<3>();
+        check_walk_unrolled::<8>();
+        check_walk_unrolled::<19>();
+        check_walk_unrolled::<20>();
+        check_walk_unrolled::<64>();
+    }
 
     #[test]
     fn folds_match_iterator_folds() {

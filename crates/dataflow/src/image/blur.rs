@@ -102,9 +102,13 @@ pub fn gaussian_blur<const N: usize, A: Source<Shape = Dim2, Elem = u8>>(
     threads: Threads,
 ) -> Result<Array<u8, Dim2>, Error> {
     let st = gaussian_stencil::<N>(sigma)?;
-    Ok(blurred(a.extent(), |out| {
-        blur_fixed(a, st.taps, border, threads, out)
-    }))
+    // SAFETY: `blur_fixed` writes every pixel of the output it is handed (it checks
+    // that the output holds the extent's pixels and that its row bands cover them).
+    Ok(unsafe {
+        blurred(a.extent(), |out| {
+            blur_fixed(a, st.taps, border, threads, out)
+        })
+    })
 }
 
 /// Gaussian blur of an RGB image, each channel blurred as a grey image would be. The
@@ -117,20 +121,30 @@ pub fn gaussian_blur_rgb<const N: usize, A: Source<Shape = Dim2, Elem = [u8; 3]>
     threads: Threads,
 ) -> Result<Array<[u8; 3], Dim2>, Error> {
     let st = gaussian_stencil::<N>(sigma)?;
-    Ok(blurred(a.extent(), |out| {
-        blur_fixed(&a, st.taps, border, threads, out)
-    }))
+    // SAFETY: as in `gaussian_blur`.
+    Ok(unsafe {
+        blurred(a.extent(), |out| {
+            blur_fixed(&a, st.taps, border, threads, out)
+        })
+    })
 }
 
 /// A new image of `extent` that `blur` writes in full, without clearing its memory
 /// first (clearing is a pass over the output on one thread, a fifth of a two-thread blur).
-fn blurred<P: Copy>(extent: Dim2, blur: impl FnOnce(&mut [MaybeUninit<P>])) -> Array<P, Dim2> {
+///
+/// # Safety
+///
+/// `blur`, when it returns, must have written every element of the slice it is handed.
+unsafe fn blurred<P: Copy>(
+    extent: Dim2,
+    blur: impl FnOnce(&mut [MaybeUninit<P>]),
+) -> Array<P, Dim2> {
     // panics, naming the extent, when its size overflows
     let n = extent.size();
     let mut data: Vec<P> = Vec::with_capacity(n);
     blur(&mut data.spare_capacity_mut()[..n]);
-    // SAFETY: `blur_fixed` writes every pixel of the `n` it is handed (it checks that its
-    // row bands cover them all); `P` is `Copy`, so nothing needs dropping.
+    // SAFETY: `blur` wrote all `n` elements (the caller's contract); `P` is `Copy`, so
+    // nothing needs dropping.
     unsafe { data.set_len(n) };
     Array::from_vec(extent, data).expect("the length is the extent's size")
 }
