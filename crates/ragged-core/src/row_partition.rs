@@ -836,6 +836,159 @@ mod tests {
         );
     }
 
+    /// `result` is the error `expected`, by value: a hostile input was refused.
+    #[track_caller]
+    fn check_err<T: fmt::Debug>(result: Result<T, Error>, expected: Error) {
+        assert_eq!(result.unwrap_err(), expected);
+    }
+
+    /// Hardening round 3, item 2: the row-splits invariant is what
+    /// `OffsetBuffer::new_unchecked` (here and in the crates above) and `gather_rows`'
+    /// `set_len` rely on, and only the `unsafe` constructors skip its check. Every safe
+    /// entry point that builds a partition from outside values refuses splits that
+    /// decrease, do not start at 0 or are empty, row ids that decrease, leave `0..nrows`
+    /// or disagree with the splits, and splits or layers that do not match their values.
+    #[test]
+    fn hostile_row_splits_are_errors() {
+        use crate::{ragged_shape2, row_ids_to_row_splits, row_splits_to_row_ids, Ragged};
+        use crate::{Error::*, RaggedShape};
+        let decreasing = DecreasingRowSplits {
+            position: 2,
+            previous: 3,
+            value: 2,
+        };
+        check_err(
+            RowPartition::from_row_splits(vec![0, 3, 2]),
+            decreasing.clone(),
+        );
+        check_err(
+            RowPartition::from_row_splits(vec![1, 2]),
+            RowSplitsStart { first: 1 },
+        );
+        check_err(
+            RowPartition::from_row_splits(vec![-1, 0]),
+            RowSplitsStart { first: -1 },
+        );
+        check_err(RowPartition::from_row_splits(vec![]), EmptyRowSplits);
+        check_err(
+            RowPartition::from_row_splits(vec![0, i32::MAX, i32::MIN]),
+            DecreasingRowSplits {
+                position: 2,
+                previous: i32::MAX,
+                value: i32::MIN,
+            },
+        );
+        check_err(
+            RowPartition::from_row_lengths(&[2, -1, 5]),
+            NegativeRowLength { row: 1, length: -1 },
+        );
+        check_err(
+            RowPartition::from_value_rowids(vec![0, 1, 0], 2),
+            DecreasingRowIds {
+                position: 2,
+                previous: 1,
+                value: 0,
+            },
+        );
+        check_err(
+            RowPartition::from_value_rowids(vec![0, -1], 2),
+            RowIdOutOfRange {
+                position: 1,
+                value: -1,
+                nrows: 2,
+            },
+        );
+        check_err(
+            RowPartition::from_value_rowids(vec![0, 2], 2),
+            RowIdOutOfRange {
+                position: 1,
+                value: 2,
+                nrows: 2,
+            },
+        );
+        // Both encodings given: each valid on its own, but the ids do not match the splits.
+        check_err(
+            ragged_shape2(Some(&[0, 2, 3]), Some(&[0, 1, 1]), None),
+            RowIdsMismatch {
+                position: 1,
+                expected: 0,
+                got: 1,
+            },
+        );
+        check_err(
+            ragged_shape2(Some(&[0, 3, 2]), Some(&[0, 0]), None),
+            decreasing.clone(),
+        );
+        // Splits past the values' length, and layers that do not match.
+        let shape = RaggedShape::from_row_splits(vec![vec![0, 2, 5]]).unwrap();
+        check_err(
+            Ragged::new(shape, vec![1, 2, 3]),
+            SizeMismatch {
+                what: "number of values vs shape.num_elements()",
+                expected: 5,
+                got: 3,
+            },
+        );
+        let (top, bottom) = (
+            RowPartition::from_row_splits(vec![0, 2]).unwrap(),
+            RowPartition::from_row_splits(vec![0, 1, 2, 3]).unwrap(),
+        );
+        check_err(
+            RaggedShape::from_layers(vec![top, bottom]),
+            LayerMismatch {
+                axis: 2,
+                expected: 2,
+                got: 3,
+            },
+        );
+        // The free functions over caller-owned buffers.
+        check_err(row_splits_to_row_ids(&[0, 3, 2], &mut [0; 2]), decreasing);
+        check_err(
+            row_splits_to_row_ids(&[0, 2, 3], &mut [0; 5]),
+            SizeMismatch {
+                what: "row_ids length vs row_splits.last()",
+                expected: 3,
+                got: 5,
+            },
+        );
+        check_err(
+            row_ids_to_row_splits(&[1, 0], &mut [0; 3]),
+            DecreasingRowIds {
+                position: 1,
+                previous: 1,
+                value: 0,
+            },
+        );
+        // Text: a shape whose brackets do not close is a parse error, not a partition.
+        assert!(matches!(
+            "[ [ 1 2 ] [ 3 ]".parse::<Ragged<i32>>(),
+            Err(Parse { .. })
+        ));
+    }
+
+    /// The panic of a shape or array built inside the crate from parts that do not match
+    /// (its release-mode check), by hand.
+    #[test]
+    fn mismatched_internal_parts_panic_naming_the_sizes() {
+        let shape = crate::RaggedShape::from_row_splits(vec![vec![0, 2, 5]]).unwrap();
+        let r = std::panic::catch_unwind(|| crate::Ragged::from_matching_parts(shape, vec![1]));
+        let msg = r.unwrap_err().downcast_ref::<String>().cloned().unwrap();
+        assert_eq!(
+            msg,
+            "a ragged array built inside the crate has 1 values for a shape of 5 elements"
+        );
+        let layers = vec![
+            RowPartition::from_row_splits(vec![0, 2]).unwrap(),
+            RowPartition::from_row_splits(vec![0, 1]).unwrap(),
+        ];
+        let r = std::panic::catch_unwind(|| crate::RaggedShape::from_matching_layers(layers));
+        let msg = r.unwrap_err().downcast_ref::<String>().cloned().unwrap();
+        assert_eq!(
+            msg,
+            "a shape built inside the crate is inconsistent: axis 2 has 1 rows but the axis above has 2 elements"
+        );
+    }
+
     #[test]
     fn prefixes_share_storage() {
         let p = RowPartition::from_row_splits(vec![0, 2, 3, 6]).unwrap();

@@ -78,8 +78,9 @@ pub(crate) fn gather_values<T: Clone + Send + Sync>(values: &[T], indexes: &[i32
     } else {
         gather_into(level, values, indexes, slots);
     }
-    // SAFETY: the chunks of `slots` and `indexes` pair up one to one and each slot of a
-    // chunk is written (a panic on a bad index leaves the length at 0).
+    // SAFETY: `slots` and `indexes` both hold `n` elements, cut into chunks of the same
+    // size, so the chunks pair up one to one, and `gather_into_portable` writes each slot of
+    // a chunk, zipped with its index (a panic on a bad index leaves the length at 0).
     unsafe { out.set_len(n) };
     out
 }
@@ -130,8 +131,9 @@ pub(crate) fn gather_runs(
             }
         }
         // SAFETY: `splits` starts at 0 and each run appends the splits of rows
-        // `begin..end` of a valid partition, shifted to start at the running `total`, so it
-        // never decreases; `total` stays within `i32::MAX` (checked per run above).
+        // `begin..end` of a valid partition (a run with `begin > end` fails the size check
+        // or the slicing), shifted to start at the running `total`, so it never decreases;
+        // `total` stays within `i32::MAX` (checked per run above).
         layers.push(unsafe { RowPartition::from_row_splits_unchecked(splits) });
         runs = next;
     }

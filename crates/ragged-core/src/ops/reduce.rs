@@ -119,8 +119,10 @@ where
     } else {
         run(0, slots);
     }
-    // SAFETY: every one of the `nrows` slots was written above (the chunks cover them all,
-    // and `fold_rows_portable` writes each slot it is given).
+    // SAFETY: every one of the `nrows` slots was written above: the chunks cover them all,
+    // and `fold_rows_portable` writes each slot it is given (zipped with the windows of a
+    // checked slice of `row_splits`, the values read by checked slicing, so any splits are
+    // sound here).
     unsafe { out.set_len(nrows) };
     out
 }

@@ -188,7 +188,10 @@ where
     } else {
         sum_rows(level, row_splits, values, initial, 0, slots);
     }
-    // SAFETY: every one of the `nrows` slots was written above.
+    // SAFETY: the chunks cover all `nrows` slots, and the row kernel writes every slot it
+    // is given: it zips them with the windows of `row_splits[first_row..=first_row +
+    // out.len()]`, a checked slice (it panics, leaving the length 0, when the splits are
+    // short), and reads the values by checked slicing, so any splits are sound here.
     unsafe { out.set_len(nrows) };
     out
 }
@@ -292,7 +295,10 @@ where
     } else {
         extreme_rows(level, row_splits, values, initial, &better, 0, slots);
     }
-    // SAFETY: every one of the `nrows` slots was written above.
+    // SAFETY: the chunks cover all `nrows` slots, and the row kernel writes every slot it
+    // is given: it zips them with the windows of `row_splits[first_row..=first_row +
+    // out.len()]`, a checked slice (it panics, leaving the length 0, when the splits are
+    // short), and reads the values by checked slicing, so any splits are sound here.
     unsafe { out.set_len(nrows) };
     out
 }

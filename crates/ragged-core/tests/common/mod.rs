@@ -33,15 +33,20 @@ pub fn r3(v: &V3) -> Ragged<i32> {
 pub const PROPTEST_SEED: u64 = 0x5EED_2026_0017;
 
 /// A fixed, printed seed (ChaCha) and failures persisted next to the test file, so that a
-/// failing case can be reproduced and is re-run first.
+/// failing case can be reproduced and is re-run first; 64 cases, or `PROPTEST_CASES` when
+/// set (the memory checker runs a few under valgrind).
 pub fn config() -> ProptestConfig {
     let seed = std::env::var("PROPTEST_RNG_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(PROPTEST_SEED);
     eprintln!("proptest seed {seed} (set PROPTEST_RNG_SEED to run another)");
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(64);
     ProptestConfig {
-        cases: 64,
+        cases,
         rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
         rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         failure_persistence: Some(Box::new(
