@@ -35,6 +35,7 @@ pub mod fsa_algebra;
 pub mod json;
 pub mod kaldi;
 pub mod kaldi_holders;
+pub mod kaldi_tables;
 pub mod png;
 pub mod ragged_text;
 
@@ -53,6 +54,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("kaldi_binary", kaldi::kaldi_binary),
     ("kaldi_text", kaldi::kaldi_text),
     ("kaldi_holders", kaldi_holders::kaldi_holders),
+    ("kaldi_tables", kaldi_tables::kaldi_tables),
     ("dense_new", dense_new::dense_new),
     ("dense_intersect", dense_intersect::dense_intersect),
     ("json", json::json),
