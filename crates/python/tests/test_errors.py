@@ -96,3 +96,8 @@ def test_a_rust_panic_is_an_exception_not_a_crash():
 def test_ragged_text_errors():
     with pytest.raises(ValueError):
         k2.RaggedTensor("[[1 2] [3")
+
+
+def test_symbol_table_gets_eps_as_k2():
+    t = k2.SymbolTable.from_str("a 1\nb 2\n")
+    assert t.get(0) == "<eps>" and t.ids == [0, 1, 2]

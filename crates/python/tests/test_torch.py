@@ -121,3 +121,20 @@ def test_tot_scores_back_propagate_into_scores(torch):
     w.scores.requires_grad_(True)
     w.get_tot_scores(True, False).sum().backward()
     assert w.scores.grad.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_scores_grad_flows_through_algorithms(torch):
+    # arc_sort permutes the arcs: the gradient of the sorted scores goes back permuted
+    f = k2.Fsa.from_str("0 1 2 0.5\n0 1 1 0.25\n1 2 -1 0\n2")
+    f.scores.requires_grad_(True)
+    s = k2.arc_sort(f)
+    assert s.scores.tolist() == [0.25, 0.5, 0.0]
+    (s.scores * torch.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert f.scores.grad.tolist() == [10.0, 1.0, 100.0]
+    # intersect of two acceptors sums one arc of each: each side gets the result's gradient
+    a = k2.Fsa.from_str("0 1 1 0.5\n1 2 -1 0\n2")
+    b = k2.Fsa.from_str("0 1 1 0.25\n1 2 -1 0\n2")
+    a.scores.requires_grad_(True)
+    c = k2.intersect(a, b)
+    c.scores.sum().backward()
+    assert a.scores.grad.tolist() == [1.0, 1.0]

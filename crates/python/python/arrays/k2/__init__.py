@@ -28,6 +28,7 @@ __all__ = [
     "Nbest",
     "create_fsa_vec",
     "to_str",
+    "to_str_simple",
     "arc_sort",
     "top_sort",
     "connect",
@@ -597,7 +598,14 @@ class Fsa:
             raise NotImplementedError(
                 "Fsa[...] takes an int; for several FSAs use create_fsa_vec([fsas[i], ...])"
             )
-        return Fsa._wrap(self._raw.get(int(i)), self)
+        out = Fsa._wrap(self._raw.get(int(i)), self)
+        if self.requires_grad:
+            splits = self._raw.row_splits(1)
+            arcs = self._raw.row_splits(2)
+            k = int(i) % int(self._raw.num_fsas)
+            begin, end = int(arcs[splits[k]]), int(arcs[splits[k + 1]])
+            _track(out, self, np.arange(begin, end, dtype=np.int32))
+        return out
 
     # -- pickling (compact binary)
 
@@ -672,9 +680,28 @@ def _raw_from_arcs(a: np.ndarray) -> Any:
     return _native.RawFsa.from_arcs(a)
 
 
+def _track(out: Fsa, a: Fsa, a_map: np.ndarray, b: Optional[Fsa] = None, b_map: Any = None) -> Fsa:
+    """Carries the autograd of the input scores to `out`'s (k2's index_select of the scores
+    through the arc maps), when an input's scores require grad."""
+    sa = a._scores_t
+    sb = None if b is None else b._scores_t
+    if (sa is None or not sa.requires_grad) and (sb is None or not sb.requires_grad):
+        return out
+    from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+    t = _torch()
+    a_scores = sa if sa is not None else t.from_numpy(a._raw.scores())
+    b_scores = None
+    if b is not None:
+        b_scores = sb if sb is not None else t.from_numpy(b._raw.scores())
+    view = t.from_numpy(out._raw.scores())
+    object.__setattr__(out, "_scores_t", _autograd.map_scores(view, a_map, a_scores, b_map, b_scores))
+    return out
+
+
 def _unary(fsa: Fsa, op: str, ret_arc_map: bool = False) -> Any:
     raw, arc_map = getattr(fsa._raw, op)()
-    out = Fsa._wrap(raw, fsa)
+    out = _track(Fsa._wrap(raw, fsa), fsa, arc_map)
     return (out, _out(arc_map)) if ret_arc_map else out
 
 
@@ -683,6 +710,11 @@ def create_fsa_vec(fsas: Sequence[Fsa]) -> Fsa:
     if fsas:
         out._non_tensor_attr.update(fsas[0]._non_tensor_attr)
     return out
+
+
+def to_str_simple(fsa: Fsa, openfst: bool = False) -> str:
+    """The arcs only, as an acceptor's text (k2's to_str_simple)."""
+    return str(fsa._raw.to_str(bool(openfst), True))
 
 
 def to_str(fsa: Fsa, openfst: bool = False) -> str:
@@ -723,15 +755,15 @@ def remove_epsilon_self_loops(fsa: Fsa) -> Fsa:
 
 
 def union(fsas: Fsa) -> Fsa:
-    raw, _ = _native.union(fsas._raw)
-    return Fsa._wrap(raw, fsas)
+    raw, arc_map = _native.union(fsas._raw)
+    return _track(Fsa._wrap(raw, fsas), fsas, arc_map)
 
 
 def intersect(
     a_fsa: Fsa, b_fsa: Fsa, treat_epsilons_specially: bool = True, ret_arc_maps: bool = False
 ) -> Any:
     raw, a_map, b_map = _native.intersect(a_fsa._raw, b_fsa._raw, bool(treat_epsilons_specially))
-    out = Fsa._wrap(raw, a_fsa)
+    out = _track(Fsa._wrap(raw, a_fsa), a_fsa, a_map, b_fsa, b_map)
     return (out, _out(a_map), _out(b_map)) if ret_arc_maps else out
 
 
@@ -741,8 +773,10 @@ def compose(
     treat_epsilons_specially: bool = True,
     inner_labels: Optional[str] = None,
 ) -> Fsa:
-    raw, _, _ = _native.compose(a_fsa._raw, b_fsa._raw, bool(treat_epsilons_specially), inner_labels)
-    return Fsa._wrap(raw, a_fsa)
+    raw, a_map, b_map = _native.compose(
+        a_fsa._raw, b_fsa._raw, bool(treat_epsilons_specially), inner_labels
+    )
+    return _track(Fsa._wrap(raw, a_fsa), a_fsa, a_map, b_fsa, b_map)
 
 
 class DeterminizeWeightPushingType(enum.IntEnum):
@@ -772,8 +806,8 @@ def remove_epsilon_and_add_self_loops(fsa: Fsa, remove_filler: bool = True) -> F
 
 
 def shortest_path(fsa: Fsa, use_double_scores: bool) -> Fsa:
-    raw, _ = fsa._raw.shortest_path()
-    return Fsa._wrap(raw, fsa)
+    raw, arc_map = fsa._raw.shortest_path()
+    return _track(Fsa._wrap(raw, fsa), fsa, arc_map)
 
 
 def random_paths(fsas: Fsa, use_double_scores: bool, num_paths: int, seed: int = 0) -> RaggedTensor:
@@ -782,8 +816,8 @@ def random_paths(fsas: Fsa, use_double_scores: bool, num_paths: int, seed: int =
 
 
 def prune_on_arc_post(fsas: Fsa, threshold_prob: float, use_double_scores: bool) -> Fsa:
-    raw, _ = fsas._raw.prune_on_arc_post(float(threshold_prob))
-    return Fsa._wrap(raw, fsas)
+    raw, arc_map = fsas._raw.prune_on_arc_post(float(threshold_prob))
+    return _track(Fsa._wrap(raw, fsas), fsas, arc_map)
 
 
 def get_arc_post(fsas: Fsa, use_double_scores: bool, log_semiring: bool) -> Any:
@@ -834,13 +868,19 @@ class SymbolTable:
     """k2's SymbolTable (``words.txt``, ``tokens.txt``)."""
 
     def __init__(self, _id2sym: Optional[Dict[int, str]] = None, _sym2id: Optional[Dict[str, int]] = None) -> None:
-        self._id2sym: Dict[int, str] = dict(_id2sym or {})
-        self._sym2id: Dict[str, int] = dict(_sym2id or {})
+        # k2's empty table holds <eps> = 0
+        self._id2sym: Dict[int, str] = dict(_id2sym or {0: "<eps>"})
+        self._sym2id: Dict[str, int] = dict(_sym2id or {"<eps>": 0})
 
     @staticmethod
     def from_str(s: str) -> "SymbolTable":
         pairs = _native.parse_symbol_table(s)
-        return SymbolTable({i: s for s, i in pairs}, {s: i for s, i in pairs})
+        id2sym = {i: sym for sym, i in pairs}
+        sym2id = {sym: i for sym, i in pairs}
+        if 0 not in id2sym and "<eps>" not in sym2id:
+            # as k2: a table without id 0 gets <eps> = 0
+            id2sym[0], sym2id["<eps>"] = "<eps>", 0
+        return SymbolTable(id2sym, sym2id)
 
     @staticmethod
     def from_file(filename: str) -> "SymbolTable":

@@ -67,3 +67,38 @@ class _TotScores(torch.autograd.Function):
 
 def tot_scores(fsa: Any, scores: torch.Tensor, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:
     return _TotScores.apply(scores, fsa, use_double_scores, log_semiring)
+
+
+class _MapScores(torch.autograd.Function):
+    """The scores of an algorithm's result: `a_scores[a_map]` (+ `b_scores[b_map]` for
+    intersect and compose), with -1 in a map for a created arc, as k2's index_select."""
+
+    @staticmethod
+    def forward(ctx: Any, out: torch.Tensor, a_map: torch.Tensor, a: torch.Tensor, b_map: Any, b: Any) -> torch.Tensor:  # type: ignore[override]
+        ctx.save_for_backward(a_map, b_map if b_map is not None else a_map)
+        ctx.sizes = (a.shape[0], None if b is None else b.shape[0])
+        ctx.dtypes = (a.dtype, None if b is None else b.dtype)
+        ctx.has_b = b is not None
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        a_map, b_map = ctx.saved_tensors
+
+        def scatter(m: torch.Tensor, n: int, dtype: Any) -> torch.Tensor:
+            keep = m >= 0
+            grad = torch.zeros(n, dtype=g.dtype)
+            grad.index_add_(0, m[keep], g[keep])
+            return grad.to(dtype)
+
+        ga = scatter(a_map, ctx.sizes[0], ctx.dtypes[0])
+        gb = scatter(b_map, ctx.sizes[1], ctx.dtypes[1]) if ctx.has_b else None
+        return None, None, ga, None, gb
+
+
+def map_scores(out: torch.Tensor, a_map: Any, a: torch.Tensor, b_map: Any = None, b: Any = None) -> torch.Tensor:
+    a_map_t = torch.from_numpy(np.asarray(a_map)).to(torch.int64)
+    b_map_t = None if b_map is None else torch.from_numpy(np.asarray(b_map)).to(torch.int64)
+    if b is not None and not b.requires_grad:
+        b = b.detach()
+    return _MapScores.apply(out, a_map_t, a, b_map_t, b)
