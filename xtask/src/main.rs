@@ -6,6 +6,7 @@
 
 mod bench;
 mod fuzz;
+mod memcheck;
 mod msrv;
 mod python;
 mod setup;
@@ -39,6 +40,9 @@ commands:
                      the AFL++ campaign (cargo-afl, installed if missing) of one target or
                      all, N seconds each (default 60): new corpus entries to fuzz/corpus/,
                      crashes to fuzz/found/; prints executions, execs/s and crashes
+  memcheck [--quick] the test binaries of ragged-core, dataflow, structured-tensor and
+                     kaldi-io under valgrind's memcheck (installed if missing), SIMD capped
+                     at AVX2; --quick: the unsafe-touching lib tests of the first two
 ";
 
 /// Optional features that the tours and the benches turn on where a crate has them:
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
             bench::run(&options)
         }),
         "fuzz" => fuzz::Options::parse(rest).and_then(|options| fuzz::run(&options)),
+        "memcheck" => setup::run().and_then(|()| memcheck::command(rest)),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
