@@ -67,3 +67,35 @@ def test_log_probs_are_read_in_place():
     lp = np.log(np.full((1, 4, 6), 0.25, dtype=np.float32))[:, :, :4]
     dense = k2.DenseFsaVec(lp, np.array([[0, 0, 4]], dtype=np.int32))
     assert dense._log_probs is lp
+
+
+class DlpackOnly:
+    """An array known only by the DLPack protocol (as a framework's tensor would be)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, stream=None):
+        return self._a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_dlpack_objects_are_read_without_a_copy():
+    lp = np.log(np.full((1, 4, 3), 1 / 3, dtype=np.float32))
+    from arrays.k2 import _array
+
+    seen = _array(DlpackOnly(lp), np.float32, "log_probs", 3)
+    assert np.shares_memory(seen, lp)
+    dense = k2.DenseFsaVec(DlpackOnly(lp), np.array([[0, 0, 4]], dtype=np.int32))
+    loss = np.asarray(k2.ctc_loss(k2.ctc_graph([[1]]), dense, float("inf"), "none"))
+    ref = np.asarray(
+        k2.ctc_loss(
+            k2.ctc_graph([[1]]),
+            k2.DenseFsaVec(lp, np.array([[0, 0, 4]], dtype=np.int32)),
+            float("inf"),
+            "none",
+        )
+    )
+    assert loss.tolist() == ref.tolist()

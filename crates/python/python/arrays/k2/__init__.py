@@ -568,7 +568,10 @@ class Fsa:
             elif a.dtype == np.float64:
                 a = a.astype(np.float32)
             if a.dtype not in (np.int32, np.float32) or a.ndim != 1:
-                raise ValueError(f"{name}: expected a 1-D int32 or float32 array, got {a.dtype}")
+                raise ValueError(
+                    f"{name}: expected a 1-D int32 or float32 array, got {a.dtype} of shape "
+                    f"{a.shape} (attributes of more dimensions are not reproduced)"
+                )
             self._set_raw(self._raw.with_attr(name, a))
         else:
             self._non_tensor_attr[name] = value
