@@ -36,6 +36,7 @@ pub mod json;
 pub mod kaldi;
 pub mod kaldi_holders;
 pub mod kaldi_tables;
+pub mod parquet;
 pub mod png;
 pub mod ragged_text;
 
@@ -58,6 +59,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("dense_new", dense_new::dense_new),
     ("dense_intersect", dense_intersect::dense_intersect),
     ("json", json::json),
+    ("parquet_read", parquet::parquet_read),
+    ("parquet_dir", parquet::parquet_dir),
     ("png_pipeline", png::png_pipeline),
     ("dataflow_new", dataflow_new::dataflow_new),
 ];
