@@ -371,7 +371,16 @@ class _Arcs:
         return int(self._raw.tot_sizes()[axis])
 
 
-_RESERVED = {"arcs", "scores", "labels", "properties", "properties_str", "shape", "num_arcs"}
+_RESERVED = {
+    "arcs",
+    "scores",
+    "labels",
+    "properties",
+    "properties_str",
+    "shape",
+    "num_arcs",
+    "grad",
+}
 
 
 class Fsa:
@@ -398,9 +407,12 @@ class Fsa:
             f._non_tensor_attr.update(like._non_tensor_attr)
         return f
 
-    def _set_raw(self, raw: Any) -> None:
+    def _set_raw(self, raw: Any, keep_scores: bool = False) -> None:
+        """Points at a new native object. With `keep_scores` (same scores: an attribute or
+        the labels changed), a scores tensor that requires grad stays this FSA's scores."""
         object.__setattr__(self, "_raw", raw)
-        object.__setattr__(self, "_scores_t", None)
+        if not (keep_scores and self.requires_grad):
+            object.__setattr__(self, "_scores_t", None)
 
     # -- construction and text
 
@@ -486,7 +498,7 @@ class Fsa:
 
     @labels.setter
     def labels(self, value: Any) -> None:
-        self._set_raw(self._raw.with_labels(_array(value, np.int32, "labels", 1)))
+        self._set_raw(self._raw.with_labels(_array(value, np.int32, "labels", 1)), True)
 
     @property
     def properties(self) -> int:
@@ -515,6 +527,12 @@ class Fsa:
     def requires_grad(self) -> bool:
         s = self._scores_t
         return bool(s is not None and s.requires_grad)
+
+    @property
+    def grad(self) -> Any:
+        """The gradient of the scores (k2's ``fsa.grad``)."""
+        s = self._scores_t
+        return None if s is None else s.grad
 
     def requires_grad_(self, requires_grad: bool) -> "Fsa":
         s = self.scores
@@ -558,7 +576,7 @@ class Fsa:
         if isinstance(value, RaggedTensor):
             if value.num_axes != 2:
                 raise ValueError(f"{name}: a ragged attribute has 2 axes, not {value.num_axes}")
-            self._set_raw(self._raw.with_attr(name, (value._splits, value._values)))
+            self._set_raw(self._raw.with_attr(name, (value._splits, value._values)), True)
         elif _is_tensor(value) or isinstance(value, np.ndarray):
             a = value.detach().numpy() if _is_tensor(value) else value
             if a.dtype == np.int64:
@@ -572,13 +590,13 @@ class Fsa:
                     f"{name}: expected a 1-D int32 or float32 array, got {a.dtype} of shape "
                     f"{a.shape} (attributes of more dimensions are not reproduced)"
                 )
-            self._set_raw(self._raw.with_attr(name, a))
+            self._set_raw(self._raw.with_attr(name, a), True)
         else:
             self._non_tensor_attr[name] = value
 
     def __delattr__(self, name: str) -> None:
         if name in self._raw.attr_names():
-            self._set_raw(self._raw.without_attr(name))
+            self._set_raw(self._raw.without_attr(name), True)
         elif name in self._non_tensor_attr:
             del self._non_tensor_attr[name]
         else:
@@ -712,12 +730,19 @@ def create_fsa_vec(fsas: Sequence[Fsa]) -> Fsa:
     out = Fsa(_native.create_fsa_vec([f._raw for f in fsas]))
     if fsas:
         out._non_tensor_attr.update(fsas[0]._non_tensor_attr)
+    if any(f.requires_grad for f in fsas):
+        from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+        t = _torch()
+        srcs = [f._scores_t if f.requires_grad else t.from_numpy(f._raw.scores()) for f in fsas]
+        view = t.from_numpy(out._raw.scores())
+        object.__setattr__(out, "_scores_t", _autograd.cat_scores(view, srcs))
     return out
 
 
 def to_str_simple(fsa: Fsa, openfst: bool = False) -> str:
-    """The arcs only, as an acceptor's text (k2's to_str_simple)."""
-    return str(fsa._raw.to_str(bool(openfst), True))
+    """k2's to_str_simple: the text with the plain aux labels (as to_str here)."""
+    return str(fsa._raw.to_str(bool(openfst), None))
 
 
 def to_str(fsa: Fsa, openfst: bool = False) -> str:

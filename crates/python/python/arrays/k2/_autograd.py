@@ -102,3 +102,22 @@ def map_scores(out: torch.Tensor, a_map: Any, a: torch.Tensor, b_map: Any = None
     if b is not None and not b.requires_grad:
         b = b.detach()
     return _MapScores.apply(out, a_map_t, a, b_map_t, b)
+
+
+class _CatScores(torch.autograd.Function):
+    """The scores of create_fsa_vec's result: the inputs' scores one after another."""
+
+    @staticmethod
+    def forward(ctx: Any, out: torch.Tensor, *srcs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        ctx.sizes = [s.shape[0] for s in srcs]
+        ctx.dtypes = [s.dtype for s in srcs]
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        parts = torch.split(g, ctx.sizes)
+        return (None, *(p.to(d) for p, d in zip(parts, ctx.dtypes)))
+
+
+def cat_scores(out: torch.Tensor, srcs: Any) -> torch.Tensor:
+    return _CatScores.apply(out, *srcs)
