@@ -67,5 +67,5 @@ pub use specifier::{
 };
 pub use table::{
     read_kaldi_object, write_kaldi_object, RandomAccessTableReader, SequentialTableReader,
-    TableWriter, MAX_KEY_LEN,
+    TableWriter, MAX_KEY_LEN, MAX_SCP_LINE_LEN,
 };

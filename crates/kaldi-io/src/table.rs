@@ -141,10 +141,6 @@ fn write_value<T: Holder>(
     })
 }
 
-fn input_io(input: &Input, e: std::io::Error) -> Error {
-    crate::error::io_error(input.name(), &e)
-}
-
 /// The longest archive key read or written, in bytes. Kaldi's keys are tokens (utterance
 /// or speaker ids, tens of bytes) read with `is >> key`, which has no limit: a file with
 /// no whitespace (`ark:/dev/zero`) would be read into one key until memory runs out.
@@ -276,13 +272,43 @@ fn parse_scp_line(name: &str, line_no: usize, line: &[u8]) -> Result<ScpEntry, E
     })
 }
 
-/// Reads the next scp line (without its newline); `None` at the end.
-fn next_scp_line(script: &mut Input) -> Result<Option<Vec<u8>>, Error> {
+/// The longest script (`.scp`) line read, in bytes, newline excluded: a key, an
+/// rxfilename (perhaps a pipe command) and a range take far less, and a file with no
+/// newline (`scp:/dev/zero`) would otherwise be read into one line until memory runs out.
+pub const MAX_SCP_LINE_LEN: usize = 1 << 20;
+
+/// Reads the next scp line (without its newline), which will be line `line_no`; `None` at
+/// the end; a line longer than [`MAX_SCP_LINE_LEN`] is an error.
+fn next_scp_line(script: &mut Input, line_no: usize) -> Result<Option<Vec<u8>>, Error> {
     let mut line = Vec::new();
-    let n = script
-        .read_until(b'\n', &mut line)
-        .map_err(|e| input_io(script, e))?;
-    if n == 0 {
+    let mut read_any = false;
+    loop {
+        let buf = script.fill()?;
+        if buf.is_empty() {
+            break;
+        }
+        read_any = true;
+        let (n, ends) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let content = line.len() + n - usize::from(ends);
+        if content > MAX_SCP_LINE_LEN {
+            let start = String::from_utf8_lossy(&line[..line.len().min(64)]).into_owned();
+            return Err(Error::ScpLine {
+                name: script.name().to_string(),
+                line: line_no,
+                text: format!("{start}..."),
+                reason: "longer than MAX_SCP_LINE_LEN (1 MiB) without a newline",
+            });
+        }
+        line.extend_from_slice(&buf[..n]);
+        script.consume(n);
+        if ends {
+            break;
+        }
+    }
+    if !read_any {
         return Ok(None);
     }
     if line.last() == Some(&b'\n') {
@@ -523,7 +549,7 @@ impl<T: Holder> PlainReader<T> {
                 line_no,
                 data,
             } => loop {
-                let Some(line) = next_scp_line(script)? else {
+                let Some(line) = next_scp_line(script, *line_no + 1)? else {
                     script.finish()?;
                     return Ok(None);
                 };
@@ -627,7 +653,7 @@ impl<T: Holder> RandomAccessTableReader<T> {
                 let mut entries = HashMap::new();
                 let mut previous: Option<String> = None;
                 let mut line_no = 0;
-                while let Some(line) = next_scp_line(&mut input)? {
+                while let Some(line) = next_scp_line(&mut input, line_no + 1)? {
                     line_no += 1;
                     let entry = parse_scp_line(input.name(), line_no, &line)?;
                     let order_err = |previous: &str, reason| Error::KeyOrder {
@@ -857,7 +883,7 @@ impl<T: Holder> TableWriter<T> {
                 let mut input = Input::open(&script)?;
                 let mut targets = HashMap::new();
                 let mut line_no = 0;
-                while let Some(line) = next_scp_line(&mut input)? {
+                while let Some(line) = next_scp_line(&mut input, line_no + 1)? {
                     line_no += 1;
                     let entry = parse_scp_line(input.name(), line_no, &line)?;
                     targets.insert(entry.key, entry.rxfilename);

@@ -1,5 +1,5 @@
 //! Hardening round 3: pipes closed rather than drained, FIFOs and other files that cannot
-//! seek, and the bound on archive keys. Every read that could hang runs under a time
+//! seek, and the bounds on archive keys and script lines. Every read that could hang runs under a time
 //! limit, so a regression fails instead of hanging the suite.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use dense_matrix::{Error as DmError, Vector};
-use kaldi_io::{read_kaldi_object, Error, Holder, SequentialTableReader, TableWriter, MAX_KEY_LEN};
+use kaldi_io::{
+    read_kaldi_object, Error, Holder, RandomAccessTableReader, SequentialTableReader, TableWriter,
+    MAX_KEY_LEN, MAX_SCP_LINE_LEN,
+};
 
 /// Generous for a loaded machine; the hangs these tests guard against are for ever.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -274,4 +277,59 @@ fn keys_up_to_the_limit_read_and_write() {
             ),
         })
     );
+}
+
+#[test]
+fn an_endless_scp_line_is_an_error_naming_the_line() {
+    // the same defect as the key's, in script files: `scp:/dev/zero` read one line until
+    // allocation failed
+    #[track_caller]
+    fn check(err: Error, name: &str, line_no: usize) {
+        match err {
+            Error::ScpLine {
+                name: got,
+                line,
+                text,
+                reason,
+            } => {
+                assert_eq!((got.as_str(), line), (name, line_no));
+                assert!(
+                    text.ends_with("...") && text.len() <= 64 * 3 + 3,
+                    "{text:?}"
+                );
+                assert_eq!(
+                    reason,
+                    "longer than MAX_SCP_LINE_LEN (1 MiB) without a newline"
+                );
+            }
+            other => panic!("expected an scp line error, got {other:?}"),
+        }
+    }
+    assert_eq!(MAX_SCP_LINE_LEN, 1 << 20);
+    let mut items = read_all::<i32>("scp:/dev/zero");
+    assert_eq!(items.len(), 1);
+    check(items.pop().unwrap().unwrap_err(), "/dev/zero", 1);
+    let opened = within_limit("scp:/dev/zero", || {
+        RandomAccessTableReader::<i32>::open("scp:/dev/zero").err()
+    });
+    check(opened.expect("an error"), "/dev/zero", 1);
+    // the longest line is read (and names a file that is not there); one byte more is
+    // the error, on its own line number
+    let dir = scratch("scp");
+    let scp = dir.join("a.scp").display().to_string();
+    let longest = format!("k {}", "f".repeat(MAX_SCP_LINE_LEN - 2));
+    std::fs::write(&scp, format!("{longest}\n{longest}f\n")).unwrap();
+    let items = read_all::<i32>(&format!("scp,p:{scp}"));
+    assert!(
+        items.is_empty(),
+        "the first entry is skipped (p), the second an error"
+    );
+    let items = read_all::<i32>(&format!("scp:{scp}"));
+    assert!(
+        matches!(items[..], [Err(Error::Io { .. })]),
+        "{:?}",
+        items.len()
+    );
+    let opened = RandomAccessTableReader::<i32>::open(&format!("scp:{scp}")).err();
+    check(opened.expect("an error"), &scp, 2);
 }
