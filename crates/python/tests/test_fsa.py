@@ -135,3 +135,31 @@ def test_device_other_than_cpu_is_not_implemented():
         k2.Fsa.from_str(ACCEPTOR).to("cuda")
     with pytest.raises(NotImplementedError):
         k2.rnnt_loss
+
+
+def test_draw_writes_svg_when_graphviz_is_there(tmp_path):
+    import shutil
+
+    f = k2.Fsa.from_str(ACCEPTOR)
+    dot = f.draw(None, title="two arcs")
+    assert dot.startswith("digraph") and "two arcs" in dot
+    if shutil.which("dot"):
+        out = tmp_path / "f.svg"
+        f.draw(str(out))
+        assert out.read_text().lstrip().startswith(("<?xml", "<svg"))
+
+
+def test_random_paths_and_nbest_on_a_two_path_fsa():
+    # two paths, labels 1 and 2, probabilities e^0.5 and e^0.25 (normalised)
+    v = k2.create_fsa_vec([k2.Fsa.from_str(ACCEPTOR)])
+    paths = k2.random_paths(v, use_double_scores=True, num_paths=50)
+    rows = paths.tolist()[0]
+    assert len(rows) == 50
+    # each path is an arc list: one of the two first arcs, then the final arc
+    assert {tuple(r) for r in rows} <= {(0, 2), (1, 2)}
+    lattice = k2.create_fsa_vec([k2.Fsa.from_str("0 1 1 3 0.5\n0 1 2 4 0.25\n1 2 -1 -1 0\n2", acceptor=False)])
+    nbest = k2.Nbest.from_lattice(lattice, num_paths=20, nbest_scale=1.0)
+    texts = nbest.texts()[0]
+    assert texts[0] == [3] and sorted(map(tuple, texts)) <= [(3,), (4,)]
+    best = k2.one_best(lattice)
+    assert best[0][1] == [3] and abs(best[0][2] - 0.5) < 1e-12
