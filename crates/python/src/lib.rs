@@ -176,8 +176,9 @@ fn ragged_in<T: numpy::Element + Clone>(
 /// `stride` elements apart, whose numpy base is `owner`.
 ///
 /// # Safety
-/// `base_ptr .. + offset + stride * len` must lie in one live allocation that `owner` keeps
-/// alive and never frees or moves while it lives.
+/// When `len > 0`, `base_ptr .. + offset + stride * (len - 1)` must lie in one live
+/// allocation that `owner` keeps alive and never frees or moves while it lives; when
+/// `len == 0`, `base_ptr` must be non-null and aligned (an empty `Vec`'s pointer is).
 unsafe fn view1<'py, T: numpy::Element>(
     owner: &Bound<'py, PyAny>,
     base_ptr: *const T,
@@ -185,9 +186,17 @@ unsafe fn view1<'py, T: numpy::Element>(
     len: usize,
     stride: usize,
 ) -> Bound<'py, PyArray1<T>> {
-    // SAFETY: the caller's contract: the strided range is inside one live allocation
+    // an empty view points at the (possibly dangling) base: no arithmetic past an allocation
+    let start = if len == 0 {
+        base_ptr
+    } else {
+        // SAFETY: `len > 0`, so by the contract `offset` is inside the allocation
+        unsafe { base_ptr.add(offset) }
+    };
+    // SAFETY: the caller's contract: the strided range is inside one live allocation (or
+    // the view is empty, over an aligned non-null pointer)
     let view: ArrayView1<'_, T> =
-        unsafe { ArrayView1::from_shape_ptr((len,).strides((stride,)), base_ptr.add(offset)) };
+        unsafe { ArrayView1::from_shape_ptr((len,).strides((stride,)), start) };
     // SAFETY: `owner` becomes the array's base, keeping the allocation alive (contract)
     unsafe { PyArray::borrow_from_array(&view, owner.clone()) }
 }

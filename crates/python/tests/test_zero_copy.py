@@ -99,3 +99,12 @@ def test_dlpack_objects_are_read_without_a_copy():
         )
     )
     assert loss.tolist() == ref.tolist()
+
+
+def test_views_of_an_empty_fsa():
+    # the hostile value for the views' pointer arithmetic: no arcs, a dangling buffer
+    f = k2.Fsa.from_str("")
+    assert np_(f.scores).tolist() == [] and np_(f.labels).tolist() == []
+    assert np_(f.arcs.values()).shape == (0, 4)
+    f.extra = np.zeros(0, dtype=np.float32)
+    assert np_(f.extra).tolist() == []
