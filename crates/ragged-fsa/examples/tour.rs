@@ -229,6 +229,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     draw(&dir, "lg_det", &det.to_dot("determinize(LG, log pushing)"))?;
     draw(&dir, "lg_min", &min.to_dot("minimize(det(LG))"))?;
     ctc_training_and_decoding(&dir)?;
+    transducer_training(&dir)?;
     Ok(())
 }
 
@@ -398,6 +399,199 @@ fn draw_curve(path: &Path, curve: &[f64]) -> Result<(), Box<dyn Error>> {
             curve.iter().enumerate().map(|(i, &y)| (i as f64, y)),
             BLUE.stroke_width(3),
         ))?;
+        root.present()?;
+    }
+    image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8)?;
+    Ok(())
+}
+
+/// A tiny transducer trained k2's pruned way: `lm` `[B][S + 1][C]` and `am` `[B][T][C]` are
+/// the parameters themselves and the joiner is their sum. Each step: `rnnt_loss_smoothed`
+/// (with `return_grad`) => `get_rnnt_prune_ranges` => `do_rnnt_pruning` => joiner =>
+/// `rnnt_loss_pruned`, then one gradient step on `lm` and `am` for the sum of both losses.
+fn transducer_training(dir: &Path) -> Result<(), Box<dyn Error>> {
+    use ndarray::{Array2, Array3, Axis};
+    use ragged_fsa::{
+        do_rnnt_pruning, get_rnnt_prune_ranges, rnnt_loss_pruned, rnnt_loss_smoothed, Reduction,
+        RnntLossConfig,
+    };
+
+    println!("\n== A tiny transducer: pruned RNN-T loss, gradient descent ==");
+    let (b, s, t, c, s_range) = (2usize, 3usize, 8usize, 5usize, 2usize);
+    let mut state = 41u64;
+    let mut uniform = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32
+    };
+    let mut lm = Array3::from_shape_fn((b, s + 1, c), |_| uniform());
+    let mut am = Array3::from_shape_fn((b, t, c), |_| uniform());
+    // the words "abc" and "dca" of the CTC section; symbol 0 is blank (termination)
+    let symbols = Array2::from_shape_vec((b, s), vec![1i64, 2, 3, 4, 3, 1])?;
+    // the second utterance is two frames shorter
+    let boundary = Array2::from_shape_vec((b, 4), vec![0i64, 0, 3, 8, 0, 0, 3, 6])?;
+    let smoothed = RnntLossConfig {
+        reduction: Reduction::Sum,
+        return_grad: true,
+        ..RnntLossConfig::default()
+    };
+    let pruned = RnntLossConfig {
+        reduction: Reduction::Sum,
+        ..RnntLossConfig::default()
+    };
+    let (steps, rate) = (30usize, 0.3f32);
+    let (mut simple_curve, mut pruned_curve) = (Vec::new(), Vec::new());
+    for step in 0..steps {
+        let bview = Some(boundary.view());
+        let simple = rnnt_loss_smoothed(lm.view(), am.view(), symbols.view(), 0, bview, &smoothed)?;
+        let (px_grad, py_grad) = (simple.px_grad.as_ref(), simple.py_grad.as_ref());
+        let ranges = get_rnnt_prune_ranges(
+            px_grad.ok_or("no px_grad")?.view(),
+            py_grad.ok_or("no py_grad")?.view(),
+            boundary.view(),
+            s_range,
+        )?;
+        let (am_pruned, lm_pruned) = do_rnnt_pruning(am.view(), lm.view(), ranges.view())?;
+        let logits = &am_pruned + &lm_pruned; // the joiner: a sum
+        let out = rnnt_loss_pruned(
+            logits.view(),
+            symbols.view(),
+            ranges.view(),
+            0,
+            bview,
+            &pruned,
+        )?;
+        simple_curve.push(f64::from(simple.loss[0]));
+        pruned_curve.push(f64::from(out.loss[0]));
+        if step % 10 == 0 || step + 1 == steps {
+            println!(
+                "step {step:2}: smoothed loss {:.4}, pruned loss {:.4}, ranges of utterance 0 start at {:?}",
+                simple.loss[0],
+                out.loss[0],
+                ranges.index_axis(Axis(0), 0).column(0).to_vec()
+            );
+        }
+        // back through the joiner: am gets the sum over the band, lm each row at its position
+        let mut lm_grad = simple.lm_grad.ok_or("no lm_grad")?;
+        let mut am_grad = simple.am_grad.ok_or("no am_grad")?;
+        let logits_grad = out.logits_grad.ok_or("no logits_grad")?;
+        for ((bi, ti, ri, ci), &g) in logits_grad.indexed_iter() {
+            am_grad[[bi, ti, ci]] += g;
+            lm_grad[[bi, ranges[[bi, ti, ri]] as usize, ci]] += g;
+        }
+        lm.scaled_add(-rate, &lm_grad);
+        am.scaled_add(-rate, &am_grad);
+    }
+    assert!(
+        pruned_curve[steps - 1] < pruned_curve[0] && simple_curve[steps - 1] < simple_curve[0],
+        "gradient descent lowers both losses"
+    );
+    let png = dir.join("rnnt_loss.png");
+    draw_curves_with_axes(&png, &[&simple_curve, &pruned_curve])?;
+    println!(
+        "artefact: {} (blue: smoothed loss, red: pruned loss; x: step, y: loss)",
+        png.display()
+    );
+    Ok(())
+}
+
+/// Glyphs of a 3 x 5 pixel font for the axis values: the digits, `.` and `-`.
+fn glyph(ch: char) -> [u8; 5] {
+    match ch {
+        '0' => [7, 5, 5, 5, 7],
+        '1' => [2, 6, 2, 2, 7],
+        '2' => [7, 1, 7, 4, 7],
+        '3' => [7, 1, 7, 1, 7],
+        '4' => [5, 5, 7, 1, 1],
+        '5' => [7, 4, 7, 1, 7],
+        '6' => [7, 4, 7, 5, 7],
+        '7' => [7, 1, 1, 1, 1],
+        '8' => [7, 5, 7, 5, 7],
+        '9' => [7, 5, 7, 1, 7],
+        '.' => [0, 0, 0, 0, 2],
+        '-' => [0, 0, 7, 0, 0],
+        _ => [0; 5],
+    }
+}
+
+/// Loss curves as a PNG with axes, ticks and their values (drawn with a 3 x 5 pixel font,
+/// as plotters has no font without a font dependency): blue, then red.
+fn draw_curves_with_axes(path: &Path, curves: &[&[f64]]) -> Result<(), Box<dyn Error>> {
+    use plotters::prelude::*;
+
+    let (width, height) = (720u32, 440u32);
+    let (left, right, top, bottom) = (70i32, 20i32, 20i32, 50i32);
+    let mut pixels = vec![0u8; (width * height * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let steps = curves.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
+        let y_max = curves
+            .iter()
+            .flat_map(|c| c.iter())
+            .copied()
+            .fold(0f64, f64::max)
+            * 1.05;
+        let (x0, x1) = (left, width as i32 - right);
+        let (y0, y1) = (height as i32 - bottom, top);
+        let to_px = |step: f64, y: f64| {
+            let x = x0 as f64 + step / (steps - 1) as f64 * (x1 - x0) as f64;
+            let yy = y0 as f64 - y / y_max * (y0 - y1) as f64;
+            (x.round() as i32, yy.round() as i32)
+        };
+        let text = |root: &DrawingArea<BitMapBackend, _>, s: &str, x: i32, y: i32| {
+            // 3 pixels per font pixel, one blank column between characters
+            for (i, ch) in s.chars().enumerate() {
+                for (row, bits) in glyph(ch).iter().enumerate() {
+                    for col in 0..3 {
+                        if bits & (4 >> col) != 0 {
+                            let px = x + (i as i32 * 4 + col) * 3;
+                            let py = y + row as i32 * 3;
+                            root.draw(&Rectangle::new(
+                                [(px, py), (px + 3, py + 3)],
+                                BLACK.filled(),
+                            ))?;
+                        }
+                    }
+                }
+            }
+            Ok::<(), Box<dyn Error>>(())
+        };
+        root.draw(&PathElement::new(
+            vec![(x0, y1), (x0, y0), (x1, y0)],
+            BLACK.stroke_width(2),
+        ))?;
+        for k in 0..=5 {
+            let value = y_max / 5.0 * k as f64;
+            let (_, y) = to_px(0.0, value);
+            root.draw(&PathElement::new(
+                vec![(x0 - 6, y), (x0, y)],
+                BLACK.stroke_width(1),
+            ))?;
+            let label = format!("{value:.1}");
+            text(&root, &label, x0 - 10 - label.len() as i32 * 12, y - 7)?;
+        }
+        let tick = (steps / 6).max(1);
+        for step in (0..steps).step_by(tick) {
+            let (x, _) = to_px(step as f64, 0.0);
+            root.draw(&PathElement::new(
+                vec![(x, y0), (x, y0 + 6)],
+                BLACK.stroke_width(1),
+            ))?;
+            let label = step.to_string();
+            text(&root, &label, x - label.len() as i32 * 6, y0 + 12)?;
+        }
+        for (curve, color) in curves.iter().zip([BLUE, RED]) {
+            let points: Vec<(i32, i32)> = curve
+                .iter()
+                .enumerate()
+                .map(|(i, &y)| to_px(i as f64, y))
+                .collect();
+            root.draw(&PathElement::new(points, color.stroke_width(3)))?;
+        }
         root.present()?;
     }
     image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8)?;
