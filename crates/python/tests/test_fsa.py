@@ -163,3 +163,13 @@ def test_random_paths_and_nbest_on_a_two_path_fsa():
     assert texts[0] == [3] and sorted(map(tuple, texts)) <= [(3,), (4,)]
     best = k2.one_best(lattice)
     assert best[0][1] == [3] and abs(best[0][2] - 0.5) < 1e-12
+
+
+def test_ragged_tensor_from_shape_and_values_and_from_a_2d_array():
+    r = k2.RaggedTensor("[[1 2] [3]]")
+    s = k2.RaggedTensor(r.shape, np.array([7, 8, 9], dtype=np.int32))
+    assert s.tolist() == [[7, 8], [9]]
+    with pytest.raises(ValueError):
+        k2.RaggedTensor(r.shape, np.array([7], dtype=np.int32))
+    d = k2.RaggedTensor(np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int32))
+    assert d.tolist() == [[1, 2], [3, 4], [5, 6]]

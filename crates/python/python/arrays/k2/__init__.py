@@ -197,6 +197,23 @@ class RaggedTensor:
 
     def __init__(self, data: Any, dtype: Any = None, device: Any = None) -> None:
         _check_device(device)
+        if isinstance(data, RaggedShape):
+            # k2's RaggedTensor(shape, values)
+            values = _array(dtype, np.int32, "values", 1)
+            if len(values) != data.numel():
+                raise ValueError(f"{len(values)} values for a shape of {data.numel()} elements")
+            self._splits = list(data._splits)
+            self._values = values
+            return
+        if _is_tensor(data) or isinstance(data, np.ndarray):
+            # a regular 2-D array: one list per row
+            a = _array(data, np.int32, "data", 2)
+            rows, cols = a.shape
+            self._splits = [np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int32)[: rows + 1]]
+            if cols == 0:
+                self._splits = [np.zeros(rows + 1, dtype=np.int32)]
+            self._values = np.ascontiguousarray(a).reshape(-1)
+            return
         if dtype is not None and "int32" not in str(dtype):
             raise NotImplementedError(
                 f"RaggedTensor of {dtype}: only int32 is supported; use int32 values"
