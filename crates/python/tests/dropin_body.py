@@ -71,6 +71,29 @@ def unordered_summary(fsa):
     }
 
 
+def get_texts(k2, best_paths):
+    """icefall's get_texts (icefall/utils.py), verbatim but for the `k2` it is handed."""
+    if isinstance(best_paths.aux_labels, k2.RaggedTensor):
+        # remove 0's and -1's.
+        aux_labels = best_paths.aux_labels.remove_values_leq(0)
+        # TODO: change arcs.shape() to arcs.shape
+        aux_shape = best_paths.arcs.shape().compose(aux_labels.shape)
+
+        # remove the states and arcs axes.
+        aux_shape = aux_shape.remove_axis(1)
+        aux_shape = aux_shape.remove_axis(1)
+        aux_labels = k2.RaggedTensor(aux_shape, aux_labels.values)
+    else:
+        # remove axis corresponding to states.
+        aux_shape = best_paths.arcs.shape().remove_axis(1)
+        aux_labels = k2.RaggedTensor(aux_shape, best_paths.aux_labels)
+        # remove 0's and -1's.
+        aux_labels = aux_labels.remove_values_leq(0)
+
+    assert aux_labels.num_axes == 2
+    return aux_labels.tolist()
+
+
 def run(k2):
     out = {}
     # ---- graph building, as icefall's compile_hlg
@@ -134,5 +157,6 @@ def run(k2):
         values = aux.values if hasattr(aux, "values") else aux
         words.append([int(w) for w in values.tolist() if w > 0])
     out["words"] = words
+    out["get_texts"] = get_texts(k2, best)
     out["best_tot"] = best.get_tot_scores(True, False).tolist()
     return out

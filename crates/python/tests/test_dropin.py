@@ -37,6 +37,7 @@ def compare(ours, theirs):
     close(ours["ctc_grad"], theirs["ctc_grad"], abs_=1e-5)
     close(ours["lattice_tot"], theirs["lattice_tot"])
     assert ours["words"] == theirs["words"]
+    assert ours["get_texts"] == theirs["get_texts"] == theirs["words"]
     close(ours["best_tot"], theirs["best_tot"])
 
 

@@ -166,6 +166,19 @@ class RaggedShape:
     def numel(self) -> int:
         return self.tot_size(self.num_axes - 1)
 
+    def compose(self, other: "RaggedShape") -> "RaggedShape":
+        """k2's ComposeRaggedShapes: `other` indexes this shape's elements."""
+        if other.dim0 != self.numel():
+            raise ValueError(
+                f"compose: the second shape has {other.dim0} rows for {self.numel()} elements"
+            )
+        return RaggedShape(self._splits + other._splits)
+
+    def remove_axis(self, axis: int) -> "RaggedShape":
+        values = np.zeros(self.numel(), dtype=np.int32)
+        splits, _ = _native.ragged_remove_axis(self._splits, values, axis)
+        return RaggedShape(splits)
+
     def __str__(self) -> str:
         values = np.zeros(self.numel(), dtype=np.int32)
         return _native.ragged_to_str(self._splits, values).replace("0", "x")
