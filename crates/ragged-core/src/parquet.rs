@@ -600,6 +600,85 @@ mod tests {
         );
     }
 
+    /// The page sizes the Thrift reader finds in `header` when `limit` bytes may be read,
+    /// and the bytes it read; or its message.
+    #[track_caller]
+    fn check_header(header: &[u8], limit: u64, expected: Result<(i64, i64, u64), &str>) {
+        let mut bytes = header;
+        let mut thrift = ThriftReader {
+            reader: &mut bytes,
+            read: 0,
+            limit,
+        };
+        let got = thrift
+            .page_header()
+            .map(|sizes| (sizes.uncompressed_size, sizes.compressed_size, thrift.read));
+        match expected {
+            Ok(sizes) => assert_eq!(got, Ok(sizes)),
+            Err(part) => {
+                let message = got.unwrap_err();
+                assert!(message.contains(part), "{message}");
+            }
+        }
+    }
+
+    /// A dictionary page header as the `parquet` crate writes it for three int64 values:
+    /// type 2, 24 bytes decompressed, 23 compressed, a dictionary page header (3 values,
+    /// plain, not sorted).
+    const DICTIONARY_HEADER: [u8; 14] = [
+        0x15, 0x04, 0x15, 0x30, 0x15, 0x2e, 0x4c, 0x15, 0x06, 0x15, 0x00, 0x12, 0x00, 0x00,
+    ];
+
+    #[test]
+    fn thrift_reader_reads_page_sizes_and_skips_the_rest() {
+        check_header(&DICTIONARY_HEADER, 14, Ok((24, 23, 14)));
+        check_header(&DICTIONARY_HEADER, 1 << 20, Ok((24, 23, 14)));
+        // 2^31-1 in five bytes; a negative size (zigzag 1 is -1, padded to five bytes)
+        let mut big = vec![
+            0x15, 0x04, 0x15, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x15, 0x2e, 0x00,
+        ];
+        check_header(&big, 64, Ok((i32::MAX as i64, 23, 11)));
+        big[3..8].copy_from_slice(&[0x81, 0x80, 0x80, 0x80, 0x00]);
+        check_header(&big, 64, Ok((-1, 23, 11)));
+        // a field id given in full (delta 0): field 2 as i16 zigzag 4
+        check_header(&[0x05, 0x04, 0x30, 0x15, 0x2e, 0x00], 64, Ok((24, 23, 6)));
+    }
+
+    #[test]
+    fn thrift_reader_refuses_hostile_headers_without_allocating() {
+        check_header(
+            &DICTIONARY_HEADER,
+            13,
+            Err("runs past the end of the column chunk"),
+        );
+        check_header(&[0x15, 0x04, 0x00], 64, Err("lacks the page sizes"));
+        // a binary field (type 8) declaring 2^62 bytes
+        let binary = [
+            0x18, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0x00,
+        ];
+        check_header(
+            &binary,
+            1 << 20,
+            Err("a binary field of 4611686018427387904 bytes"),
+        );
+        // a list (type 9) of 2^40 i32 elements
+        let list = [0x19, 0xf5, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00];
+        check_header(&list, 1 << 20, Err("a list of 1099511627776 elements"));
+        // a map (type 11) of 2^40 entries
+        let map = [0x1b, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x55, 0x00];
+        check_header(&map, 1 << 20, Err("a map of 1099511627776 entries"));
+        // structs nested 20 deep
+        let mut deep = vec![0x1c; 20];
+        deep.extend([0x00; 21]);
+        check_header(&deep, 1 << 20, Err("nested deeper than 16"));
+        // a varint of 11 bytes
+        let mut long = vec![0x15];
+        long.extend([0x80; 10]);
+        long.push(0x01);
+        check_header(&long, 64, Err("longer than 10 bytes"));
+        check_header(&[0x1d, 0x00], 64, Err("unknown Thrift type 13"));
+    }
+
     #[test]
     fn panics_in_the_reader_become_parquet_errors() {
         let got: Result<(), Error> =
