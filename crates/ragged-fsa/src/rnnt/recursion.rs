@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::error::Error;
 use crate::kernels::scores::Real;
 use crate::rnnt::check::{self, Boundary};
+use crate::rnnt::math;
 
 /// Below this many lattice cells (`B (S + 1) (T + 1)`) the batch runs on the calling thread.
 pub const RNNT_PARALLEL_MIN_CELLS: usize = 1 << 14;
@@ -22,6 +23,26 @@ pub struct MutualInformation<T> {
     pub px_grad: Option<Array3<T>>,
     /// With `return_grad`: `d(sum of scores) / d(py)`, the shape of `py`.
     pub py_grad: Option<Array3<T>>,
+}
+
+/// `log_add` and `exp` of the recursion: for `f32`, the inline kernels of `math` (the
+/// conversions through `f64` vanish once `T` is `f32`); otherwise `Real`'s.
+#[inline(always)]
+fn log_add<T: Real>(a: T, b: T) -> T {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        T::from_f32(math::log_add_f32(a.to_f64() as f32, b.to_f64() as f32))
+    } else {
+        T::log_add(a, b)
+    }
+}
+
+#[inline(always)]
+fn exp<T: Real>(x: T) -> T {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        T::from_f32(math::exp_f32(x.to_f64() as f32))
+    } else {
+        x.exp()
+    }
 }
 
 /// One sequence of the recursion: its `px`, `py` and box.
@@ -72,7 +93,7 @@ impl<T: Real> Lattice<'_, T> {
             for j in 1..width {
                 let t = t_begin + j;
                 let up = prev[j - off] + px_row[t - off];
-                left = T::log_add(up, left + py_row[t - 1]);
+                left = log_add(up, left + py_row[t - 1]);
                 row[j] = left;
             }
         }
@@ -117,13 +138,13 @@ impl<T: Real> Lattice<'_, T> {
                     if j + off < width {
                         let x = px_row[t];
                         down = x + below[j + off];
-                        px_grad_row[t] = (alpha_row[j] + down - total).exp();
+                        px_grad_row[t] = exp(alpha_row[j] + down - total);
                     }
                     if j + 1 < width {
                         let y = py_row[t];
                         let step = y + right;
-                        py_grad_row[t] = (alpha_row[j] + step - total).exp();
-                        right = T::log_add(down, step);
+                        py_grad_row[t] = exp(alpha_row[j] + step - total);
+                        right = log_add(down, step);
                     } else {
                         right = if s == s_end { T::ZERO } else { down };
                     }
@@ -135,7 +156,7 @@ impl<T: Real> Lattice<'_, T> {
                 for j in (0..width - 1).rev() {
                     let t = t_begin + j;
                     let step = py_row[t] + right;
-                    py_grad_row[t] = (alpha_row[j] + step - total).exp();
+                    py_grad_row[t] = exp(alpha_row[j] + step - total);
                     right = step;
                     this[j] = right;
                 }

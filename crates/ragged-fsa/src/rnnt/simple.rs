@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::rnnt::check::{self, Boundary};
+use crate::rnnt::math::exp_f32;
 use crate::rnnt::{finish_logprobs, loss_core, outer_views, RnntLoss, RnntLossConfig, RnntType};
 
 /// torch.finfo(float32).tiny, which k2 adds before every `log`.
@@ -102,7 +103,7 @@ fn exp_rows(x: ArrayView2<'_, f32>) -> (Vec<f32>, Array2<f32>) {
     for (row, mut out_row) in x.outer_iter().zip(out.outer_iter_mut()) {
         let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         for (o, &v) in out_row.iter_mut().zip(row) {
-            *o = (v - max).exp();
+            *o = exp_f32(v - max);
         }
         maxes.push(max);
     }
