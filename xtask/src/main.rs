@@ -20,7 +20,8 @@ usage: cargo xtask <command> [options]
 commands:
   setup              make sure the system libraries (OpenBLAS with LAPACK) are installed
   test               setup, then the rust-version check, cargo fmt --check, clippy
-                     -D warnings, every test
+                     -D warnings, every test, the Python packages' pytest suites
+                     (python-test) and a short valgrind run (memcheck --quick)
   demo               setup, then each crate's tour (examples/tour.rs, and examples/tour.py
                      of a Python crate), listing what it wrote
   python-test        only the Python step of `test`: each crate with a pyproject.toml
@@ -198,6 +199,9 @@ fn test() -> Step {
         )?;
     }
     python::test()?;
+    // valgrind over the unit tests of the two crates with the most `unsafe` (about two
+    // minutes); `cargo xtask memcheck` runs the four crates' every test binary
+    memcheck::quick()?;
     println!("xtask: every step passed");
     Ok(())
 }

@@ -158,7 +158,8 @@ fn wrap_in_lists(mut child: ArrayRef, partitions: &[RowPartition], shape_dtype: 
         child = if shape_dtype == DType::I64 {
             let wide: Vec<i64> = p.row_splits().iter().map(|&s| i64::from(s)).collect();
             // SAFETY: widened row splits keep the partition's invariant (non-empty, start at
-            // 0, never decrease), checked by every constructor of `RowPartition`.
+            // 0, never decrease), which the safe constructors of `RowPartition` check and
+            // its `unsafe` `*_unchecked` constructors require of their callers.
             let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(wide)) };
             Arc::new(
                 LargeListArray::try_new(field, offsets, child, None)
