@@ -422,3 +422,35 @@ fn bad_ranges_are_clear_errors() {
         "s_range = 1 is out of range: at least 2",
     );
 }
+
+#[test]
+fn strided_views_give_the_same_answers_as_contiguous_ones() {
+    // logits whose class axis is not the last in memory (rows not contiguous), and an `am`
+    // that is not in standard layout (do_rnnt_pruning then copies instead of broadcasting)
+    let (b, t, s, c) = (2, 5, 3, 4);
+    let mut rng = Rng(91);
+    let stored = Array4::from_shape_fn((b, t, c, s + 1), |_| uniform(&mut rng) as f32);
+    let strided = stored.view().permuted_axes([0, 1, 3, 2]);
+    assert!(strided.as_slice().is_none());
+    let contiguous = strided.as_standard_layout().into_owned();
+    let symbols = Array2::from_shape_vec((b, s), vec![1i64, 2, 3, 3, 2, 1]).unwrap();
+    let config = RnntLossConfig {
+        reduction: Reduction::None,
+        ..RnntLossConfig::default()
+    };
+    let a = rnnt_loss(strided, symbols.view(), 0, None, &config).unwrap();
+    let want = rnnt_loss(contiguous.view(), symbols.view(), 0, None, &config).unwrap();
+    assert_eq!(a, want);
+
+    let am_stored = Array3::from_shape_fn((b, 2 * t, 3), |_| uniform(&mut rng) as f32);
+    let am = am_stored.slice(ndarray::s![.., ..;2, ..]);
+    let lm = Array3::from_shape_fn((b, s + 1, 2), |_| uniform(&mut rng) as f32);
+    let ranges = Array3::from_shape_fn((b, t, 2), |(_, ti, ri)| (ti / 2 + ri) as i64);
+    let (am_pruned, lm_pruned) = do_rnnt_pruning(am, lm.view(), ranges.view()).unwrap();
+    for ((bi, ti, ri, e), &v) in am_pruned.indexed_iter() {
+        assert_eq!(v, am[[bi, ti, e]], "am_pruned[{bi}, {ti}, {ri}, {e}]");
+    }
+    for ((bi, ti, ri, d), &v) in lm_pruned.indexed_iter() {
+        assert_eq!(v, lm[[bi, ranges[[bi, ti, ri]] as usize, d]]);
+    }
+}
