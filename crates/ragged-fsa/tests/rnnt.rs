@@ -21,6 +21,12 @@ fn random3(rng: &mut Rng, d: (usize, usize, usize)) -> Array3<f64> {
     Array3::from_shape_fn(d, |_| uniform(rng))
 }
 
+/// One step of a path: (an x step?, s, t) where it leaves from.
+type Step = (bool, usize, usize);
+
+/// A path's score and its steps.
+type Path = (f64, Vec<Step>);
+
 /// Every path of one sequence from (s_begin, t_begin) to (s_end, t_end): log-sum-exp of the
 /// path scores, and the occupation of each px and py entry (by the path probabilities).
 fn brute_force(
@@ -30,14 +36,14 @@ fn brute_force(
     modified: bool,
 ) -> (f64, Array2<f64>, Array2<f64>) {
     let [s_begin, t_begin, s_end, t_end] = bound;
-    let mut paths: Vec<(f64, Vec<(bool, usize, usize)>)> = Vec::new();
+    let mut paths: Vec<Path> = Vec::new();
     fn walk(
         s: usize,
         t: usize,
         score: f64,
-        steps: &mut Vec<(bool, usize, usize)>,
+        steps: &mut Vec<Step>,
         ctx: &(&Array2<f64>, &Array2<f64>, usize, usize, bool),
-        out: &mut Vec<(f64, Vec<(bool, usize, usize)>)>,
+        out: &mut Vec<Path>,
     ) {
         let (px, py, s_end, t_end, modified) = *ctx;
         if s == s_end && t == t_end {
