@@ -23,6 +23,7 @@ use ragged_fsa::{
 };
 
 mod pickle;
+mod rnnt;
 
 /// A Rust error as the Python exception of its kind, with the Rust message.
 fn py_err(err: Error) -> PyErr {
@@ -1284,6 +1285,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(intersect_dense, m)?)?;
     m.add_function(wrap_pyfunction!(intersect_dense_pruned, m)?)?;
     m.add_function(wrap_pyfunction!(ctc_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(rnnt::rnnt_loss_lm_am, m)?)?;
+    m.add_function(wrap_pyfunction!(rnnt::rnnt_loss_logits, m)?)?;
+    m.add_function(wrap_pyfunction!(rnnt::get_rnnt_prune_ranges, m)?)?;
+    m.add_function(wrap_pyfunction!(rnnt::do_rnnt_pruning, m)?)?;
     m.add_function(wrap_pyfunction!(one_best, m)?)?;
     m.add_function(wrap_pyfunction!(nbest, m)?)?;
     m.add_function(wrap_pyfunction!(parse_symbol_table, m)?)?;

@@ -134,7 +134,7 @@ def test_device_other_than_cpu_is_not_implemented():
     with pytest.raises(NotImplementedError):
         k2.Fsa.from_str(ACCEPTOR).to("cuda")
     with pytest.raises(NotImplementedError):
-        k2.rnnt_loss
+        k2.intersect_device
 
 
 def test_draw_writes_svg_when_graphviz_is_there(tmp_path):

@@ -56,6 +56,16 @@ __all__ = [
     "intersect_dense",
     "intersect_dense_pruned",
     "ctc_loss",
+    "rnnt_loss_simple",
+    "rnnt_loss_smoothed",
+    "rnnt_loss",
+    "rnnt_loss_pruned",
+    "get_rnnt_prune_ranges",
+    "do_rnnt_pruning",
+    "rnnt_loss_simple_with_grad",
+    "rnnt_loss_smoothed_with_grad",
+    "rnnt_loss_with_grad",
+    "rnnt_loss_pruned_with_grad",
     "one_best",
 ]
 
@@ -1108,6 +1118,250 @@ def ctc_loss(
     return _out(np.asarray((loss / tl).mean(), dtype=np.float32))
 
 
+# --------------------------------------------------------------------------- RNN-T losses
+
+
+def _rnnt_opt(x: Any, name: str, ndim: int) -> Optional[np.ndarray]:
+    return None if x is None else _array(x, np.int64, name, ndim)
+
+
+def _wants_grad(*xs: Any) -> bool:
+    t = _torch()
+    return t is not None and t.is_grad_enabled() and any(_is_tensor(x) and x.requires_grad for x in xs)
+
+
+def _rnnt_result(
+    raw: Tuple[Any, ...],
+    inputs: Tuple[Any, ...],
+    grads: Tuple[Optional[np.ndarray], ...],
+    reduction: Optional[str],
+    per_sequence: bool,
+    return_grad: bool,
+) -> Any:
+    """The loss (a tensor that back-propagates into the tensor inputs, or numpy), with
+    `(px_grad, py_grad)` when return_grad."""
+    loss = raw[0] if reduction == "none" else raw[0].reshape(())
+    px_grad, py_grad = raw[4], raw[5]
+    if any(_is_tensor(x) for x in inputs):
+        t = _torch()
+        if _wants_grad(*inputs):
+            from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+            out = _autograd.rnnt_loss(loss, grads, per_sequence, inputs)
+        else:
+            out = t.from_numpy(loss)
+        if return_grad:
+            return out, (t.from_numpy(px_grad), t.from_numpy(py_grad))
+        return out
+    if return_grad:
+        return loss, (px_grad, py_grad)
+    return loss
+
+
+def _reduction(reduction: Optional[str]) -> str:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"reduction must be 'none', 'mean' or 'sum', not {reduction!r}")
+    return str(reduction)
+
+
+def _lm_am(
+    lm: Any, am: Any, symbols: Any, termination_symbol: int, boundary: Any, smoothed: bool,
+    rnnt_type: str, delay_penalty: float, reduction: Optional[str], return_grad: bool,
+    requires_grad: bool, lm_only_scale: float, am_only_scale: float,
+) -> Tuple[Any, ...]:
+    return _native.rnnt_loss_lm_am(
+        _array(lm, np.float32, "lm", 3),
+        _array(am, np.float32, "am", 3),
+        _array(symbols, np.int64, "symbols", 2),
+        int(termination_symbol),
+        _rnnt_opt(boundary, "boundary", 2),
+        smoothed,
+        str(rnnt_type),
+        float(delay_penalty),
+        _reduction(reduction),
+        bool(return_grad),
+        bool(requires_grad),
+        float(lm_only_scale),
+        float(am_only_scale),
+    )
+
+
+def _logits(
+    logits: Any, symbols: Any, ranges: Any, termination_symbol: int, boundary: Any,
+    rnnt_type: str, delay_penalty: float, reduction: Optional[str], requires_grad: bool,
+) -> Tuple[Any, ...]:
+    return _native.rnnt_loss_logits(
+        _array(logits, np.float32, "logits", 4),
+        _array(symbols, np.int64, "symbols", 2),
+        _rnnt_opt(ranges, "ranges", 3),
+        int(termination_symbol),
+        _rnnt_opt(boundary, "boundary", 2),
+        str(rnnt_type),
+        float(delay_penalty),
+        _reduction(reduction),
+        False,
+        bool(requires_grad),
+    )
+
+
+def rnnt_loss_simple(
+    lm: Any,
+    am: Any,
+    symbols: Any,
+    termination_symbol: int,
+    boundary: Any = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+    return_grad: bool = False,
+) -> Any:
+    """k2's rnnt_loss_simple (additive joiner): lm [B][S+1][C], am [B][T][C] (float32),
+    symbols [B][S] and boundary [B][4] (int64). Tensors in: a tensor that back-propagates
+    into lm and am; numpy in: numpy out (the input gradients: rnnt_loss_simple_with_grad).
+    With return_grad, also (px_grad, py_grad)."""
+    want = _wants_grad(lm, am)
+    raw = _lm_am(lm, am, symbols, termination_symbol, boundary, False, rnnt_type,
+                 delay_penalty, reduction, return_grad, want, 0.1, 0.1)
+    return _rnnt_result(raw, (lm, am), (raw[1], raw[2]), reduction, True, return_grad)
+
+
+def rnnt_loss_smoothed(
+    lm: Any,
+    am: Any,
+    symbols: Any,
+    termination_symbol: int,
+    lm_only_scale: float = 0.1,
+    am_only_scale: float = 0.1,
+    boundary: Any = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+    return_grad: bool = False,
+) -> Any:
+    """k2's rnnt_loss_smoothed, as rnnt_loss_simple with the lm-only and am-only terms."""
+    want = _wants_grad(lm, am)
+    raw = _lm_am(lm, am, symbols, termination_symbol, boundary, True, rnnt_type,
+                 delay_penalty, reduction, return_grad, want, lm_only_scale, am_only_scale)
+    return _rnnt_result(raw, (lm, am), (raw[1], raw[2]), reduction, False, return_grad)
+
+
+def rnnt_loss(
+    logits: Any,
+    symbols: Any,
+    termination_symbol: int,
+    boundary: Any = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+) -> Any:
+    """k2's rnnt_loss on the joiner's logits [B][T][S+1][C] (float32)."""
+    want = _wants_grad(logits)
+    raw = _logits(logits, symbols, None, termination_symbol, boundary, rnnt_type,
+                  delay_penalty, reduction, want)
+    return _rnnt_result(raw, (logits,), (raw[3],), reduction, True, False)
+
+
+def rnnt_loss_pruned(
+    logits: Any,
+    symbols: Any,
+    ranges: Any,
+    termination_symbol: int,
+    boundary: Any = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+) -> Any:
+    """k2's rnnt_loss_pruned on pruned logits [B][T][s_range][C] and ranges [B][T][s_range]."""
+    want = _wants_grad(logits)
+    raw = _logits(logits, symbols, ranges, termination_symbol, boundary, rnnt_type,
+                  delay_penalty, reduction, want)
+    return _rnnt_result(raw, (logits,), (raw[3],), reduction, True, False)
+
+
+def rnnt_loss_simple_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    """rnnt_loss_simple's arguments (without return_grad): the numpy loss and
+    (d loss/d lm, d loss/d am)."""
+    raw = _call_lm_am(False, args, kwargs)
+    return _numpy_loss(raw, kwargs), (raw[1], raw[2])
+
+
+def rnnt_loss_smoothed_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    """rnnt_loss_smoothed's arguments (without return_grad): the numpy loss and
+    (d loss/d lm, d loss/d am)."""
+    raw = _call_lm_am(True, args, kwargs)
+    return _numpy_loss(raw, kwargs), (raw[1], raw[2])
+
+
+def rnnt_loss_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """rnnt_loss's arguments: the numpy loss and d loss/d logits."""
+    import inspect  # noqa: PLC0415
+
+    b = inspect.signature(rnnt_loss).bind(*args, **kwargs)
+    b.apply_defaults()
+    a = b.arguments
+    raw = _logits(a["logits"], a["symbols"], None, a["termination_symbol"], a["boundary"],
+                  a["rnnt_type"], a["delay_penalty"], a["reduction"], True)
+    return _numpy_loss(raw, a), raw[3]
+
+
+def rnnt_loss_pruned_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """rnnt_loss_pruned's arguments: the numpy loss and d loss/d logits (pruned shape)."""
+    import inspect  # noqa: PLC0415
+
+    b = inspect.signature(rnnt_loss_pruned).bind(*args, **kwargs)
+    b.apply_defaults()
+    a = b.arguments
+    raw = _logits(a["logits"], a["symbols"], a["ranges"], a["termination_symbol"],
+                  a["boundary"], a["rnnt_type"], a["delay_penalty"], a["reduction"], True)
+    return _numpy_loss(raw, a), raw[3]
+
+
+def _call_lm_am(smoothed: bool, args: Any, kwargs: Any) -> Tuple[Any, ...]:
+    import inspect  # noqa: PLC0415
+
+    f = rnnt_loss_smoothed if smoothed else rnnt_loss_simple
+    b = inspect.signature(f).bind(*args, **kwargs)
+    b.apply_defaults()
+    a = b.arguments
+    kwargs.clear()
+    kwargs.update(a)
+    return _lm_am(a["lm"], a["am"], a["symbols"], a["termination_symbol"], a["boundary"],
+                  smoothed, a["rnnt_type"], a["delay_penalty"], a["reduction"],
+                  False, True, a.get("lm_only_scale", 0.1), a.get("am_only_scale", 0.1))
+
+
+def _numpy_loss(raw: Tuple[Any, ...], a: Dict[str, Any]) -> np.ndarray:
+    return raw[0] if a["reduction"] == "none" else raw[0].reshape(())
+
+
+def get_rnnt_prune_ranges(px_grad: Any, py_grad: Any, boundary: Any, s_range: int) -> Any:
+    """k2's get_rnnt_prune_ranges: [B][T][s_range] int64 (a tensor when px_grad is one)."""
+    r = _native.get_rnnt_prune_ranges(
+        _array(px_grad, np.float32, "px_grad", 3),
+        _array(py_grad, np.float32, "py_grad", 3),
+        _array(boundary, np.int64, "boundary", 2),
+        int(s_range),
+    )
+    return _torch().from_numpy(r) if _is_tensor(px_grad) else r
+
+
+def do_rnnt_pruning(am: Any, lm: Any, ranges: Any) -> Tuple[Any, Any]:
+    """k2's do_rnnt_pruning: (am_pruned, lm_pruned), each [B][T][s_range][.]; with tensors,
+    both back-propagate into am and lm."""
+    a = _array(am, np.float32, "am", 3)
+    l_ = _array(lm, np.float32, "lm", 3)
+    r = _array(ranges, np.int64, "ranges", 3)
+    am_p, lm_p = _native.do_rnnt_pruning(a, l_, r)
+    if not (_is_tensor(am) or _is_tensor(lm)):
+        return am_p, lm_p
+    t = _torch()
+    if _wants_grad(am, lm):
+        from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+        return _autograd.rnnt_pruning(am, lm, t.from_numpy(r), am_p, lm_p)
+    return t.from_numpy(am_p), t.from_numpy(lm_p)
+
+
 # --------------------------------------------------------------------------- decoding helpers
 
 
@@ -1143,8 +1397,7 @@ def __getattr__(name: str) -> Any:
     """k2 names that are not reproduced raise NotImplementedError naming an alternative."""
     alternatives = {
         "ragged": "arrays.k2.RaggedTensor methods (sum, max, remove_axis, index, ...)",
-        "mutual_information_recursion": "nothing yet (not reproduced)",
-        "rnnt_loss": "nothing yet (not reproduced)",
+        "mutual_information_recursion": "arrays.k2.rnnt_loss_simple and the other RNN-T losses",
         "CtcLoss": "arrays.k2.ctc_loss",
         "intersect_device": "arrays.k2.intersect on FsaVecs",
         "index_fsa": "create_fsa_vec([fsas[i] for i in indexes])",

@@ -213,4 +213,53 @@ def ctc_loss(
     use_double_scores: bool = True,
     target_lengths: Any = None,
 ) -> Array: ...
+def rnnt_loss_simple(
+    lm: Array,
+    am: Array,
+    symbols: Array,
+    termination_symbol: int,
+    boundary: Optional[Array] = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+    return_grad: bool = False,
+) -> Any: ...
+def rnnt_loss_smoothed(
+    lm: Array,
+    am: Array,
+    symbols: Array,
+    termination_symbol: int,
+    lm_only_scale: float = 0.1,
+    am_only_scale: float = 0.1,
+    boundary: Optional[Array] = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+    return_grad: bool = False,
+) -> Any: ...
+def rnnt_loss(
+    logits: Array,
+    symbols: Array,
+    termination_symbol: int,
+    boundary: Optional[Array] = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+) -> Array: ...
+def rnnt_loss_pruned(
+    logits: Array,
+    symbols: Array,
+    ranges: Array,
+    termination_symbol: int,
+    boundary: Optional[Array] = None,
+    rnnt_type: str = "regular",
+    delay_penalty: float = 0.0,
+    reduction: Optional[str] = "mean",
+) -> Array: ...
+def get_rnnt_prune_ranges(px_grad: Array, py_grad: Array, boundary: Array, s_range: int) -> Array: ...
+def do_rnnt_pruning(am: Array, lm: Array, ranges: Array) -> Tuple[Array, Array]: ...
+def rnnt_loss_simple_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]: ...
+def rnnt_loss_smoothed_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]: ...
+def rnnt_loss_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, np.ndarray]: ...
+def rnnt_loss_pruned_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, np.ndarray]: ...
 def one_best(lattice: Fsa) -> List[Path]: ...

@@ -121,3 +121,73 @@ class _CatScores(torch.autograd.Function):
 
 def cat_scores(out: torch.Tensor, srcs: Any) -> torch.Tensor:
     return _CatScores.apply(out, *srcs)
+
+
+class _RnntLoss(torch.autograd.Function):
+    """An RNN-T loss computed by the Rust code with its input gradients; backward scales
+    them by grad_output (per sequence when the loss is per sequence and each input's
+    sequence reaches only its own loss)."""
+
+    @staticmethod
+    def forward(ctx: Any, loss: Any, grads: Any, per_sequence: bool, *inputs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        ctx.grads = [None if g is None else torch.from_numpy(g) for g in grads]
+        ctx.per_sequence = per_sequence
+        ctx.dtypes = [x.dtype for x in inputs]
+        return torch.from_numpy(loss)
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        g = g.detach().to(torch.float32)
+        out = []
+        for grad, dtype in zip(ctx.grads, ctx.dtypes):
+            if grad is None:
+                out.append(None)
+                continue
+            if g.dim() == 0:
+                scaled = grad * g
+            elif g.numel() == 0 or bool(torch.all(g == g[0])):
+                scaled = grad * (g[0] if g.numel() else 0.0)
+            elif ctx.per_sequence:
+                scaled = grad * g.reshape((-1,) + (1,) * (grad.dim() - 1))
+            else:
+                raise NotImplementedError(
+                    "rnnt_loss_smoothed with reduction='none' and different weights per "
+                    "sequence: use reduction='sum' or 'mean'"
+                )
+            out.append(scaled.to(dtype))
+        return (None, None, None, *out)
+
+
+def rnnt_loss(loss: Any, grads: Any, per_sequence: bool, inputs: Any) -> torch.Tensor:
+    return _RnntLoss.apply(loss, grads, per_sequence, *inputs)
+
+
+class _RnntPruning(torch.autograd.Function):
+    """do_rnnt_pruning's gather (done in Rust); backward sums am's copies and scatters
+    lm's rows back to their symbol positions."""
+
+    @staticmethod
+    def forward(ctx: Any, am: torch.Tensor, lm: torch.Tensor, ranges: torch.Tensor, am_p: Any, lm_p: Any) -> Any:  # type: ignore[override]
+        ctx.save_for_backward(ranges)
+        ctx.lm_shape = tuple(lm.shape)
+        ctx.dtypes = (am.dtype, lm.dtype)
+        return torch.from_numpy(am_p), torch.from_numpy(lm_p)
+
+    @staticmethod
+    def backward(ctx: Any, g_am: torch.Tensor, g_lm: torch.Tensor) -> Any:  # type: ignore[override]
+        (ranges,) = ctx.saved_tensors
+        b, t, r = ranges.shape
+        d = ctx.lm_shape[2]
+        ga = g_am.sum(dim=2).to(ctx.dtypes[0])
+        gl = torch.zeros(ctx.lm_shape, dtype=g_lm.dtype)
+        idx = ranges.reshape(b, t * r, 1).expand(b, t * r, d)
+        gl.scatter_add_(1, idx, g_lm.reshape(b, t * r, d))
+        return ga, gl.to(ctx.dtypes[1]), None, None, None
+
+
+def rnnt_pruning(am: torch.Tensor, lm: torch.Tensor, ranges: torch.Tensor, am_p: Any, lm_p: Any) -> Any:
+    if not am.requires_grad:
+        am = am.detach()
+    if not lm.requires_grad:
+        lm = lm.detach()
+    return _RnntPruning.apply(am, lm, ranges, am_p, lm_p)
