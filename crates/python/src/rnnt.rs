@@ -207,3 +207,53 @@ pub(crate) fn do_rnnt_pruning<'py>(
         .map_err(py_err)?;
     Ok((am_pruned.into_pyarray(py), lm_pruned.into_pyarray(py)))
 }
+
+/// `(scores, px_grad, py_grad)` of the recursion.
+type MiOut<'py, T> = (
+    Bound<'py, PyArray1<T>>,
+    Option<Bound<'py, PyArray3<T>>>,
+    Option<Bound<'py, PyArray3<T>>>,
+);
+
+fn mutual_information<'py, T: ragged_fsa::Real + numpy::Element>(
+    py: Python<'py>,
+    px: PyReadonlyArray3<'py, T>,
+    pyy: PyReadonlyArray3<'py, T>,
+    boundary: Option<PyReadonlyArray2<'py, i64>>,
+    return_grad: bool,
+) -> PyResult<MiOut<'py, T>> {
+    let (x, y) = (px.as_array(), pyy.as_array());
+    let boundary = boundary.as_ref().map(|b| b.as_array());
+    let r = py
+        .allow_threads(|| ragged_fsa::mutual_information_recursion(x, y, boundary, return_grad))
+        .map_err(py_err)?;
+    Ok((
+        r.scores.into_pyarray(py),
+        r.px_grad.map(|a| a.into_pyarray(py)),
+        r.py_grad.map(|a| a.into_pyarray(py)),
+    ))
+}
+
+/// `mutual_information_recursion(px, py, boundary, return_grad)` in float32.
+#[pyfunction]
+pub(crate) fn mutual_information_recursion_f32<'py>(
+    py: Python<'py>,
+    px: PyReadonlyArray3<'py, f32>,
+    pyy: PyReadonlyArray3<'py, f32>,
+    boundary: Option<PyReadonlyArray2<'py, i64>>,
+    return_grad: bool,
+) -> PyResult<MiOut<'py, f32>> {
+    mutual_information(py, px, pyy, boundary, return_grad)
+}
+
+/// `mutual_information_recursion(px, py, boundary, return_grad)` in float64.
+#[pyfunction]
+pub(crate) fn mutual_information_recursion_f64<'py>(
+    py: Python<'py>,
+    px: PyReadonlyArray3<'py, f64>,
+    pyy: PyReadonlyArray3<'py, f64>,
+    boundary: Option<PyReadonlyArray2<'py, i64>>,
+    return_grad: bool,
+) -> PyResult<MiOut<'py, f64>> {
+    mutual_information(py, px, pyy, boundary, return_grad)
+}

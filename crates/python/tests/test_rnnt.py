@@ -212,3 +212,22 @@ def test_indexes_out_of_range_raise_index_error():
         ak2.do_rnnt_pruning(am, lm, np.full((B, T, 2), 9, np.int64))
     with pytest.raises(IndexError):
         ak2.rnnt_loss_smoothed(lm, am, sy + C, 0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("modified", [False, True])
+def test_mutual_information_recursion_equals_k2(torch, k2, dtype, modified):
+    g = torch.Generator().manual_seed(29)
+    dt = getattr(torch, dtype)
+    px = torch.randn(B, S, T if modified else T + 1, generator=g).to(dt)
+    py = torch.randn(B, S + 1, T, generator=g).to(dt)
+    boundary = torch.tensor([[0, 0, S, T], [0, 1, S - 1, T - 1]], dtype=torch.int64)
+    outs = []
+    for mod in (ak2, k2):
+        x, y = px.clone().requires_grad_(True), py.clone().requires_grad_(True)
+        scores, (gx, gy) = mod.mutual_information_recursion(x, y, boundary, return_grad=True)
+        (scores * torch.tensor([0.5, 2.0], dtype=dt)).sum().backward()
+        outs.append((scores, gx, gy, x.grad, y.grad))
+    _close_loss(outs[0][0], outs[1][0])
+    for a, b in zip(outs[0][1:], outs[1][1:]):
+        _close_grad(a.to(torch.float32), b.to(torch.float32))

@@ -62,6 +62,7 @@ __all__ = [
     "rnnt_loss_pruned",
     "get_rnnt_prune_ranges",
     "do_rnnt_pruning",
+    "mutual_information_recursion",
     "rnnt_loss_simple_with_grad",
     "rnnt_loss_smoothed_with_grad",
     "rnnt_loss_with_grad",
@@ -1345,6 +1346,30 @@ def get_rnnt_prune_ranges(px_grad: Any, py_grad: Any, boundary: Any, s_range: in
     return _torch().from_numpy(r) if _is_tensor(px_grad) else r
 
 
+def mutual_information_recursion(
+    px: Any, py: Any, boundary: Any = None, return_grad: bool = False
+) -> Any:
+    """k2's mutual_information_recursion: px [B][S][T+1] (or [B][S][T]), py [B][S+1][T],
+    float32 or float64; scores [B] (a tensor that back-propagates into px and py when they
+    are tensors), with (px_grad, py_grad) when return_grad."""
+    dtype = np.float64 if str(getattr(px, "dtype", "")).endswith("float64") else np.float32
+    x = _array(px, dtype, "px", 3)
+    y = _array(py, dtype, "py", 3)
+    want = _wants_grad(px, py)
+    f = _native.mutual_information_recursion_f64 if dtype == np.float64 else _native.mutual_information_recursion_f32
+    scores, gx, gy = f(x, y, _rnnt_opt(boundary, "boundary", 2), bool(return_grad or want))
+    if any(_is_tensor(v) for v in (px, py)):
+        t = _torch()
+        if want:
+            from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+            out = _autograd.rnnt_loss(scores, (gx, gy), True, (px, py))
+        else:
+            out = t.from_numpy(scores)
+        return (out, (t.from_numpy(gx), t.from_numpy(gy))) if return_grad else out
+    return (scores, (gx, gy)) if return_grad else scores
+
+
 def do_rnnt_pruning(am: Any, lm: Any, ranges: Any) -> Tuple[Any, Any]:
     """k2's do_rnnt_pruning: (am_pruned, lm_pruned), each [B][T][s_range][.]; with tensors,
     both back-propagate into am and lm."""
@@ -1397,7 +1422,6 @@ def __getattr__(name: str) -> Any:
     """k2 names that are not reproduced raise NotImplementedError naming an alternative."""
     alternatives = {
         "ragged": "arrays.k2.RaggedTensor methods (sum, max, remove_axis, index, ...)",
-        "mutual_information_recursion": "arrays.k2.rnnt_loss_simple and the other RNN-T losses",
         "CtcLoss": "arrays.k2.ctc_loss",
         "intersect_device": "arrays.k2.intersect on FsaVecs",
         "index_fsa": "create_fsa_vec([fsas[i] for i in indexes])",

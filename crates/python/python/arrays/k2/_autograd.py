@@ -137,12 +137,12 @@ class _RnntLoss(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
-        g = g.detach().to(torch.float32)
         out = []
         for grad, dtype in zip(ctx.grads, ctx.dtypes):
             if grad is None:
                 out.append(None)
                 continue
+            g = g.detach().to(grad.dtype)
             if g.dim() == 0:
                 scaled = grad * g
             elif g.numel() == 0 or bool(torch.all(g == g[0])):
