@@ -170,7 +170,7 @@ pub(crate) fn determinize<'o>(
         moves.sort_unstable_by(|x, y| {
             (x.0, x.1)
                 .cmp(&(y.0, y.1))
-                .then(y.2.partial_cmp(&x.2).unwrap_or(std::cmp::Ordering::Equal))
+                .then(crate::algebra::rmeps::best_score_first(x.2, y.2))
                 .then(x.3.cmp(&y.3))
         });
         let mut begin = 0;

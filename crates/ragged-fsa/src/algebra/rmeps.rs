@@ -364,11 +364,13 @@ pub(crate) fn remove_epsilon(
                 }
             }
             // k2's arc order; the best score first within a (label, dest) group (a stable
-            // sort, which merges the already sorted runs of each closure state quickly)
+            // sort, which merges the already sorted runs of each closure state quickly). A
+            // NaN score sorts after every number, so the order stays total: the sort may
+            // panic on a comparison that is not (NaN equal to everything was not)
             candidates.sort_by(|x, y| {
                 (x.0, x.1)
                     .cmp(&(y.0, y.1))
-                    .then(y.2.partial_cmp(&x.2).unwrap_or(std::cmp::Ordering::Equal))
+                    .then(best_score_first(x.2, y.2))
                     .then(x.4.cmp(&y.4))
             });
             let mut last: Option<(u32, i32)> = None;
@@ -610,4 +612,55 @@ pub(crate) fn remove_epsilon_combining(
         out.splits.push(out.arcs.len() as i32);
     }
     Ok(out)
+}
+
+/// Orders scores best (largest) first, NaN after every number and equal to another NaN: a
+/// total order, where `partial_cmp` with NaN as equal to everything is not (a NaN equal to
+/// both 1 and 2 makes 1 and 2 equal), which the standard sorts detect and panic on. `-0.0`
+/// and `0.0` stay equal.
+pub(crate) fn best_score_first(a: f64, b: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a.is_nan(), b.is_nan()) {
+        (false, false) => b.partial_cmp(&a).unwrap_or(Ordering::Equal),
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::best_score_first;
+
+    #[test]
+    fn best_score_first_is_a_total_order_with_nan_last() {
+        let values = [
+            f64::NAN,
+            2.0,
+            f64::NEG_INFINITY,
+            1.0,
+            -0.0,
+            f64::INFINITY,
+            0.0,
+            f64::NAN,
+        ];
+        let mut sorted = values.to_vec();
+        // the standard sort panics on a comparison that is not a total order
+        sorted.sort_by(|a, b| best_score_first(*a, *b));
+        assert_eq!(
+            &sorted[..6],
+            &[f64::INFINITY, 2.0, 1.0, -0.0, 0.0, f64::NEG_INFINITY]
+        );
+        assert!(sorted[6].is_nan() && sorted[7].is_nan());
+        // transitivity on every triple, against the order of the ranks a naive key gives
+        // the key (is it NaN, minus the score), compared field by field
+        let key = |x: f64| (x.is_nan(), if x.is_nan() { 0.0 } else { -x });
+        for &a in &values {
+            for &b in &values {
+                let (ka, kb) = (key(a), key(b));
+                let naive = ka.0.cmp(&kb.0).then(ka.1.partial_cmp(&kb.1).unwrap());
+                assert_eq!(best_score_first(a, b), naive, "{a} vs {b}");
+            }
+        }
+    }
 }
