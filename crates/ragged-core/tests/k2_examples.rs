@@ -383,6 +383,33 @@ fn k2_sort_sublists() {
 }
 
 #[test]
+fn sort_sublists_puts_nan_last_without_panicking() {
+    // long enough for the standard sort's checks of its comparison; NaN equal to every
+    // value (the old comparison) made it panic
+    let mut values: Vec<f32> = (0..64).map(|i| ((i * 37) % 64) as f32).collect();
+    for i in (0..64).step_by(5) {
+        values[i] = f32::NAN;
+    }
+    let numbers: Vec<f32> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+    let nans = values.len() - numbers.len();
+    let shape = RaggedShape::from_row_splits(vec![vec![0, 64]]).unwrap();
+    let mut r = Ragged::new(shape, values).unwrap();
+    r.sort_sublists();
+    // the model: the numbers sorted by a plain loop, then every NaN
+    let mut expected = numbers.clone();
+    for i in 0..expected.len() {
+        for j in i + 1..expected.len() {
+            if expected[j] < expected[i] {
+                expected.swap(i, j);
+            }
+        }
+    }
+    assert_eq!(&r.values()[..expected.len()], &expected[..]);
+    assert_eq!(r.values()[expected.len()..].len(), nans);
+    assert!(r.values()[expected.len()..].iter().all(|v| v.is_nan()));
+}
+
+#[test]
 fn k2_unique_sequences_two_and_three_axes() {
     let r = ragged("[ [ 1 2 ] [ 3 ] [ 1 2 ] [ ] [ 3 ] [ 1 2 ] ]");
     let u = r.unique_sequences().unwrap();

@@ -487,11 +487,18 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     }
 
     /// Sorts every last-axis sublist ascending in place (k2's `SortSublists` with `LessThan`).
+    /// Values not comparable with themselves (NaN) sort last, equal to each other, as in
+    /// numpy: a total order, which the standard sort needs (it may panic on one that is not).
     pub fn sort_sublists(&mut self) -> Vec<i32>
     where
         T: PartialOrd,
     {
-        self.sort_sublists_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
+        self.sort_sublists_by(|a, b| {
+            a.partial_cmp(b).unwrap_or_else(|| {
+                let unordered = |x: &T| x.partial_cmp(x).is_none();
+                unordered(a).cmp(&unordered(b))
+            })
+        })
     }
 
     /// The distinct last-axis sublists (k2's `UniqueSequences`), compared exactly (k2 compares
