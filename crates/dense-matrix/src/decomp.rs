@@ -579,7 +579,12 @@ fn sort_svd<R: Real>(s: &mut Vector<R>, u: &mut Matrix<R>, vt: &mut Matrix<R>) {
         return;
     }
     let mut order: Vec<usize> = (0..k).collect();
-    order.sort_by(|&a, &b| s[b].partial_cmp(&s[a]).unwrap_or(std::cmp::Ordering::Equal));
+    // largest first, NaN last and equal to each other: a total order, which the standard
+    // sort needs (NaN taken as equal to every value is not one, and the sort may panic)
+    order.sort_by(|&a, &b| {
+        s[b].partial_cmp(&s[a])
+            .unwrap_or_else(|| s[a].is_nan().cmp(&s[b].is_nan()))
+    });
     let (s0, u0, vt0) = (s.clone(), u.clone(), vt.clone());
     for (new, &old) in order.iter().enumerate() {
         s[new] = s0[old];
@@ -587,5 +592,45 @@ fn sort_svd<R: Real>(s: &mut Vector<R>, u: &mut Matrix<R>, vt: &mut Matrix<R>) {
             u[(r, new)] = u0[(r, old)];
         }
         vt.row_mut(new).copy_from_vec(vt0.row(old));
+    }
+}
+
+#[cfg(test)]
+mod sort_svd_tests {
+    use super::sort_svd;
+    use crate::{Matrix, Vector};
+
+    #[test]
+    fn singular_values_sort_largest_first_with_nan_last() {
+        // 40 values (past the standard sort's small-slice path) with NaN among them: NaN
+        // taken as equal to every value made the sort panic
+        let values: Vec<f64> = (0..40)
+            .map(|i| {
+                if i % 7 == 3 {
+                    f64::NAN
+                } else {
+                    ((i * 13) % 40) as f64
+                }
+            })
+            .collect();
+        let k = values.len();
+        let mut s = Vector::from_vec(values.clone());
+        let (mut u, mut vt) = (Matrix::<f64>::new(2, k), Matrix::<f64>::new(k, 2));
+        for j in 0..k {
+            u[(0, j)] = j as f64; // column j of U follows value j
+            vt[(j, 1)] = j as f64; // row j of Vt too
+        }
+        sort_svd(&mut s, &mut u, &mut vt);
+        let numbers: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+        for i in 0..numbers.len() {
+            // the i-th largest by counting, a naive model
+            assert_eq!(numbers.iter().filter(|&&v| v > s[i]).count(), i);
+        }
+        assert!((numbers.len()..k).all(|i| s[i].is_nan()));
+        for j in 0..k {
+            let old = u[(0, j)] as usize;
+            assert_eq!(vt[(j, 1)] as usize, old);
+            assert!(s[j] == values[old] || (s[j].is_nan() && values[old].is_nan()));
+        }
     }
 }
