@@ -10,6 +10,7 @@ mod memcheck;
 mod msrv;
 mod python;
 mod setup;
+mod venv;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::venv::{ensure_venv, find_python39, python_works, venv_python};
 use crate::{members, root, run_step, target_dir, Failure, Member, Step};
 
 /// What the tools venv holds: the PEP 517 backend, used here as a command.
@@ -221,68 +222,6 @@ fn python_dir() -> PathBuf {
 
 fn venv_dir(name: &str) -> PathBuf {
     python_dir().join(name)
-}
-
-fn venv_python(venv: &Path) -> PathBuf {
-    venv.join("bin").join("python")
-}
-
-/// Makes `venv` with `python` and installs `packages` into it, once (a stamp file records
-/// what was installed, so a changed list remakes it).
-fn ensure_venv(python: &str, venv: &Path, packages: &[&str]) -> Step {
-    let stamp = venv.join(".installed");
-    let wanted = packages.join(" ");
-    if std::fs::read_to_string(&stamp).is_ok_and(|have| have == wanted) {
-        return Ok(());
-    }
-    run_step(
-        &format!("{python} -m venv {}", venv.display()),
-        Command::new(python)
-            .args(["-m", "venv", "--clear"])
-            .arg(venv),
-    )?;
-    run_step(
-        &format!("pip install {wanted}"),
-        Command::new(venv_python(venv))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(packages),
-    )?;
-    std::fs::write(&stamp, wanted).map_err(|err| Failure(format!("{}: {err}", stamp.display())))
-}
-
-fn python_works(python: &str) -> bool {
-    Command::new(python)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success())
-}
-
-/// A Python 3.9 interpreter: `python3.9` on the PATH, else one that pyenv installed.
-fn find_python39() -> Option<String> {
-    if python_works("python3.9") {
-        return Some("python3.9".to_string());
-    }
-    let pyenv_root = std::env::var_os("PYENV_ROOT")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".pyenv")))?;
-    let mut candidates: Vec<PathBuf> = std::fs::read_dir(pyenv_root.join("versions"))
-        .ok()?
-        .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().starts_with("3.9"))
-        .map(|entry| entry.path().join("bin").join("python3.9"))
-        .collect();
-    candidates.sort();
-    candidates
-        .into_iter()
-        .rev()
-        .map(|path| path.to_string_lossy().into_owned())
-        .find(|python| python_works(python))
 }
 
 #[cfg(test)]
