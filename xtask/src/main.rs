@@ -160,29 +160,21 @@ fn test() -> Step {
             "warnings",
         ]),
     )?;
-    run_step("cargo test", cargo().args(["test", "--workspace"]))?;
     // optional features (Arrow, a BLAS linked through a crate, ...) are tested too, all of
     // them together, but only in the crates that have them; the Rust peers behind `*-peer`
-    // features are benchmark code, built by `cargo xtask bench`
-    let mut with_features = Vec::new();
-    let mut features = Vec::new();
-    for member in members()? {
-        let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
-        let optional: Vec<String> = manifest_features(&manifest)
-            .into_iter()
-            .filter(|name| !name.ends_with("-peer"))
-            .collect();
-        if !optional.is_empty() {
-            features.extend(optional.iter().map(|f| format!("{}/{f}", member.name)));
-            with_features.push(member.name);
-        }
-    }
+    // features are benchmark code, built by `cargo xtask bench`. Clippy checks the code
+    // both without and with them; the tests run once, with them: a second build of every
+    // test binary, differing only in features, doubled the disk the run needed
+    let features = optional_features()?;
     if !features.is_empty() {
-        let features = features.join(",");
-        let packages: Vec<String> = with_features
+        let packages: Vec<String> = features
             .iter()
-            .flat_map(|name| ["-p".to_string(), name.clone()])
+            .filter_map(|f| f.split_once('/').map(|(package, _)| package.to_string()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .flat_map(|name| ["-p".to_string(), name])
             .collect();
+        let features = features.join(",");
         run_step(
             &format!("cargo clippy --features {features}"),
             cargo()
@@ -191,20 +183,38 @@ fn test() -> Step {
                 .args(["--all-targets", "--features", &features])
                 .args(["--", "-D", "warnings"]),
         )?;
-        run_step(
-            &format!("cargo test --features {features}"),
-            cargo()
-                .arg("test")
-                .args(&packages)
-                .args(["--features", &features]),
-        )?;
     }
+    let mut test = cargo();
+    test.args(["test", "--workspace"]);
+    if !features.is_empty() {
+        test.args(["--features", &features.join(",")]);
+    }
+    run_step(
+        &format!("cargo test --workspace --features {}", features.join(",")),
+        &mut test,
+    )?;
     python::test()?;
     // valgrind over the unit tests of the two crates with the most `unsafe` (about two
     // minutes); `cargo xtask memcheck` runs the four crates' every test binary
     memcheck::quick()?;
     println!("xtask: every step passed");
     Ok(())
+}
+
+/// Every member's optional features, as `crate/feature`, but the `*-peer` ones (benchmark
+/// code, built by `cargo xtask bench`).
+pub fn optional_features() -> Result<Vec<String>, Failure> {
+    let mut features = Vec::new();
+    for member in members()? {
+        let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
+        features.extend(
+            manifest_features(&manifest)
+                .into_iter()
+                .filter(|name| !name.ends_with("-peer"))
+                .map(|name| format!("{}/{name}", member.name)),
+        );
+    }
+    Ok(features)
 }
 
 /// The names in a manifest's `[features]` table, but `default`.

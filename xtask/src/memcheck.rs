@@ -187,26 +187,26 @@ fn seconds(d: Duration) -> String {
 /// `lib_only`).
 fn build(packages: &[&str], lib_only: bool) -> Result<Vec<Binary>, Failure> {
     let members = members()?;
-    let mut features = Vec::new();
     let mut command = cargo();
     command.args(["test", "--no-run", "--message-format=json"]);
     for &package in packages {
-        command.args(["-p", package]);
-        let member = members
-            .iter()
-            .find(|m| m.name == package)
-            .ok_or_else(|| Failure(format!("memcheck: no crate named {package}")))?;
-        if !lib_only {
-            let manifest =
-                std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
-            features.extend(
-                crate::manifest_features(&manifest)
-                    .into_iter()
-                    .filter(|name| !name.ends_with("-peer"))
-                    .map(|name| format!("{package}/{name}")),
-            );
+        if !members.iter().any(|m| m.name == package) {
+            return Err(Failure(format!("memcheck: no crate named {package}")));
         }
+        command.args(["-p", package]);
     }
+    let features: Vec<String> = if lib_only {
+        Vec::new()
+    } else {
+        crate::optional_features()?
+            .into_iter()
+            .filter(|f| {
+                packages
+                    .iter()
+                    .any(|p| f.split_once('/').map(|(c, _)| c) == Some(*p))
+            })
+            .collect()
+    };
     if lib_only {
         command.arg("--lib");
     }
