@@ -1,9 +1,7 @@
 //! The `copy-feats` example against Kaldi's outputs: its options parsed as Kaldi's tool
 //! does, its tables equal to what kaldi-native-io wrote.
 
-#[allow(dead_code)]
-#[path = "../examples/copy-feats.rs"]
-mod copy_feats;
+use crate::copy_feats_tool as copy_feats;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! Arrow's own accessors, with pointer equality for the zero-copy paths.
 #![cfg(feature = "arrow")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

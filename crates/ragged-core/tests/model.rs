@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use ragged_core::{with_parallel_threshold, PadMode, PadSide, Ragged, Reduced, Renumbering};
 
-mod common;
+use crate::common;
 use common::*;
 
 proptest! {

@@ -8,7 +8,7 @@ use ragged_core::{
     RaggedShape, Reduced, Renumbering, RowPartition,
 };
 
-mod common;
+use crate::common;
 use common::*;
 
 proptest! {

@@ -3,7 +3,7 @@
 //! trips against a `Vec<Vec<..>>` model, row groups, and the errors.
 #![cfg(feature = "parquet")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

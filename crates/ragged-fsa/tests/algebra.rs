@@ -2,7 +2,7 @@
 //! k2's documented examples and brute force: every accepted (input, output) label sequence
 //! with its best score, enumerated path by path on small random FSAs.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

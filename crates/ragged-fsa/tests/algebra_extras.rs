@@ -2,7 +2,7 @@
 //! `expand_ragged_attributes`, `prune_on_arc_post`, `linear_fsa_with_self_loops`,
 //! `index_fsa`, `cat`, and the FsaVec `remove_epsilon_and_add_self_loops`.
 
-mod common;
+use crate::common;
 
 use common::tuples;
 use ragged_fsa::{create_fsa_vec, Attr, Error, Fsa, FsaVec};

@@ -1,7 +1,7 @@
 //! The algorithms against hand-worked examples and naive models: brute-force path
 //! enumeration, reachability by fixed point, NFA simulation.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! 1.12 (`ctc_loss`, gradient through `log_softmax`) and k2 1.23.2 (`intersect_dense` total
 //! scores at two output beams, `ctc_loss` and its gradient).
 
-mod common;
+use crate::common;
 
 use common::{cases, Case};
 use ndarray::Array3;

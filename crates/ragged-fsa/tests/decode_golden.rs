@@ -8,9 +8,8 @@
 //! on most frames and the best paths depend on every detail of the search; our HLG must
 //! also have k2's size.
 
-mod common;
-#[path = "common/hlg.rs"]
-mod hlg;
+use crate::common;
+use crate::hlg;
 
 use common::cases;
 use ndarray::ArrayView3;

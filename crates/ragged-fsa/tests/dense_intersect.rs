@@ -1,7 +1,7 @@
 //! `intersect_dense` and `ctc_loss` against brute force: every path of a small graph through
 //! a few frames enumerated, scored and summed in f64.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use ndarray::Array3;

@@ -1,7 +1,7 @@
 //! Gradients of total scores, the MMI loss and one-best decoding, against brute force and
 //! hand-worked examples.
 
-mod common;
+use crate::common;
 
 use common::{log_sum, paths, random_acyclic, Rng};
 use ndarray::Array3;

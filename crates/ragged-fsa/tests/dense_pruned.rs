@@ -2,7 +2,7 @@
 //! `tests/golden/ctc_generate.py`), and with wide beams the same best path as the exact
 //! `intersect_dense`.
 
-mod common;
+use crate::common;
 
 use common::{cases, Case};
 use ndarray::Array3;

@@ -1,7 +1,7 @@
 //! Agreement with OpenFst: golden files written by `tests/golden/generate.py` (kaldifst) on
 //! random FSTs, for arc sort, connect, shortest path and top sort (acyclicity).
 
-mod common;
+use crate::common;
 
 use common::path_labels;
 use ragged_fsa::{Error, Fsa, Properties};

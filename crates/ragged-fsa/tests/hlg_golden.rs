@@ -5,9 +5,8 @@
 //! states. Golden file and script: `tests/golden/hlg_k2.txt`,
 //! `tests/golden/hlg_generate_k2.py`.
 
-mod common;
-#[path = "common/hlg.rs"]
-mod hlg;
+use crate::common;
+use crate::hlg;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

@@ -2,7 +2,7 @@
 //! `k2.intersect_dense(..., output_beam)` on the numerator and the denominator (golden file
 //! and script: `tests/golden/mmi_k2.txt`, `tests/golden/mmi_generate_k2.py`).
 
-mod common;
+use crate::common;
 
 use common::{cases, Case};
 use ndarray::Array3;

@@ -2,7 +2,7 @@
 //! lattices) and finite differences in f64; the RNN-T losses on paths that do not exist and
 //! on bad input.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use ndarray::{Array2, Array3, Array4};

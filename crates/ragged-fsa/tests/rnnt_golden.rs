@@ -2,7 +2,7 @@
 //! `tests/golden/rnnt_generate_k2.py` (k2 in float64 on float32 inputs, torchaudio in
 //! float32). Losses to 1e-5 relative, gradients to 1e-4 absolute.
 
-mod common;
+use crate::common;
 
 use common::{cases, Case};
 use ndarray::{Array2, Array3, Array4};

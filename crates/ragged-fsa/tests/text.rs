@@ -1,6 +1,6 @@
 //! Text formats: k2's and OpenFst's, exact round trips, errors with line numbers, no panics.
 
-mod common;
+use crate::common;
 
 use common::{random_acyclic, random_cyclic, Rng};
 use proptest::prelude::*;
