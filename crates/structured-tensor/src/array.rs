@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ShapeDisplay};
 use crate::partition::{self, RowPartition};
+use crate::validity::Validity;
 use crate::values::{DType, Scalar, Values};
 
 /// A leaf field value: rank `r >= 0`, `nrows` rows (rank >= 1), `r - 1` row partitions
@@ -24,6 +25,9 @@ pub struct Array {
     /// The row partitions' integer type as reported (`int32` or `int64`; TensorFlow's
     /// `row_splits.dtype`); the partitions themselves always hold `i32` offsets.
     shape_dtype: DType,
+    /// Which flat values hold a value (`None`: all of them, the array is not nullable);
+    /// as long as `values` when present.
+    validity: Option<Arc<Validity>>,
 }
 
 impl Array {
@@ -45,6 +49,7 @@ impl Array {
             partitions: Vec::new(),
             values: Arc::new(values),
             shape_dtype: DType::I32,
+            validity: None,
         }
     }
 
@@ -56,6 +61,7 @@ impl Array {
             partitions: Vec::new(),
             values: Arc::new(values),
             shape_dtype: DType::I32,
+            validity: None,
         }
     }
 
@@ -86,6 +92,7 @@ impl Array {
                 partitions: Vec::new(),
                 values: Arc::new(values),
                 shape_dtype: DType::I32,
+                validity: None,
             });
         }
         let mut partitions = Vec::with_capacity(shape.len() - 1);
@@ -131,6 +138,7 @@ impl Array {
             partitions,
             values: Arc::new(values),
             shape_dtype: DType::I32,
+            validity: None,
         })
     }
 
@@ -148,6 +156,7 @@ impl Array {
             partitions,
             values,
             shape_dtype: DType::I32,
+            validity: None,
         }
     }
 
@@ -260,6 +269,7 @@ impl Array {
             partitions: self.partitions.clone(),
             values: Arc::new(values),
             shape_dtype: self.shape_dtype,
+            validity: self.validity.clone(),
         })
     }
 
@@ -289,14 +299,67 @@ impl Array {
         }
     }
 
-    /// The array as nested JSON lists (a bare value at rank 0).
+    /// Which flat values hold a value: `None` when the array is not nullable (every value
+    /// is valid), else one bit per flat value.
+    pub fn validity(&self) -> Option<&Validity> {
+        self.validity.as_deref()
+    }
+
+    /// True when the array carries a validity bitmap (it may still have no null).
+    pub fn is_nullable(&self) -> bool {
+        self.validity.is_some()
+    }
+
+    /// The number of null flat values.
+    pub fn null_count(&self) -> usize {
+        self.validity.as_ref().map_or(0, |v| v.null_count())
+    }
+
+    /// Whether flat value `i` holds a value (panics when `i` is out of range).
+    pub fn is_valid(&self, i: usize) -> bool {
+        match &self.validity {
+            Some(v) => v.is_valid(i),
+            None => {
+                if i >= self.values.len() {
+                    crate::error::index_panic("value", i, self.values.len());
+                }
+                true
+            }
+        }
+    }
+
+    /// The same array with a validity bitmap over its flat values (`None` makes it not
+    /// nullable); a bitmap of another length is `Error::ValuesLength`. The values under a
+    /// null are kept but never read.
+    pub fn with_validity(&self, validity: Option<Validity>) -> Result<Array, Error> {
+        if let Some(v) = &validity {
+            if v.len() != self.values.len() {
+                return Err(Error::ValuesLength {
+                    expected: self.values.len(),
+                    got: v.len(),
+                });
+            }
+        }
+        let mut out = self.clone();
+        out.validity = validity.map(Arc::new);
+        Ok(out)
+    }
+
+    /// Flat value `i` as JSON (`null` where it is null).
+    pub(crate) fn json_at(&self, i: usize) -> serde_json::Value {
+        match &self.validity {
+            Some(v) if !v.is_valid(i) => serde_json::Value::Null,
+            _ => self.values.json_at(i),
+        }
+    }
+
+    /// The array as nested JSON lists (a bare value at rank 0); a null is `null`.
     pub fn to_json(&self) -> serde_json::Value {
         if self.rank == 0 {
-            return self.values.json_at(0);
+            return self.json_at(0);
         }
-        let mut level: Vec<serde_json::Value> = (0..self.values.len())
-            .map(|i| self.values.json_at(i))
-            .collect();
+        let mut level: Vec<serde_json::Value> =
+            (0..self.values.len()).map(|i| self.json_at(i)).collect();
         for p in self.partitions.iter().rev() {
             level = nest_json(level, p);
         }
@@ -307,9 +370,8 @@ impl Array {
     /// the first `depth` dimensions, in row-major order.
     pub(crate) fn elements_json(&self, depth: usize) -> Vec<serde_json::Value> {
         debug_assert!(depth >= 1 && depth <= self.rank);
-        let mut level: Vec<serde_json::Value> = (0..self.values.len())
-            .map(|i| self.values.json_at(i))
-            .collect();
+        let mut level: Vec<serde_json::Value> =
+            (0..self.values.len()).map(|i| self.json_at(i)).collect();
         for p in self.partitions[depth - 1..].iter().rev() {
             level = nest_json(level, p);
         }
@@ -334,6 +396,7 @@ impl Array {
             partitions,
             values: Arc::clone(&self.values),
             shape_dtype: self.shape_dtype,
+            validity: self.validity.clone(),
         }
     }
 
@@ -349,6 +412,7 @@ impl Array {
             partitions,
             values: Arc::clone(&self.values),
             shape_dtype: self.shape_dtype,
+            validity: self.validity.clone(),
         })
     }
 
@@ -386,12 +450,17 @@ impl Array {
         partitions.extend_from_slice(prefix);
         partitions.extend(own);
         let values = self.values.gather_ranges(&runs);
+        let validity = self
+            .validity
+            .as_ref()
+            .map(|v| Arc::new(v.gather_runs(&runs)));
         Ok(Array {
             rank: self.rank,
             nrows,
             partitions,
             values: Arc::new(values),
             shape_dtype: self.shape_dtype,
+            validity,
         })
     }
 
@@ -414,12 +483,14 @@ impl Array {
         }
         let buffers: Vec<&Values> = arrays.iter().map(|a| &*a.values).collect();
         let values = Values::concat(&buffers, first.dtype());
+        let validity = concat_validity(arrays.iter().copied());
         Ok(Array {
             rank: first.rank,
             nrows,
             partitions,
             values: Arc::new(values),
             shape_dtype: first.shape_dtype,
+            validity,
         })
     }
 
@@ -440,6 +511,7 @@ impl Array {
                 partitions: Vec::new(),
                 values: self.values,
                 shape_dtype: self.shape_dtype,
+                validity: self.validity,
             };
         }
         let nrows = self.partitions[0].nvals();
@@ -449,6 +521,7 @@ impl Array {
             partitions: self.partitions[1..].to_vec(),
             values: self.values,
             shape_dtype: self.shape_dtype,
+            validity: self.validity,
         }
     }
 
@@ -466,7 +539,9 @@ impl Array {
             for p in parts {
                 values.extend_promoting(&p.values, 0, 1);
             }
-            return Ok(Array::from_values(values));
+            let mut out = Array::from_values(values);
+            out.validity = concat_validity(parts.iter());
+            return Ok(out);
         }
         let mut partitions = Vec::with_capacity(rank);
         let lens: Vec<usize> = parts.iter().map(|p| p.nrows).collect();
@@ -503,14 +578,24 @@ impl Array {
         }
         let buffers: Vec<&Values> = parts.iter().map(|p| &*p.values).collect();
         let values = Values::concat(&buffers, dtype);
+        let validity = concat_validity(parts.iter());
         Ok(Array {
             rank: rank + 1,
             nrows: n,
             partitions,
             values: Arc::new(values),
             shape_dtype: parts.first().map_or(DType::I32, |p| p.shape_dtype),
+            validity,
         })
     }
+}
+
+/// The validity of arrays' values one after another (`None` when none is nullable).
+fn concat_validity<'a>(arrays: impl Iterator<Item = &'a Array>) -> Option<Arc<Validity>> {
+    let parts: Vec<(Option<&Validity>, usize)> = arrays
+        .map(|a| (a.validity.as_deref(), a.values.len()))
+        .collect();
+    Validity::concat(&parts).map(Arc::new)
 }
 
 /// Splits (`i32`, starting at 0) from lengths.
@@ -609,9 +694,27 @@ pub(crate) fn select_through<'a>(
     Ok((out, current))
 }
 
+impl Array {
+    /// Equal flat values, nulls at the same places (the values under a null are not
+    /// compared; an all-valid bitmap equals none).
+    fn same_values(&self, other: &Array) -> bool {
+        if self.null_count() == 0 && other.null_count() == 0 {
+            return *self.values == *other.values;
+        }
+        let n = self.values.len();
+        self.values.dtype() == other.values.dtype()
+            && n == other.values.len()
+            && (0..n).all(|i| {
+                let (a, b) = (self.is_valid(i), other.is_valid(i));
+                a == b && (!a || self.values.get(i) == other.values.get(i))
+            })
+    }
+}
+
 impl PartialEq for Array {
-    /// Equal when rank, dtype, rows at every level and values agree (whether a dimension
-    /// is stored as uniform or ragged is not compared).
+    /// Equal when rank, dtype, rows at every level, nulls and values agree (whether a
+    /// dimension is stored as uniform or ragged is not compared, nor whether an array
+    /// without nulls carries a bitmap).
     fn eq(&self, other: &Array) -> bool {
         self.rank == other.rank
             && self.nrows == other.nrows
@@ -620,7 +723,7 @@ impl PartialEq for Array {
                 .iter()
                 .zip(&other.partitions)
                 .all(|(a, b)| partition::same_rows(a, b))
-            && *self.values == *other.values
+            && self.same_values(other)
     }
 }
 

@@ -634,6 +634,37 @@ pub enum Error {
         /// The directory.
         dir: std::path::PathBuf,
     },
+    /// An error in one record of a JSON document or JSON Lines input: the record's index
+    /// (0-based) and, for text, its line and the column within that line (1-based).
+    InRecord {
+        /// The record's index in the input (0-based).
+        record: usize,
+        /// The line the record is on (1-based), for text input.
+        line: Option<usize>,
+        /// The column within that line (1-based, in bytes), when the parser gave one.
+        column: Option<usize>,
+        /// What was wrong.
+        source: Box<Error>,
+    },
+    /// A value whose type does not fit a schema (a spec given or unified from other
+    /// inputs): the field path, both types, and the file when there is one.
+    SchemaMismatch {
+        /// The field path.
+        path: FieldPath,
+        /// The type the schema has there.
+        expected: String,
+        /// The type found.
+        found: String,
+        /// The file read, if any.
+        file: Option<std::path::PathBuf>,
+    },
+    /// A spec's JSON form that cannot be read (see `Spec::from_json`).
+    SpecJson {
+        /// Where in the JSON, as a path of keys.
+        at: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// A directory reached a second time while listing a Parquet directory, through a
     /// symbolic link (a loop, or a second path to the same files) (feature `parquet`).
     ParquetDirRevisit {
@@ -963,6 +994,37 @@ impl fmt::Display for Error {
                 "JSON nested deeper than {limit} lists and objects at path {path}"
             ),
             Error::Json { message } => write!(f, "invalid JSON text: {message}"),
+            Error::InRecord {
+                record,
+                line,
+                column,
+                source,
+            } => {
+                write!(f, "record {record}")?;
+                match (line, column) {
+                    (Some(l), Some(c)) => write!(f, " (line {l}, column {c})")?,
+                    (Some(l), None) => write!(f, " (line {l})")?,
+                    _ => {}
+                }
+                write!(f, ": {source}")
+            }
+            Error::SchemaMismatch {
+                path,
+                expected,
+                found,
+                file,
+            } => {
+                if let Some(file) = file {
+                    write!(f, "{}: ", file.display())?;
+                }
+                write!(
+                    f,
+                    "field {path} has type {found}, but the schema has {expected}"
+                )
+            }
+            Error::SpecJson { at, problem } => {
+                write!(f, "spec JSON at {at}: {problem}")
+            }
             Error::InvalidStringColumn { index, what } => {
                 write!(f, "invalid string column at offset {index}: {what}")
             }
@@ -1006,7 +1068,8 @@ impl std::error::Error for Error {
         match self {
             Error::ParsePath { source, .. }
             | Error::UpdateFailed { source, .. }
-            | Error::InParquetFile { source, .. } => Some(&**source),
+            | Error::InParquetFile { source, .. }
+            | Error::InRecord { source, .. } => Some(&**source),
             Error::Ragged(e) => Some(e),
             _ => None,
         }

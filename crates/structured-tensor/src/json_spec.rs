@@ -171,7 +171,9 @@ fn typed_array(v: &Value, spec: &FieldSpec, path: &FieldPath) -> Result<Array, E
             dtype,
             ragged_rank,
         } => (shape, *dtype, Some(*ragged_rank)),
-        FieldSpec::Struct(_) => unreachable!("structs are read by typed_struct"),
+        FieldSpec::Struct(_) | FieldSpec::Nullable(_) => {
+            unreachable!("structs and nullable leaves are read by typed_value")
+        }
     };
     if matches!(v, Value::Object(_)) {
         return Err(mismatch(path, format!("{} vs {spec}", brief(v))));
@@ -252,6 +254,15 @@ fn typed_array(v: &Value, spec: &FieldSpec, path: &FieldPath) -> Result<Array, E
 fn typed_value(v: &Value, spec: &FieldSpec, path: &FieldPath) -> Result<FieldValue, Error> {
     match spec {
         FieldSpec::Struct(s) => Ok(FieldValue::Struct(typed_struct(v, s, path)?)),
+        FieldSpec::Nullable(inner) => match typed_value(v, inner, path)? {
+            FieldValue::Array(a) => {
+                let n = a.values().len();
+                Ok(FieldValue::Array(a.with_validity(Some(
+                    crate::validity::Validity::all_valid(n),
+                ))?))
+            }
+            other => Ok(other),
+        },
         leaf => Ok(FieldValue::Array(typed_array(v, leaf, path)?)),
     }
 }
@@ -440,6 +451,12 @@ fn empty_field(
         Ok(parts)
     };
     match spec {
+        FieldSpec::Nullable(inner) => match empty_field(inner, nrows, outer)? {
+            FieldValue::Array(a) => Ok(FieldValue::Array(
+                a.with_validity(Some(crate::validity::Validity::all_valid(0)))?,
+            )),
+            other => Ok(other),
+        },
         FieldSpec::Tensor { shape, dtype } | FieldSpec::Ragged { shape, dtype, .. } => {
             let values = Values::with_capacity(*dtype, 0);
             if shape.len() <= 1 {
@@ -495,7 +512,10 @@ impl Array {
                 &FieldPath::root(),
                 format!("{} vs {spec} (a struct spec for an array)", brief(value)),
             )),
-            leaf => typed_array(value, leaf, &FieldPath::root()),
+            leaf => match typed_value(value, leaf, &FieldPath::root())? {
+                FieldValue::Array(a) => Ok(a),
+                FieldValue::Struct(_) => unreachable!("a leaf spec gives an array"),
+            },
         }
     }
 }

@@ -78,6 +78,9 @@ mod ops;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod partition;
+mod records;
+mod reduce;
+mod schema;
 mod spec;
 mod strings;
 mod structured;
@@ -85,6 +88,7 @@ mod take;
 mod text;
 mod text_columns;
 mod tf_ops;
+mod validity;
 mod values;
 
 #[cfg(feature = "parquet")]
@@ -101,7 +105,11 @@ pub use ops::{FieldFn, Update};
 pub use partition::RowPartition;
 #[cfg(feature = "parquet")]
 pub use ragged_core::{Compression, ParquetOptions};
+pub use records::{json_lines_batches, JsonOptions};
+pub use reduce::Reduction;
+pub use schema::SPEC_JSON_VERSION;
 pub use spec::{FieldSpec, Spec};
 pub use strings::{BytesColumn, StringColumn};
 pub use structured::{FieldValue, StructuredTensor};
+pub use validity::Validity;
 pub use values::{DType, Scalar, Values};

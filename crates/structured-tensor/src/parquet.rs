@@ -478,6 +478,7 @@ fn without_sizes(spec: &Spec) -> Spec {
                 }
             }
             FieldSpec::Struct(s) => FieldSpec::Struct(without_sizes(s)),
+            FieldSpec::Nullable(inner) => FieldSpec::Nullable(Box::new(field(inner))),
         }
     }
     Spec {

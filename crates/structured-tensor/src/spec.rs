@@ -29,6 +29,9 @@ pub enum FieldSpec {
     },
     /// A nested struct array.
     Struct(Spec),
+    /// A leaf (`Tensor` or `Ragged`) whose values may be null: a validity bitmap beside
+    /// the values, as Arrow has (not in TensorFlow).
+    Nullable(Box<FieldSpec>),
 }
 
 /// The type of a struct array (TensorFlow's `StructuredTensor.Spec`): its static shape and
@@ -71,6 +74,16 @@ impl FieldSpec {
 
     /// The spec of a leaf array.
     pub fn of_array(a: &Array) -> FieldSpec {
+        let leaf = FieldSpec::of_array_values(a);
+        if a.is_nullable() {
+            FieldSpec::Nullable(Box::new(leaf))
+        } else {
+            leaf
+        }
+    }
+
+    /// The spec of a leaf array's values, nullability aside.
+    fn of_array_values(a: &Array) -> FieldSpec {
         let shape = a.shape();
         match a
             .row_partitions()
@@ -110,6 +123,7 @@ impl fmt::Display for FieldSpec {
                 ShapeDisplay(shape)
             ),
             FieldSpec::Struct(s) => write!(f, "{s}"),
+            FieldSpec::Nullable(inner) => write!(f, "Nullable({inner})"),
         }
     }
 }

@@ -609,9 +609,21 @@ impl StructuredTensor {
         self.leaf_columns(&mut columns)?;
         // One entry into the pool for the whole selection: from a thread outside it,
         // every parallel loop would put the caller to sleep and wake the workers.
+        // Validity bitmaps follow the rows through each nullable leaf's partitions.
+        let runs: Option<Vec<(usize, usize)>> = self
+            .has_nullable_leaf()
+            .then(|| (0..rows.count()).map(|i| rows.run(i)).collect());
         rayon::scope(|_| {
             let mut selected = select_columns(&columns, rows)?.into_iter();
-            Some(self.rebuild(&mut selected, nrows))
+            self.rebuild(&mut selected, nrows, runs.as_deref())
+        })
+    }
+
+    /// True when a leaf anywhere below carries a validity bitmap.
+    pub(crate) fn has_nullable_leaf(&self) -> bool {
+        self.fields().values().any(|f| match f {
+            FieldValue::Array(a) => a.is_nullable(),
+            FieldValue::Struct(s) => s.has_nullable_leaf(),
         })
     }
 
@@ -658,27 +670,37 @@ impl StructuredTensor {
 
     /// This struct with every leaf column replaced, in [`StructuredTensor::leaf_columns`]
     /// order, by the next of `selected`, `nrows` rows.
+    /// `runs` are the selected top-level rows, given when a leaf is nullable; `None` when
+    /// a nullable leaf's partitions cannot select them.
     fn rebuild(
         &self,
         selected: &mut impl Iterator<Item = SelectedColumn>,
         nrows: usize,
-    ) -> StructuredTensor {
-        let fields = self
-            .fields()
-            .iter()
-            .map(|(name, field)| {
-                let value = match field {
-                    FieldValue::Struct(s) => FieldValue::Struct(s.rebuild(selected, nrows)),
-                    FieldValue::Array(a) => {
-                        let column = selected.next().expect("a selected column per leaf");
-                        FieldValue::Array(rebuild_array(a, column, nrows))
+        runs: Option<&[(usize, usize)]>,
+    ) -> Option<StructuredTensor> {
+        let mut fields = std::collections::BTreeMap::new();
+        for (name, field) in self.fields() {
+            let value = match field {
+                FieldValue::Struct(s) => FieldValue::Struct(s.rebuild(selected, nrows, runs)?),
+                FieldValue::Array(a) => {
+                    let column = selected.next().expect("a selected column per leaf");
+                    let mut out = rebuild_array(a, column, nrows);
+                    if let (Some(validity), Some(runs)) = (a.validity(), runs) {
+                        let (_, leaf_runs) =
+                            crate::array::select_through(runs, a.row_partitions()).ok()?;
+                        out = out
+                            .with_validity(Some(validity.gather_runs(&leaf_runs)))
+                            .ok()?;
                     }
-                };
-                (name.clone(), value)
-            })
-            .collect();
-        StructuredTensor::from_parts_unchecked(1, nrows, Vec::new(), fields)
-            .tagged(self.shape_dtype())
+                    FieldValue::Array(out)
+                }
+            };
+            fields.insert(name.clone(), value);
+        }
+        Some(
+            StructuredTensor::from_parts_unchecked(1, nrows, Vec::new(), fields)
+                .tagged(self.shape_dtype()),
+        )
     }
 }
 

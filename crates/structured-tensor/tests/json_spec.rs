@@ -43,6 +43,7 @@ fn check(value: Value, s: &Spec, expected_json: Value) -> StructuredTensor {
         let dtype_of = |f: &FieldSpec| match f {
             FieldSpec::Tensor { dtype, .. } | FieldSpec::Ragged { dtype, .. } => Some(*dtype),
             FieldSpec::Struct(_) => None,
+            FieldSpec::Nullable(_) => panic!("TensorFlow's reader gives no nullable field"),
         };
         assert_eq!(dtype_of(&got.fields[name]), dtype_of(field), "{name}");
     }

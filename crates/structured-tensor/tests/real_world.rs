@@ -1,0 +1,357 @@
+//! Real-world data: nulls and missing keys, JSON Lines, any field name, schemas as values
+//! (`Spec` JSON, `Spec::infer`, `conform`), nulls through the ops, ragged reductions.
+
+use serde_json::{json, Value};
+use structured_tensor::{
+    json_lines_batches, Error, FieldSpec, JsonOptions, Reduction, Spec, StructuredTensor, Validity,
+};
+
+fn nulls() -> JsonOptions {
+    JsonOptions::default().with_nulls(true)
+}
+
+#[test]
+fn nulls_and_missing_keys_become_nulls_under_the_option() {
+    let v = json!([
+        {"age": 12, "name": "a", "tags": ["x"], "shoe": {"size": 8.5}},
+        {"age": null, "tags": null},
+        {"name": "c", "tags": [], "shoe": null, "age": 7},
+    ]);
+    let st = StructuredTensor::from_json_with_options(&v, &nulls()).unwrap();
+    assert_eq!(
+        st.to_json(),
+        json!([
+            {"age": 12, "name": "a", "tags": ["x"], "shoe": {"size": 8.5}},
+            {"age": null, "name": null, "tags": [], "shoe": {"size": null}},
+            {"age": 7, "name": "c", "tags": [], "shoe": {"size": null}},
+        ])
+    );
+    let age = st.field_value("age").unwrap().as_array().unwrap();
+    assert_eq!(age.null_count(), 1);
+    assert_eq!(age.validity().unwrap().to_bools(), vec![true, false, true]);
+    assert!(matches!(st.spec().fields["age"], FieldSpec::Nullable(_)));
+    // off by default: refused, naming the record
+    let e = StructuredTensor::from_json_with_options(&v, &JsonOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::InRecord { record: 1, .. }), "{e}");
+    // TensorFlow's reader itself is unchanged
+    assert!(StructuredTensor::from_json(&v).is_err());
+}
+
+#[test]
+fn errors_name_the_record() {
+    let v = json!([{"a": 1}, {"a": 2}, {"a": "three"}, {"a": 4}]);
+    let e = StructuredTensor::from_json_with_options(&v, &JsonOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("record 2: "), "{e}");
+    let e = StructuredTensor::from_json_with_options(&v, &nulls()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "record 2: field ('a',) has type string, but the schema has int64"
+    );
+}
+
+#[test]
+fn any_field_names_by_option() {
+    let v = json!([{"user-id": 1, "_id": "x", "@timestamp": 5, "ключ": true}]);
+    assert!(StructuredTensor::from_json_with_options(&v, &JsonOptions::default()).is_err());
+    let st = StructuredTensor::from_json_with_options(
+        &v,
+        &JsonOptions::default().with_any_field_names(true),
+    )
+    .unwrap();
+    assert_eq!(st.to_json(), v);
+    assert_eq!(st.field_names(), ["@timestamp", "_id", "user-id", "ключ"]);
+}
+
+/// `n` JSON Lines of records; record `bad` (0-based), if any, is broken.
+fn lines(n: usize, bad: Option<usize>) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        if Some(i) == bad {
+            out.push_str("{\"id\": 1, \"v\": [1, 2,, 3]}\n");
+        } else {
+            out.push_str(&format!(
+                "{{\"id\": {i}, \"v\": [{}], \"s\": {{\"t\": \"r{i}\"}}}}\n",
+                i % 3
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn json_lines_bad_line_5001_is_named() {
+    let text = lines(6000, Some(5000));
+    for batch_size in [1000, 4096, 65_536] {
+        let options = JsonOptions::default().with_batch_size(batch_size);
+        let e = StructuredTensor::from_json_lines(text.as_bytes(), &options).unwrap_err();
+        match &e {
+            Error::InRecord {
+                record,
+                line,
+                column,
+                ..
+            } => {
+                assert_eq!(
+                    (*record, *line, *column),
+                    (5000, Some(5001), Some(22)),
+                    "{e}"
+                );
+            }
+            other => panic!("{other}"),
+        }
+        assert!(e
+            .to_string()
+            .starts_with("record 5000 (line 5001, column 22): "));
+    }
+}
+
+#[test]
+fn json_lines_equal_the_document_reader_in_any_batch_size() {
+    let text = lines(3000, None);
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let whole = StructuredTensor::from_json(&Value::Array(records)).unwrap();
+    for batch_size in [1, 7, 1000, 5000] {
+        let options = JsonOptions::default().with_batch_size(batch_size);
+        let st = StructuredTensor::from_json_lines(text.as_bytes(), &options).unwrap();
+        assert_eq!(st, whole, "batch size {batch_size}");
+    }
+    // blank lines are skipped, but counted as lines
+    let e = StructuredTensor::from_json_lines(
+        "{\"a\": 1}\n\n{\"a\": \"x\"}\n".as_bytes(),
+        &JsonOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("record 1 (line 3): "), "{e}");
+    let n = json_lines_batches(
+        text.as_bytes(),
+        &JsonOptions::default().with_batch_size(1000),
+    )
+    .count();
+    assert_eq!(n, 3);
+}
+
+#[test]
+fn an_empty_list_takes_its_type_from_another_batch() {
+    // the first batch has only empty sessions (float64 by TensorFlow's rule), the second
+    // has sessions with structs: the result has the structs
+    let mut text = String::new();
+    for i in 0..4 {
+        text.push_str(&format!("{{\"user\": {i}, \"sessions\": []}}\n"));
+    }
+    text.push_str("{\"user\": 9, \"sessions\": [{\"len\": 2.5}]}\n");
+    let st = StructuredTensor::from_json_lines(
+        text.as_bytes(),
+        &JsonOptions::default().with_batch_size(4),
+    )
+    .unwrap();
+    let expected = json!([
+        {"user": 0, "sessions": []}, {"user": 1, "sessions": []},
+        {"user": 2, "sessions": []}, {"user": 3, "sessions": []},
+        {"user": 9, "sessions": [{"len": 2.5}]},
+    ]);
+    assert_eq!(st.to_json(), expected);
+    assert!(st.field_value("sessions").unwrap().as_struct().is_some());
+    // int in one batch, float in another: float64
+    let st = StructuredTensor::from_json_lines(
+        "{\"x\": 1}\n{\"x\": 2.5}\n".as_bytes(),
+        &JsonOptions::default().with_batch_size(1),
+    )
+    .unwrap();
+    assert_eq!(st.to_json(), json!([{"x": 1.0}, {"x": 2.5}]));
+}
+
+#[test]
+fn spec_infer_and_conform_unify_many_inputs() {
+    let a = StructuredTensor::from_json(&json!([{"u": 1, "s": []}])).unwrap();
+    let b = StructuredTensor::from_json(&json!([{"u": 2.5, "s": [{"t": "x"}]}])).unwrap();
+    // concat of the two as read fails: float64 list against a struct list
+    assert!(StructuredTensor::concat(&[&a, &b], 0).is_err());
+    let spec = Spec::infer(&[&a, &b]).unwrap();
+    let joined =
+        StructuredTensor::concat(&[&a.conform(&spec).unwrap(), &b.conform(&spec).unwrap()], 0)
+            .unwrap();
+    assert_eq!(
+        joined.to_json(),
+        json!([{"u": 1.0, "s": []}, {"u": 2.5, "s": [{"t": "x"}]}])
+    );
+    // a spec that does not fit names the path and both types
+    let c = StructuredTensor::from_json(&json!([{"u": "no", "s": []}])).unwrap();
+    let e = Spec::infer(&[&a, &b, &c]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "field ('u',) has type string, but the schema has float64"
+    );
+    let e = c.conform(&spec).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "field ('u',) has type TensorSpec(shape=(1,), dtype=string), but the schema has"
+        ),
+        "{e}"
+    );
+    // fields missing from one input: nullable with infer_allowing_missing
+    let d = StructuredTensor::from_json(&json!([{"u": 3}])).unwrap();
+    assert!(Spec::infer(&[&a, &d]).is_err());
+    let spec = Spec::infer_allowing_missing(&[&b, &d]).unwrap();
+    let joined =
+        StructuredTensor::concat(&[&b.conform(&spec).unwrap(), &d.conform(&spec).unwrap()], 0)
+            .unwrap();
+    assert_eq!(
+        joined.to_json(),
+        json!([{"u": 2.5, "s": [{"t": "x"}]}, {"u": 3.0, "s": []}])
+    );
+}
+
+#[test]
+fn spec_json_round_trips_every_spec_we_infer() {
+    let v = json!([{"a": 1, "b": [[1.5]], "c": {"d": ["x"], "e": [{"f": true}]}, "n": null}]);
+    let st = StructuredTensor::from_json_with_options(&v, &nulls()).unwrap();
+    let spec = st.spec();
+    let text = serde_json::to_string(&spec.to_json()).unwrap();
+    let back = Spec::from_json(&serde_json::from_str(&text).unwrap()).unwrap();
+    assert_eq!(back, spec);
+    // a spec shipped as JSON reads other records the same way
+    let w = json!([{"a": 2, "b": [], "c": {"d": [], "e": []}, "n": 4.0}]);
+    let other =
+        StructuredTensor::from_json_with_options(&w, &nulls().with_spec(back.without_sizes()))
+            .unwrap();
+    assert_eq!(other.to_json(), w);
+}
+
+/// A nullable int column of `n` rows of lists, every third value null, as JSON.
+fn nullable_records(n: usize, seed: usize) -> Value {
+    Value::Array(
+        (0..n)
+            .map(|i| {
+                let k = (i * 7 + seed) % 4;
+                let xs: Vec<Value> = (0..k)
+                    .map(|j| {
+                        if (i + j + seed).is_multiple_of(3) {
+                            Value::Null
+                        } else {
+                            json!((i * 10 + j) as i64)
+                        }
+                    })
+                    .collect();
+                let y = if (i + seed).is_multiple_of(5) {
+                    Value::Null
+                } else {
+                    json!(i as f64 / 2.0)
+                };
+                json!({"xs": xs, "y": y})
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn nulls_follow_gather_concat_boolean_mask_and_merge_dims() {
+    let v = nullable_records(40, 0);
+    let st = StructuredTensor::from_json_with_options(&v, &nulls()).unwrap();
+    let rows = v.as_array().unwrap();
+    // gather, against picking the JSON records
+    let indices: Vec<i64> = (0..40).map(|i| (i * 13 % 40) as i64).collect();
+    let g = st.gather(&indices, 0).unwrap();
+    let model: Vec<Value> = indices.iter().map(|&i| rows[i as usize].clone()).collect();
+    assert_eq!(g.to_json(), Value::Array(model));
+    // concat with a struct of the same spec
+    let w = nullable_records(17, 1);
+    let other = StructuredTensor::from_json_with_options(&w, &nulls()).unwrap();
+    let c = StructuredTensor::concat(&[&st, &other], 0).unwrap();
+    let mut model = rows.clone();
+    model.extend(w.as_array().unwrap().iter().cloned());
+    assert_eq!(c.to_json(), Value::Array(model));
+    // boolean_mask
+    let mask: Vec<bool> = (0..40).map(|i| i % 3 != 1).collect();
+    let m = st.boolean_mask(&mask).unwrap();
+    let model: Vec<Value> = rows
+        .iter()
+        .zip(&mask)
+        .filter(|(_, &keep)| keep)
+        .map(|(r, _)| r.clone())
+        .collect();
+    assert_eq!(m.to_json(), Value::Array(model));
+    // merge_dims of the field's two dimensions keeps the nulls in order
+    let xs = st.field_value("xs").unwrap().as_array().unwrap();
+    let flat = xs.merge_dims(0, 1).unwrap();
+    let model: Vec<Value> = rows
+        .iter()
+        .flat_map(|r| r["xs"].as_array().unwrap().clone())
+        .collect();
+    assert_eq!(flat.to_json(), Value::Array(model));
+    // a rank-2 struct merged
+    let grouped = st
+        .partition_outer_dimension(
+            &structured_tensor::RowPartition::from_row_lengths(&[10; 4]).unwrap(),
+        )
+        .unwrap();
+    assert_eq!(grouped.merge_dims(0, 1).unwrap(), st);
+}
+
+#[test]
+fn ragged_reductions_skip_nulls_as_a_loop_does() {
+    let v = nullable_records(30, 2);
+    let st = StructuredTensor::from_json_with_options(&v, &nulls()).unwrap();
+    let xs = st.field_value("xs").unwrap().as_array().unwrap();
+    let rows: Vec<Vec<Option<i64>>> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["xs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(Value::as_i64)
+                .collect()
+        })
+        .collect();
+    let valid = |r: &Vec<Option<i64>>| r.iter().flatten().copied().collect::<Vec<i64>>();
+    let sum = xs.reduce_innermost(Reduction::Sum).unwrap();
+    let model: Vec<Value> = rows
+        .iter()
+        .map(|r| json!(valid(r).iter().sum::<i64>()))
+        .collect();
+    assert_eq!(sum.to_json(), Value::Array(model));
+    let count = xs.reduce_innermost(Reduction::Count).unwrap();
+    let model: Vec<Value> = rows.iter().map(|r| json!(valid(r).len())).collect();
+    assert_eq!(count.to_json(), Value::Array(model));
+    let mean = xs.reduce_innermost(Reduction::Mean).unwrap();
+    let model: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let v = valid(r);
+            if v.is_empty() {
+                Value::Null
+            } else {
+                json!(v.iter().sum::<i64>() as f64 / v.len() as f64)
+            }
+        })
+        .collect();
+    assert_eq!(mean.to_json(), Value::Array(model));
+    let max = xs.reduce_innermost(Reduction::Max).unwrap();
+    let model: Vec<Value> = rows
+        .iter()
+        .map(|r| valid(r).into_iter().max().map_or(Value::Null, |m| json!(m)))
+        .collect();
+    assert_eq!(max.to_json(), Value::Array(model));
+    let min = xs.reduce_innermost(Reduction::Min).unwrap();
+    let model: Vec<Value> = rows
+        .iter()
+        .map(|r| valid(r).into_iter().min().map_or(Value::Null, |m| json!(m)))
+        .collect();
+    assert_eq!(min.to_json(), Value::Array(model));
+}
+
+#[test]
+fn with_validity_checks_the_length() {
+    let st = StructuredTensor::from_json(&json!([{"a": 1}, {"a": 2}])).unwrap();
+    let a = st.field_value("a").unwrap().as_array().unwrap();
+    assert!(a.with_validity(Some(Validity::all_valid(3))).is_err());
+    let b = a
+        .with_validity(Some(Validity::from_bools(&[false, true])))
+        .unwrap();
+    assert_eq!(b.to_json(), json!([null, 2]));
+}
