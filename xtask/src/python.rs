@@ -4,7 +4,9 @@
 //! Each such crate's wheel is built once per run, in the dev profile (so the shared target
 //! directory's dev artefacts are reused), by maturin from a tools venv, and installed into
 //! two test venvs that are made once and reused (a stamp file records what they hold):
-//! - Python 3.11 with numpy and pytest, without torch: the package must work without it;
+//! - Python 3.11 with numpy, pytest and the peers of `arrays.kaldi` and `arrays.image`
+//!   (kaldiio, kaldi-native-io, opencv-python-headless; each a wheel), without torch: the
+//!   package must work without it;
 //! - Python 3.9 with k2 1.23.2 (which pulls torch 1.12.1), torchaudio and numpy < 2: the
 //!   torch adapters and the comparisons with k2 itself.
 //!
@@ -20,8 +22,15 @@ use crate::{members, root, run_step, target_dir, Failure, Member, Step};
 /// What the tools venv holds: the PEP 517 backend, used here as a command.
 const TOOLS: &[&str] = &["maturin>=1.5,<2"];
 
-/// The venv without torch.
-const PLAIN: &[&str] = &["numpy", "pytest"];
+/// The venv without torch, with the peers the kaldi and image tests compare against live
+/// (pinned: the byte-for-byte and pixel-for-pixel comparisons are with these versions).
+const PLAIN: &[&str] = &[
+    "numpy",
+    "pytest",
+    "kaldiio==2.18.1",
+    "kaldi-native-io==1.23.0",
+    "opencv-python-headless==5.0.0.93",
+];
 
 /// The venv with k2 and torch (k2 1.23.2 is built for CPython 3.9 and torch 1.12.1).
 const WITH_K2: &[&str] = &["k2==1.23.2", "numpy<2", "torchaudio==0.12.1", "pytest"];
@@ -152,7 +161,7 @@ fn test_envs() -> Result<Vec<TestEnv>, Failure> {
             name: "venv-plain",
             python: python311,
             packages: PLAIN,
-            require: "",
+            require: "kaldiio,kaldi_native_io,cv2",
         },
         TestEnv {
             name: "venv-k2",

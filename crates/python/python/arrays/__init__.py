@@ -1,7 +1,8 @@
-"""Rust ragged arrays and FSAs for Python.
+"""Rust ragged arrays, FSAs and Kaldi tables for Python.
 
 ``arrays.k2`` is k2's Python API: an icefall script runs after replacing ``import k2`` with
-``import arrays.k2 as k2``.
+``import arrays.k2 as k2``. ``arrays.kaldi`` is kaldiio's API (``import arrays.kaldi as
+kaldiio``).
 """
 
 from arrays import _native

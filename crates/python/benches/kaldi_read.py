@@ -1,0 +1,121 @@
+"""Reading a float archive through its scp into numpy: arrays.kaldi against kaldiio and
+kaldi-native-io, alternated rounds, medians; prints the times and ours / peer ratios.
+
+    python crates/python/benches/kaldi_read.py [UTTERANCES] [ROUNDS]
+
+UTTERANCES (default 1000) matrices of 500 x 80 float32 (1000: 160 MB) are written with
+kaldi-native-io (`ark,scp:`) into a temporary folder, outside the timed region. Each
+workload reads every value in the scp's order and keeps it for the length of one loop
+step; every side hands out owned arrays: kaldi-native-io's reader hands out views of its
+own matrix, overwritten by the next record, so they are copied (`.copy()`), as a caller
+keeping them must; kaldiio's and ours are arrays of their own.
+- `sequential`: `ReadHelper("scp:...")` (kaldiio, ours), `SequentialFloatMatrixReader`
+  (kaldi-native-io).
+- `mapping`: `load_scp(scp)[key]` for every key (kaldiio, ours),
+  `RandomAccessFloatMatrixReader` (kaldi-native-io).
+Wall time (`perf_counter`) and the CPU time of the calling thread (`thread_time`: the
+Rust side reads in the calling thread) are printed; on a shared machine CPU time is the
+steadier measure. Needs numpy, kaldiio, kaldi-native-io and arrays installed.
+"""
+
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import arrays.kaldi as ours
+import kaldi_native_io as kni
+import kaldiio
+
+
+def write_archive(folder, n):
+    rng = np.random.default_rng(1000)
+    scp = f"{folder}/feats.scp"
+    with kni.FloatMatrixWriter(f"ark,scp:{folder}/feats.ark,{scp}") as writer:
+        for i in range(n):
+            writer.write("utt%04d" % i, (rng.random((500, 80), dtype=np.float32) * 20 - 10))
+    return scp
+
+
+def sequential_ours(scp):
+    total = 0
+    with ours.ReadHelper(f"scp:{scp}") as reader:
+        for _, m in reader:
+            total += m.shape[0]
+    return total
+
+
+def sequential_kaldiio(scp):
+    total = 0
+    with kaldiio.ReadHelper(f"scp:{scp}") as reader:
+        for _, m in reader:
+            total += m.shape[0]
+    return total
+
+
+def sequential_kni(scp):
+    total = 0
+    with kni.SequentialFloatMatrixReader(f"scp:{scp}") as reader:
+        for _, m in reader:
+            total += m.copy().shape[0]
+    return total
+
+
+def mapping_ours(scp):
+    table = ours.load_scp(scp)
+    return sum(table[k].shape[0] for k in table)
+
+
+def mapping_kaldiio(scp):
+    table = kaldiio.load_scp(scp)
+    return sum(table[k].shape[0] for k in table)
+
+
+def mapping_kni(scp, keys):
+    with kni.RandomAccessFloatMatrixReader(f"scp:{scp}") as reader:
+        return sum(reader[k].copy().shape[0] for k in keys)
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    with tempfile.TemporaryDirectory() as folder:
+        scp = write_archive(folder, n)
+        keys = [line.split()[0] for line in open(scp)]
+        workloads = {
+            "sequential": {
+                "ours": lambda: sequential_ours(scp),
+                "kaldiio": lambda: sequential_kaldiio(scp),
+                "kaldi-native-io": lambda: sequential_kni(scp),
+            },
+            "mapping": {
+                "ours": lambda: mapping_ours(scp),
+                "kaldiio": lambda: mapping_kaldiio(scp),
+                "kaldi-native-io": lambda: mapping_kni(scp, keys),
+            },
+        }
+        print(f"{n} matrices of 500 x 80 float32 ({n * 500 * 80 * 4 / 1e6:.0f} MB), {rounds} alternated rounds")
+        for name, sides in workloads.items():
+            times = {side: ([], []) for side in sides}
+            for side, run in sides.items():
+                assert run() == 500 * n, side  # warm the page cache, check the count
+            for _ in range(rounds):
+                for side, run in sides.items():
+                    wall, cpu = time.perf_counter(), time.thread_time()
+                    run()
+                    times[side][0].append(time.perf_counter() - wall)
+                    times[side][1].append(time.thread_time() - cpu)
+            med = {side: (statistics.median(w), statistics.median(c)) for side, (w, c) in times.items()}
+            for side, (wall, cpu) in med.items():
+                print(f"  {name:10} {side:16} wall {wall * 1e3:8.1f} ms   cpu {cpu * 1e3:8.1f} ms")
+            for peer in ("kaldiio", "kaldi-native-io"):
+                print(
+                    f"  {name:10} ours / {peer:16} wall {med['ours'][0] / med[peer][0]:.3f}   "
+                    f"cpu {med['ours'][1] / med[peer][1]:.3f}"
+                )
+
+
+if __name__ == "__main__":
+    main()
