@@ -1,7 +1,9 @@
-"""A tour of arrays.k2, icefall-style: build HLG, a CTC loss with backward, decode.
+"""A tour of the arrays package: arrays.k2 icefall-style (build HLG, a CTC loss with
+backward, decode), arrays.kaldi kaldiio-style (an archive and its scp, compressed), and
+arrays.image cv2-style (Canny edges of a synthetic picture).
 
 Run by `cargo xtask demo` (in the venv with torch); writes HLG.dot (and .svg when Graphviz
-is installed) under $DEMO_OUT_DIR.
+is installed), feats.ark/feats.scp and edges.pgm under $DEMO_OUT_DIR.
 """
 
 import os
@@ -9,7 +11,9 @@ import pathlib
 
 import numpy as np
 
+import arrays.image as image
 import arrays.k2 as k2
+import arrays.kaldi as kaldiio
 
 # tokens: blank 0, a=1 b=2 c=3 d=4, #0=5; words: w1 = "a b", w2 = "b c", w3 = "a d", #0=4
 L_TEXT = """0 1 1 1 -0.5
@@ -83,3 +87,28 @@ best = k2.shortest_path(lattice, use_double_scores=True)
 for i in range(best.shape[0]):
     words = [w for w in np.asarray(best[i].aux_labels.values).tolist() if w > 0]
     print(f"utterance {i}: words {words}")
+
+# ---- Kaldi archives, kaldiio's calls: features and alignments, an scp, compression
+feats = {f"utt{i}": rng.standard_normal((50 + 10 * i, 13)).astype(np.float32) for i in range(3)}
+ark, scp = out_dir / "feats.ark", out_dir / "feats.scp"
+with kaldiio.WriteHelper(f"ark,scp:{ark},{scp}") as writer:
+    for key, mat in feats.items():
+        writer(key, mat)
+    writer("ali", np.array([3, 3, 4, 1], dtype=np.int32))
+table = kaldiio.load_scp(str(scp))
+print(f"scp: {len(table)} entries, utt2 {table['utt2'].shape}, ali {table['ali'].tolist()}")
+cm = kaldiio.CompressedMatrix(feats["utt2"], kaldiio.kSpeechFeature)
+error = np.abs(cm.decompress() - feats["utt2"]).max()
+print(f"compressed utt2: {len(cm.to_bytes())} bytes for {feats['utt2'].nbytes}, largest error {error:.4f}")
+print(f"artefact: {ark}")
+print(f"artefact: {scp}")
+
+# ---- images, cv2's calls: blur then Canny on a synthetic picture
+y, x = np.mgrid[0:240, 0:320]
+picture = np.where((x - 160) ** 2 + (y - 120) ** 2 < 80**2, 200, 40).astype(np.uint8)
+picture = (picture + rng.integers(0, 30, size=picture.shape)).astype(np.uint8)
+edges = image.canny(image.gaussian_blur(picture, (5, 5), 0), 50, 150)
+print(f"canny: {int((edges > 0).sum())} edge pixels of {edges.size}")
+pgm = out_dir / "edges.pgm"
+pgm.write_bytes(b"P5 %d %d 255\n" % (edges.shape[1], edges.shape[0]) + edges.tobytes())
+print(f"artefact: {pgm}")

@@ -22,6 +22,7 @@ use ragged_fsa::{
     Arc, Attr, DenseFsaVec, Error, Fsa, FsaVec, Semiring, SymbolTable, TextFormat, WeightPushing,
 };
 
+mod image;
 mod kaldi;
 mod pickle;
 mod rnnt;
@@ -1305,5 +1306,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arcs_address, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     kaldi::register(m)?;
+    image::register(m)?;
     Ok(())
 }

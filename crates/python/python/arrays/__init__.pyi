@@ -1,3 +1,4 @@
+from arrays import image as image
 from arrays import k2 as k2
 from arrays import kaldi as kaldi
 
