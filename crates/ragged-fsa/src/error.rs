@@ -443,6 +443,20 @@ pub enum Error {
         /// The symbol.
         symbol: usize,
     },
+    /// A file could not be opened, read or written, or is not UTF-8 text.
+    File {
+        /// The path as given.
+        path: String,
+        /// What went wrong (the operating system's words, or the line that is not UTF-8).
+        message: String,
+    },
+    /// Malformed contents of a file: the error at its line, with the file's path.
+    InFile {
+        /// The path as given.
+        path: String,
+        /// The error inside the file (a [`Error::Parse`] with the line).
+        source: Box<Error>,
+    },
     /// An operation's output, or the memory it holds, would pass its documented bound.
     OutputLimit {
         /// The operation.
@@ -660,11 +674,21 @@ impl fmt::Display for Error {
                 f,
                 "{op}: {count} {what} pass the bound of {limit}"
             ),
+            Error::File { path, message } => write!(f, "{path}: {message}"),
+            Error::InFile { path, source } => write!(f, "{path}: {source}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Ragged(err) => Some(err),
+            Error::InFile { source, .. } => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}
 
 impl From<ragged_core::Error> for Error {
     fn from(err: ragged_core::Error) -> Self {

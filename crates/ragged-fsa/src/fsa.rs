@@ -222,6 +222,12 @@ impl Fsa {
         self.attrs.get(AUX_LABELS)
     }
 
+    /// The arcs and the attributes, mutably: for changes that keep every invariant
+    /// (labels and attribute values, never states or lengths).
+    pub(crate) fn parts_mut(&mut self) -> (&mut [Arc], &mut Attrs) {
+        (self.arcs.values_mut(), &mut self.attrs)
+    }
+
     /// The arcs as a 2-axis ragged array `[state][arc]`.
     pub fn arcs(&self) -> &Ragged<Arc> {
         &self.arcs
@@ -268,11 +274,13 @@ impl Fsa {
     }
 
     /// k2's properties of this FSA.
+    #[doc(alias = "properties_str")]
     pub fn properties(&self) -> Properties {
         properties::of_view(self.view())
     }
 
     /// Reads text in the given format (see [`TextFormat`]).
+    #[doc(alias = "from_str")]
     pub fn from_text(s: &str, format: &TextFormat) -> Result<Self, Error> {
         let parsed = if format.openfst {
             text::parse_openfst(s, format)?
@@ -283,6 +291,7 @@ impl Fsa {
     }
 
     /// Reads OpenFst text: an acceptor, or a transducer whose output labels become `aux_labels`.
+    #[doc(alias = "fstcompile")]
     pub fn from_openfst(s: &str, acceptor: bool) -> Result<Self, Error> {
         let format = if acceptor {
             TextFormat::acceptor()
@@ -338,6 +347,8 @@ impl Fsa {
     }
 
     /// Writes text in the given format; reading it back with the same format gives this FSA.
+    #[doc(alias = "to_str")]
+    #[doc(alias = "to_str_simple")]
     pub fn to_text(&self, format: &TextFormat) -> Result<String, Error> {
         let columns = self.columns(format)?;
         if format.openfst {
@@ -349,6 +360,7 @@ impl Fsa {
 
     /// Writes OpenFst text (costs = negated scores; the `-1` arcs become final lines), as an
     /// acceptor or, when it has plain `aux_labels`, as a transducer.
+    #[doc(alias = "fstprint")]
     pub fn to_openfst(&self) -> Result<String, Error> {
         self.to_text(&self.default_format().openfst())
     }
@@ -576,6 +588,12 @@ impl FsaVec {
     /// The `aux_labels` attribute, if any.
     pub fn aux_labels(&self) -> Option<&Attr> {
         self.attrs.get(AUX_LABELS)
+    }
+
+    /// The arcs and the attributes, mutably: for changes that keep every invariant
+    /// (labels and attribute values, never states or lengths).
+    pub(crate) fn parts_mut(&mut self) -> (&mut [Arc], &mut Attrs) {
+        (self.arcs.values_mut(), &mut self.attrs)
     }
 
     /// Adds or replaces a per-arc attribute over all arcs.

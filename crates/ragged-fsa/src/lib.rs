@@ -55,6 +55,7 @@ mod fsa;
 mod kernels;
 mod ops;
 mod properties;
+mod relabel;
 pub mod rnnt;
 mod symbol_table;
 mod text;

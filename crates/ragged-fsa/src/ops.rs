@@ -125,6 +125,7 @@ impl Fsa {
     }
 
     /// A linear FSA accepting `labels` (scores 0; k2's `linear_fsa`).
+    #[doc(alias = "linear_fsa")]
     pub fn linear(labels: &[i32]) -> Result<Fsa, Error> {
         check_labels(0, labels)?;
         Ok(Fsa::from_built_unchecked(
@@ -196,6 +197,7 @@ impl Fsa {
     }
 
     /// The total score (`-inf` when no path reaches the final state, or the FSA is empty).
+    #[doc(alias = "get_tot_scores")]
     pub fn get_tot_score<T: Real>(&self, semiring: Semiring) -> Result<T, Error> {
         scores::check_top_sorted_acyclic(self.view(), 0)?;
         Ok(scores::tot::<T>(self.view(), semiring))
@@ -381,6 +383,7 @@ impl FsaVec {
     }
 
     /// Linear FSAs, one per label sequence (k2's `linear_fsa` on a list of lists).
+    #[doc(alias = "linear_fsa")]
     pub fn linear(sequences: &[Vec<i32>]) -> Result<FsaVec, Error> {
         for (i, s) in sequences.iter().enumerate() {
             check_labels(i, s)?;

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 use crate::error::{Error, ParseProblem};
@@ -69,6 +70,66 @@ impl SymbolTable {
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
+    }
+
+    /// Reads a `words.txt` / `tokens.txt` / `phones.txt` file (k2's
+    /// `SymbolTable.from_file`, OpenFst's `SymbolTable::ReadText`): one `symbol id` per line,
+    /// blank lines skipped. A malformed line is [`Error::InFile`] naming the file, around
+    /// the [`Error::Parse`] with the line; a file that cannot be read, or is not UTF-8, is
+    /// [`Error::File`].
+    ///
+    /// ```
+    /// use ragged_fsa::SymbolTable;
+    ///
+    /// let path = std::env::temp_dir().join(format!("words-{}.txt", std::process::id()));
+    /// std::fs::write(&path, "<eps> 0\nHELLO 1\nWORLD 2\n#0 3\n").unwrap();
+    /// let words = SymbolTable::from_file(&path).unwrap();
+    /// assert_eq!(words.id("#0"), Some(3));
+    /// std::fs::write(&path, "<eps> 0\nHELLO one\n").unwrap();
+    /// let err = SymbolTable::from_file(&path).unwrap_err().to_string();
+    /// assert!(err.ends_with("words-{}.txt: line 2: cannot read symbol id from \"one\""
+    ///     .replace("{}", &std::process::id().to_string()).as_str()), "{err}");
+    /// # std::fs::remove_file(&path).unwrap();
+    /// ```
+    #[doc(alias = "read_text")]
+    #[doc(alias = "ReadText")]
+    #[doc(alias = "load")]
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|err| Error::File {
+            path: shown.clone(),
+            message: err.to_string(),
+        })?;
+        let text = std::str::from_utf8(&bytes).map_err(|err| {
+            let line = bytes[..err.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            Error::File {
+                path: shown.clone(),
+                message: format!("line {line} is not UTF-8 text"),
+            }
+        })?;
+        text.parse().map_err(|err| Error::InFile {
+            path: shown,
+            source: Box::new(err),
+        })
+    }
+
+    /// Writes the table as `symbol id` lines in id order (k2's `SymbolTable.to_file`,
+    /// OpenFst's `WriteText`), what [`SymbolTable::from_file`] reads. A failure is
+    /// [`Error::File`] naming the file.
+    #[doc(alias = "write_text")]
+    #[doc(alias = "WriteText")]
+    #[doc(alias = "save")]
+    pub fn to_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_string()).map_err(|err| Error::File {
+            path: path.display().to_string(),
+            message: err.to_string(),
+        })
     }
 
     /// The id -> symbol map that [`Fsa::to_dot_with_symbols`](crate::Fsa::to_dot_with_symbols)
@@ -313,6 +374,65 @@ mod tests {
                 }
             }
         );
+    }
+
+    #[test]
+    fn files_both_ways_with_the_file_and_line_in_errors() {
+        let dir = std::env::temp_dir().join(format!("ragged-fsa-symbols-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("words.txt");
+        // Kaldi's words.txt: tabs or spaces, a blank line at the end
+        std::fs::write(&path, "<eps>\t0\n!SIL 1\n<UNK>\t2\nA 3\n#0 4\n\n").unwrap();
+        let table = SymbolTable::from_file(&path).unwrap();
+        let by_hand: Vec<(i32, &str)> =
+            vec![(0, "<eps>"), (1, "!SIL"), (2, "<UNK>"), (3, "A"), (4, "#0")];
+        assert_eq!(table.len(), by_hand.len());
+        for (id, symbol) in by_hand {
+            assert_eq!(table.symbol(id), Some(symbol));
+            assert_eq!(table.id(symbol), Some(id));
+        }
+        let copy = dir.join("copy.txt");
+        table.to_file(&copy).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&copy).unwrap(),
+            "<eps> 0\n!SIL 1\n<UNK> 2\nA 3\n#0 4\n"
+        );
+        assert_eq!(SymbolTable::from_file(&copy).unwrap(), table);
+
+        let shown = path.display().to_string();
+        std::fs::write(&path, "a 1\nb 2\nc 2\n").unwrap();
+        let err = SymbolTable::from_file(&path).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{shown}: line 3: symbol \"c\" or id 2 is already in the table").replace(
+                "symbol \"c\" or id 2 is already in the table",
+                &ParseProblem::DuplicateSymbol {
+                    symbol: "c".into(),
+                    id: 2
+                }
+                .to_string()
+            )
+        );
+        assert!(
+            matches!(&err, Error::InFile { source, .. } if matches!(**source, Error::Parse { line: 3, .. }))
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        std::fs::write(&path, b"a 1\nb\xff 2\n").unwrap();
+        assert_eq!(
+            SymbolTable::from_file(&path).unwrap_err().to_string(),
+            format!("{shown}: line 2 is not UTF-8 text")
+        );
+        let missing = dir.join("missing.txt");
+        let err = SymbolTable::from_file(&missing).unwrap_err();
+        assert!(
+            matches!(&err, Error::File { path, .. } if *path == missing.display().to_string()),
+            "{err}"
+        );
+        let err = table
+            .to_file(dir.join("no-such-dir").join("w.txt"))
+            .unwrap_err();
+        assert!(err.to_string().contains("no-such-dir"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -111,7 +111,7 @@ pub(crate) fn write_k2(view: FsaView<'_>, cols: &Columns<'_>) -> String {
     for (arc_idx, arc) in view.arcs.iter().enumerate() {
         let _ = write!(out, "{} {} {}", arc.src_state, arc.dest_state, arc.label);
         write_labels(&mut out, cols, arc_idx);
-        let _ = writeln!(out, " {}", arc.score);
+        let _ = writeln!(out, " {}", super::ShortScore(arc.score));
     }
     let _ = writeln!(out, "{final_state}");
     out

@@ -13,6 +13,24 @@ mod openfst;
 pub(crate) use k2::{parse_k2, write_k2};
 pub(crate) use openfst::{parse_openfst, write_openfst};
 
+/// A score as text in the shortest form that reads back to the same `f32`: the fewest
+/// digits that round-trip (Rust's formatting), positional for `1e-4 <= |x| < 1e16` and with
+/// an exponent outside that range (`-4.440892e-16`, not `-0.0000000000000004440892`), the
+/// rule of Python's `repr`; `0`, `-0`, `inf`, `-inf` and `NaN` as Rust prints them.
+pub(crate) struct ShortScore(pub(crate) f32);
+
+impl std::fmt::Display for ShortScore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        let magnitude = x.abs();
+        if x.is_finite() && x != 0.0 && !(1e-4..1e16).contains(&magnitude) {
+            write!(f, "{x:e}")
+        } else {
+            write!(f, "{x}")
+        }
+    }
+}
+
 /// Which text format, and which per-arc label columns follow the label.
 ///
 /// A line holds `src dest label`, then one integer per name in `aux_label_names`, then one
@@ -353,6 +371,48 @@ pub(super) fn write_labels(out: &mut String, cols: &Columns<'_>, arc_idx: usize)
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn scores_print_short_and_read_back() {
+        use super::ShortScore;
+        let check = |x: f32, expected: &str| {
+            let text = ShortScore(x).to_string();
+            assert_eq!(text, expected, "{x:?}");
+            let back: f32 = text.parse().unwrap();
+            assert!(
+                back.to_bits() == x.to_bits() || (x.is_nan() && back.is_nan()),
+                "{x:?}"
+            );
+        };
+        check(-4.440_892e-16, "-4.440892e-16");
+        check(0.1, "0.1");
+        check(-0.5, "-0.5");
+        check(0.0001, "0.0001");
+        check(0.000_099_999_99, "9.999999e-5");
+        check(1e-5, "1e-5");
+        check(123.25, "123.25");
+        check(1e15, "1000000000000000");
+        check(1e16, "1e16");
+        check(-3.4028235e38, "-3.4028235e38");
+        check(f32::MIN_POSITIVE, "1.1754944e-38");
+        check(1e-45, "1e-45");
+        check(0.0, "0");
+        check(-0.0, "-0");
+        check(f32::INFINITY, "inf");
+        check(f32::NEG_INFINITY, "-inf");
+        check(f32::NAN, "NaN");
+        // every value of a sweep reads back bit for bit, and is never longer than the
+        // plain form
+        let mut x = 1e-30_f32;
+        while x < 1e30 {
+            for v in [x, -x, x * 1.000_001] {
+                let text = ShortScore(v).to_string();
+                assert_eq!(text.parse::<f32>().unwrap().to_bits(), v.to_bits(), "{v:?}");
+                assert!(text.len() <= v.to_string().len(), "{v:?}: {text}");
+            }
+            x *= 3.7;
+        }
+    }
+
     use super::*;
 
     #[track_caller]

@@ -215,13 +215,13 @@ pub(crate) fn write_openfst(view: FsaView<'_>, cols: &Columns<'_>) -> Result<Str
             write_labels(&mut out, cols, arc_idx);
             let cost = negate(arc.score);
             if cost != 0.0 {
-                let _ = write!(out, " {cost}");
+                let _ = write!(out, " {}", super::ShortScore(cost));
             }
             out.push('\n');
         }
         match final_line {
             Some(cost) if cost != 0.0 => {
-                let _ = writeln!(out, "{state} {cost}");
+                let _ = writeln!(out, "{state} {}", super::ShortScore(cost));
             }
             Some(_) => {
                 let _ = writeln!(out, "{state}");
