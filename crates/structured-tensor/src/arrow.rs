@@ -19,7 +19,9 @@ use arrow_array::{
     Int32Array, Int64Array, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
     RecordBatch, StringArray, StructArray, UInt8Array,
 };
-use arrow_buffer::{alloc::Allocation, Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{
+    alloc::Allocation, BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
 use arrow_schema::{DataType, Field, Fields};
 
 use crate::array::Array;
@@ -27,6 +29,7 @@ use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::RowPartition;
 use crate::strings::{BytesColumn, StringColumn};
 use crate::structured::{FieldValue, StructuredTensor};
+use crate::validity::Validity;
 use crate::values::{DType, Values};
 
 fn arrow_error(path: &FieldPath, problem: impl Into<String>) -> Error {
@@ -38,6 +41,48 @@ fn arrow_error(path: &FieldPath, problem: impl Into<String>) -> Error {
 
 /// An Arrow buffer over `data`, a buffer held by `owner`, without copying: the Arrow buffer
 /// keeps a clone of `owner`'s `Arc`.
+/// How Arrow data (and Parquet files, read through Arrow) are taken in. The default is
+/// TensorFlow's rules: no nulls, field names `^[a-zA-Z][a-zA-Z0-9_]*$`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ArrowOptions {
+    /// Nulls are read: a null leaf value is a null (the leaf is nullable), a null list an
+    /// empty list (an error when the writer left values under it), a null struct makes
+    /// every leaf below it null. Off: a null is an error.
+    pub nulls: bool,
+    /// Any UTF-8 field name; off: TensorFlow's rule.
+    pub any_field_names: bool,
+}
+
+impl ArrowOptions {
+    /// Nulls read (see [`ArrowOptions::nulls`]).
+    pub fn with_nulls(mut self, nulls: bool) -> ArrowOptions {
+        self.nulls = nulls;
+        self
+    }
+
+    /// Any UTF-8 field name allowed.
+    pub fn with_any_field_names(mut self, any: bool) -> ArrowOptions {
+        self.any_field_names = any;
+        self
+    }
+
+    /// Everything real-world data needs: nulls and any field name.
+    pub fn permissive() -> ArrowOptions {
+        ArrowOptions {
+            nulls: true,
+            any_field_names: true,
+        }
+    }
+}
+
+/// A validity bitmap as Arrow's null buffer (`None` when there is no null).
+fn null_buffer(validity: Option<&Validity>) -> Option<NullBuffer> {
+    let v = validity?;
+    let bits = BooleanBuffer::new(Buffer::from(v.as_bytes().to_vec()), 0, v.len());
+    Some(NullBuffer::new(bits))
+}
+
 fn shared_buffer<T: Copy>(owner: &Arc<Values>, data: &[T]) -> Buffer {
     let ptr = NonNull::from(data).cast::<u8>();
     let allocation: Arc<dyn Allocation> = owner.clone();
@@ -74,7 +119,23 @@ fn strings_to_arrow(owner: &Arc<Values>, column: &StringColumn) -> ArrayRef {
 
 /// The leaf values as an Arrow array: numbers and strings share the column's buffers (no
 /// copy); booleans are copied, since Arrow packs them in bits.
-fn leaf_to_arrow(values: &Arc<Values>) -> ArrayRef {
+fn leaf_to_arrow(values: &Arc<Values>, validity: Option<&Validity>) -> ArrayRef {
+    let leaf = leaf_values_to_arrow(values);
+    match null_buffer(validity) {
+        None => leaf,
+        Some(nulls) => {
+            let data = leaf
+                .into_data()
+                .into_builder()
+                .nulls(Some(nulls))
+                .build()
+                .expect("a validity bitmap as long as the values");
+            arrow_array::make_array(data)
+        }
+    }
+}
+
+fn leaf_values_to_arrow(values: &Arc<Values>) -> ArrayRef {
     match &**values {
         Values::I64(v) => Arc::new(Int64Array::new(shared_buffer(values, v).into(), None)),
         Values::F64(v) => Arc::new(Float64Array::new(shared_buffer(values, v).into(), None)),
@@ -154,7 +215,8 @@ where
 /// offsets widened to `i64` (a copy) for `int64`.
 fn wrap_in_lists(mut child: ArrayRef, partitions: &[RowPartition], shape_dtype: DType) -> ArrayRef {
     for p in partitions.iter().rev() {
-        let field = Arc::new(Field::new("item", child.data_type().clone(), false));
+        let item_nullable = child.null_count() > 0 || nullable_leaf_type(child.as_ref());
+        let field = Arc::new(Field::new("item", child.data_type().clone(), item_nullable));
         child = if shape_dtype == DType::I64 {
             let wide: Vec<i64> = p.row_splits().iter().map(|&s| i64::from(s)).collect();
             // SAFETY: widened row splits keep the partition's invariant (non-empty, start at
@@ -183,7 +245,10 @@ fn structs_to_arrow(st: &StructuredTensor) -> StructArray {
     let mut columns = Vec::with_capacity(st.fields().len());
     for (name, value) in st.fields() {
         let column = value_to_arrow(value, skip);
-        fields.push(Field::new(name, column.data_type().clone(), false));
+        let nullable = column.null_count() > 0
+            || matches!(value, FieldValue::Array(a) if a.is_nullable()
+                && a.rank() == skip + 1);
+        fields.push(Field::new(name, column.data_type().clone(), nullable));
         columns.push(column);
     }
     if columns.is_empty() {
@@ -193,11 +258,17 @@ fn structs_to_arrow(st: &StructuredTensor) -> StructArray {
         .expect("every field has one item per struct")
 }
 
+/// True when `array` is a leaf array whose nulls were declared (it has a null buffer of
+/// no nulls: kept nullable, so that a nullable leaf without nulls stays nullable).
+fn nullable_leaf_type(array: &dyn ArrowArray) -> bool {
+    array.nulls().is_some()
+}
+
 /// A field's value with its first `skip` dimensions (the enclosing struct's) removed.
 fn value_to_arrow(value: &FieldValue, skip: usize) -> ArrayRef {
     match value {
         FieldValue::Array(a) => wrap_in_lists(
-            leaf_to_arrow(a.values_arc()),
+            leaf_to_arrow(a.values_arc(), a.validity()),
             &a.row_partitions()[skip.min(a.row_partitions().len())..],
             a.shape_dtype(),
         ),
@@ -252,8 +323,29 @@ impl StructuredTensor {
     /// types, field names outside `^[a-zA-Z][a-zA-Z0-9_]*$` and a name given twice in one
     /// struct are errors naming the path.
     pub fn from_arrow(array: &dyn ArrowArray) -> Result<StructuredTensor, Error> {
+        Self::from_arrow_with_options(array, &ArrowOptions::default())
+    }
+
+    /// [`StructuredTensor::from_arrow`] under `options`: nulls (a null leaf value is a
+    /// null, a null list an empty list, a null struct nulls every leaf below) and any
+    /// UTF-8 field name, each when asked for.
+    pub fn from_arrow_with_options(
+        array: &dyn ArrowArray,
+        options: &ArrowOptions,
+    ) -> Result<StructuredTensor, Error> {
         let nrows = array.len();
-        match value_from_arrow(array.slice(0, nrows), &[], false, nrows, &FieldPath::root())? {
+        let ctx = Ctx {
+            options,
+            inherited: None,
+        };
+        match value_from_arrow(
+            array.slice(0, nrows),
+            &[],
+            false,
+            nrows,
+            &FieldPath::root(),
+            ctx,
+        )? {
             FieldValue::Struct(st) => Ok(st),
             FieldValue::Array(_) => Err(arrow_error(
                 &FieldPath::root(),
@@ -269,6 +361,54 @@ impl StructuredTensor {
     pub fn from_record_batch(batch: &RecordBatch) -> Result<StructuredTensor, Error> {
         Self::from_arrow(&StructArray::from(batch.clone()))
     }
+
+    /// [`StructuredTensor::from_record_batch`] under `options` (see
+    /// [`StructuredTensor::from_arrow_with_options`]).
+    pub fn from_record_batch_with_options(
+        batch: &RecordBatch,
+        options: &ArrowOptions,
+    ) -> Result<StructuredTensor, Error> {
+        Self::from_arrow_with_options(&StructArray::from(batch.clone()), options)
+    }
+}
+
+/// What a conversion from Arrow carries down: the options, and the nulls of the
+/// enclosing struct at this array's top level.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    options: &'a ArrowOptions,
+    inherited: Option<&'a NullBuffer>,
+}
+
+/// A null list must hold no values (we read it as an empty list).
+fn check_null_lists_empty(
+    array: &dyn ArrowArray,
+    nulls: &NullBuffer,
+    path: &FieldPath,
+) -> Result<(), Error> {
+    let lengths: Vec<i64> = match array.data_type() {
+        DataType::List(_) => {
+            let o = array.as_list::<i32>().offsets();
+            o.windows(2).map(|w| i64::from(w[1] - w[0])).collect()
+        }
+        DataType::LargeList(_) => {
+            let o = array.as_list::<i64>().offsets();
+            o.windows(2).map(|w| w[1] - w[0]).collect()
+        }
+        _ => return Ok(()),
+    };
+    for (i, len) in lengths.into_iter().enumerate() {
+        if nulls.is_null(i) && len != 0 {
+            return Err(arrow_error(
+                path,
+                format!(
+                    "the null list at index {i} has {len} values under it; a null list reads \
+                     as an empty list"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The first null of `array`, as an error at `path`.
@@ -297,12 +437,29 @@ fn value_from_arrow(
     outer_large: bool,
     nrows: usize,
     path: &FieldPath,
+    ctx: Ctx<'_>,
 ) -> Result<FieldValue, Error> {
     let mut partitions = outer.to_vec();
     let mut large = outer_large;
     let mut current = array;
+    let mut inherited = ctx.inherited.cloned();
     loop {
-        check_no_nulls(current.as_ref(), path)?;
+        let nulls = if ctx.options.nulls {
+            NullBuffer::union(inherited.as_ref(), current.logical_nulls().as_ref())
+        } else {
+            check_no_nulls(current.as_ref(), path)?;
+            None
+        };
+        inherited = None;
+        let has_nulls = nulls.as_ref().is_some_and(|n| n.null_count() > 0);
+        if has_nulls
+            && matches!(
+                current.data_type(),
+                DataType::List(_) | DataType::LargeList(_)
+            )
+        {
+            check_null_lists_empty(current.as_ref(), nulls.as_ref().expect("nulls"), path)?;
+        }
         let values = match current.data_type() {
             DataType::List(_) => {
                 let list = current.as_list::<i32>();
@@ -332,7 +489,7 @@ fn value_from_arrow(
                 let mut fields = BTreeMap::new();
                 for (field, column) in structs.fields().iter().zip(structs.columns()) {
                     let name = field.name();
-                    if !is_valid_field_name(name) {
+                    if !ctx.options.any_field_names && !is_valid_field_name(name) {
                         return Err(Error::InvalidFieldName {
                             name: name.clone(),
                             path: path.clone(),
@@ -345,12 +502,17 @@ fn value_from_arrow(
                             format!("the field name '{name}' appears twice"),
                         ));
                     }
+                    let child_ctx = Ctx {
+                        options: ctx.options,
+                        inherited: nulls.as_ref().filter(|n| n.null_count() > 0),
+                    };
                     let value = value_from_arrow(
                         column.clone(),
                         &partitions,
                         large,
                         nrows,
                         &path.child(name),
+                        child_ctx,
                     )?;
                     fields.insert(name.clone(), value);
                 }
@@ -412,7 +574,18 @@ fn value_from_arrow(
             }
         };
         // the partitions chain by construction; from_partitions checks it all the same
-        let array = Array::from_partitions(nrows, partitions, values)?;
+        let mut array = Array::from_partitions(nrows, partitions, values)?;
+        if ctx.options.nulls && (nulls.is_some() || current.nulls().is_some()) {
+            let validity = match &nulls {
+                Some(n) => {
+                    let bits = n.inner();
+                    Validity::from_bitmap(bits.values(), bits.offset(), bits.len())
+                        .ok_or_else(|| arrow_error(path, "a null buffer shorter than its array"))?
+                }
+                None => Validity::all_valid(current.len()),
+            };
+            array = array.with_validity(Some(validity))?;
+        }
         let dtype = if large { DType::I64 } else { DType::I32 };
         return Ok(FieldValue::Array(array.with_shape_dtype(dtype)?));
     }

@@ -77,6 +77,8 @@ mod json_spec;
 mod ops;
 #[cfg(feature = "parquet")]
 mod parquet;
+#[cfg(feature = "parquet")]
+mod parquet_io;
 mod partition;
 mod records;
 mod reduce;
@@ -91,10 +93,17 @@ mod tf_ops;
 mod validity;
 mod values;
 
+#[cfg(feature = "arrow")]
+pub use crate::arrow::ArrowOptions;
 #[cfg(feature = "parquet")]
 pub use crate::parquet::{
     parquet_dir_files, read_parquet, read_parquet_dir, write_parquet, write_parquet_dir,
     ParquetPart, PartitionMode,
+};
+#[cfg(feature = "parquet")]
+pub use crate::parquet_io::{
+    read_parquet_dir_with, read_parquet_with_options, read_parquet_with_spec,
+    write_parquet_dir_with, write_parquet_with, Codec, DirReadOptions, WriteOptions,
 };
 pub use array::Array;
 pub use builder::Builder;

@@ -31,9 +31,11 @@ use ragged_core::parquet::{
     ParquetOptions,
 };
 
+use crate::arrow::ArrowOptions;
 use crate::error::{is_valid_field_name, Error};
 use crate::spec::{FieldSpec, Spec};
 use crate::structured::{FieldValue, StructuredTensor};
+use crate::values::DType;
 
 /// How [`read_parquet_dir`] returns the files of a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +59,7 @@ pub struct ParquetPart {
 }
 
 /// `Error::Ragged(Io)` for a failed `operation` on `path`.
-fn io_error(path: &Path, operation: &'static str, err: &std::io::Error) -> Error {
+pub(crate) fn io_error(path: &Path, operation: &'static str, err: &std::io::Error) -> Error {
     Error::Ragged(ragged_core::Error::Io {
         path: path.to_path_buf(),
         operation,
@@ -66,7 +68,7 @@ fn io_error(path: &Path, operation: &'static str, err: &std::io::Error) -> Error
 }
 
 /// `Error::Ragged(Parquet)` for a file the `parquet` crate could not read or write.
-fn parquet_error(path: &Path, message: impl ToString) -> Error {
+pub(crate) fn parquet_error(path: &Path, message: impl ToString) -> Error {
     Error::Ragged(ragged_core::Error::Parquet {
         path: path.to_path_buf(),
         message: message.to_string(),
@@ -74,7 +76,7 @@ fn parquet_error(path: &Path, message: impl ToString) -> Error {
 }
 
 /// An error of the Arrow conversion, placed in the file it happened in.
-fn in_file(path: &Path) -> impl Fn(Error) -> Error + '_ {
+pub(crate) fn in_file(path: &Path) -> impl Fn(Error) -> Error + '_ {
     move |source| Error::InParquetFile {
         path: path.to_path_buf(),
         source: Box::new(source),
@@ -106,6 +108,11 @@ pub fn write_parquet(
     options: &ParquetOptions,
 ) -> Result<(), Error> {
     let batch = st.to_record_batch()?;
+    if batch.num_columns() == 0 {
+        // no columns: the row count goes in the footer's key-value metadata
+        let options = crate::parquet_io::WriteOptions::from(*options);
+        return crate::parquet_io::write_batch(path.as_ref(), &batch, &options);
+    }
     write_batch_parquet(path.as_ref(), &batch, options)?;
     Ok(())
 }
@@ -134,7 +141,7 @@ fn schema_with_keys(schema: &Schema, keys: &[(String, KeyColumn)]) -> SchemaRef 
 /// The type of a partition key column: integers when every value of the key is one (as
 /// pyarrow infers them), strings otherwise.
 #[derive(Debug, Clone, PartialEq)]
-enum KeyColumn {
+pub(crate) enum KeyColumn {
     Int(i64),
     Str(String),
 }
@@ -160,8 +167,17 @@ impl KeyColumn {
 /// fields; checks first, from the footer alone, that the columns (keys included) convert
 /// to a `StructuredTensor`, and that no key is also a column of the file.
 fn read_file(path: &Path, keys: &[(String, KeyColumn)]) -> Result<StructuredTensor, Error> {
+    read_file_with(path, keys, &ArrowOptions::default())
+}
+
+/// [`read_file`] under `options`.
+pub(crate) fn read_file_with(
+    path: &Path,
+    keys: &[(String, KeyColumn)],
+    options: &ArrowOptions,
+) -> Result<StructuredTensor, Error> {
     let file = File::open(path).map_err(|err| io_error(path, "open", &err))?;
-    catch_reader_panic(path, || read_opened(path, file, keys))
+    catch_reader_panic(path, || read_opened(path, file, keys, options))
 }
 
 /// The columns of a file are decoded and converted in parallel, one task per top-level
@@ -171,6 +187,7 @@ fn read_opened(
     path: &Path,
     file: File,
     keys: &[(String, KeyColumn)],
+    options: &ArrowOptions,
 ) -> Result<StructuredTensor, Error> {
     let probe = file
         .try_clone()
@@ -188,9 +205,25 @@ fn read_opened(
             });
         }
     }
+    if file_schema.fields().is_empty() && keys.is_empty() {
+        // a struct array with rows and no fields: the footer alone holds its row count
+        let meta = builder.metadata().file_metadata();
+        let ours = meta.key_value_metadata().and_then(|kv| {
+            kv.iter()
+                .find(|e| e.key == crate::parquet_io::NUM_ROWS_KEY)
+                .and_then(|e| e.value.as_deref()?.parse::<i64>().ok())
+        });
+        let n = ours.unwrap_or(meta.num_rows());
+        let n = usize::try_from(n)
+            .map_err(|_| parquet_error(path, format!("the footer declares {n} rows")))?;
+        return StructuredTensor::from_shape(1, n, Vec::new()).map_err(in_file(path));
+    }
     let schema = schema_with_keys(&file_schema, keys);
-    StructuredTensor::from_record_batch(&RecordBatch::new_empty(schema.clone()))
-        .map_err(in_file(path))?;
+    StructuredTensor::from_record_batch_with_options(
+        &RecordBatch::new_empty(schema.clone()),
+        options,
+    )
+    .map_err(in_file(path))?;
     if file_schema.fields().len() < 2 {
         let batch = read_all(path, builder)?;
         let n = batch.num_rows();
@@ -198,7 +231,8 @@ fn read_opened(
         columns.extend(keys.iter().map(|(_, key)| key.column(n)));
         let batch =
             RecordBatch::try_new(schema, columns).map_err(|err| parquet_error(path, err))?;
-        return StructuredTensor::from_record_batch(&batch).map_err(in_file(path));
+        return StructuredTensor::from_record_batch_with_options(&batch, options)
+            .map_err(in_file(path));
     }
     let footer =
         ArrowReaderMetadata::try_new(builder.metadata().clone(), ArrowReaderOptions::new())
@@ -245,7 +279,8 @@ fn read_opened(
             let name = field.name().clone();
             let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column])
                 .map_err(|err| parquet_error(path, err))?;
-            let one = StructuredTensor::from_record_batch(&batch).map_err(in_file(path))?;
+            let one = StructuredTensor::from_record_batch_with_options(&batch, options)
+                .map_err(in_file(path))?;
             let value = one.fields().get(&name).cloned().ok_or_else(|| {
                 parquet_error(path, format!("column '{name}' did not become a field"))
             })?;
@@ -253,6 +288,17 @@ fn read_opened(
         })
         .collect();
     let fields = fields.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    if options.any_field_names {
+        // the names were allowed by the conversion; the shape dtype is the widest
+        let wide = fields.iter().any(|(_, v)| v.shape_dtype() == DType::I64);
+        let dtype = if wide { DType::I64 } else { DType::I32 };
+        let fields = fields
+            .into_iter()
+            .map(|(k, v)| Ok((k, v.with_shape_dtype(dtype)?)))
+            .collect::<Result<_, Error>>()
+            .map_err(in_file(path))?;
+        return Ok(StructuredTensor::from_parts_unchecked(1, n, Vec::new(), fields).tagged(dtype));
+    }
     StructuredTensor::from_fields(fields, &[Some(n)], Some(n), None).map_err(in_file(path))
 }
 
@@ -413,7 +459,7 @@ fn percent_decode(text: &str) -> Option<String> {
 
 /// Every byte but the unreserved ones of URIs (`A-Z a-z 0-9 - . _ ~`) as `%XX`, as pyarrow
 /// writes partition values.
-fn percent_encode(text: &str) -> String {
+pub(crate) fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for &b in text.as_bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
@@ -427,7 +473,7 @@ fn percent_encode(text: &str) -> String {
 
 /// The partition key columns of every part: the same keys in the same order everywhere,
 /// each an integer column when all its values are integers, else a string column.
-fn key_columns(parts: &[ParquetPart]) -> Result<Vec<Vec<(String, KeyColumn)>>, Error> {
+pub(crate) fn key_columns(parts: &[ParquetPart]) -> Result<Vec<Vec<(String, KeyColumn)>>, Error> {
     let first = &parts[0];
     for part in parts {
         let names: Vec<&str> = part.keys.iter().map(|(k, _)| k.as_str()).collect();
@@ -561,7 +607,6 @@ pub fn write_parquet_dir(
     options: &ParquetOptions,
 ) -> Result<Vec<PathBuf>, Error> {
     let dir = dir.as_ref();
-    let batch = st.to_record_batch()?;
     if let Ok(mut entries) = std::fs::read_dir(dir) {
         if entries.next().is_some() {
             return Err(Error::HivePartition {
@@ -570,6 +615,27 @@ pub fn write_parquet_dir(
             });
         }
     }
+    let groups = partition_groups(dir, st, partition_by)?;
+    let mut written = Vec::with_capacity(groups.len());
+    for (segment, group) in groups {
+        let part_dir = dir.join(segment);
+        std::fs::create_dir_all(&part_dir).map_err(|err| io_error(&part_dir, "create", &err))?;
+        let path = part_dir.join("part-0.parquet");
+        write_batch_parquet(&path, &group, options)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The rows of `st` grouped by the values of the fields `partition_by`: each group's
+/// directory (`k1=v1/k2=v2/`, values percent-encoded) and its rows without those fields,
+/// groups in sorted order, rows in their order within a group.
+pub(crate) fn partition_groups(
+    dir: &Path,
+    st: &StructuredTensor,
+    partition_by: &[&str],
+) -> Result<Vec<(String, RecordBatch)>, Error> {
+    let batch = st.to_record_batch()?;
     for (i, key) in partition_by.iter().enumerate() {
         if partition_by[..i].contains(key) {
             return Err(Error::HivePartition {
@@ -644,17 +710,13 @@ pub fn write_parquet_dir(
             .expect("the key was found above");
         rest.remove_column(index);
     }
-    let mut written = Vec::with_capacity(groups.len());
+    let mut out = Vec::with_capacity(groups.len());
     for (segment, rows) in groups {
-        let part_dir = dir.join(segment);
-        std::fs::create_dir_all(&part_dir).map_err(|err| io_error(&part_dir, "create", &err))?;
-        let path = part_dir.join("part-0.parquet");
         let group = arrow_select::take::take_record_batch(&rest, &UInt32Array::from(rows))
-            .map_err(|err| parquet_error(&path, err))?;
-        write_batch_parquet(&path, &group, options)?;
-        written.push(path);
+            .map_err(|err| parquet_error(&dir.join(segment), err))?;
+        out.push((segment.to_string(), group));
     }
-    Ok(written)
+    Ok(out)
 }
 
 #[cfg(test)]

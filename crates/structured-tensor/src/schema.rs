@@ -378,7 +378,7 @@ impl Spec {
 }
 
 /// A spec built from a node of rank `rank` (an object under `rank` lists).
-fn node_to_spec(node: &Node, rank: usize) -> Spec {
+pub(crate) fn node_to_spec(node: &Node, rank: usize) -> Spec {
     match node.to_field_spec(0) {
         FieldSpec::Struct(s) => s,
         _ => Spec {
