@@ -26,6 +26,7 @@ mod image;
 mod kaldi;
 mod pickle;
 mod rnnt;
+mod structured;
 
 /// A Rust error as the Python exception of its kind, with the Rust message.
 fn py_err(err: Error) -> PyErr {
@@ -1307,5 +1308,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     kaldi::register(m)?;
     image::register(m)?;
+    structured::register(m)?;
     Ok(())
 }

@@ -1,0 +1,101 @@
+"""TensorFlow's ``tf.experimental.StructuredTensor`` over the Rust structured-tensor crate.
+
+``StructuredTensor.from_pyval(obj)`` / ``.to_pyval()`` follow TensorFlow's rules and
+errors (the crate's ``from_json`` / ``to_json``; the Python value crosses as JSON text),
+with ``shape``, ``rank``, ``nrows()``, ``field_names()``, ``field_value(path)``,
+``gather``, ``boolean_mask``, ``merge_dims``, ``partition_outer_dimension`` and
+``concat``. Leaf fields come out as nested Python lists (as ``to_pyval`` gives them), not
+as tensors. The Arrow interchange of the issue (``from_arrow`` / ``to_arrow`` through the
+Arrow C data interface, Parquet) is not in this module yet.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+from arrays import _native
+
+__all__ = ["StructuredTensor", "concat"]
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays as Python values, for ``json.dumps``."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (bytes, bytearray)):
+        raise NotImplementedError("bytes values: strings and numbers only (the value crosses as JSON text)")
+    raise TypeError(f"a value of type {type(value).__name__} is not a Python value of StructuredTensor")
+
+
+class StructuredTensor:
+    """A multi-dimensional array of structs sharing one schema (TensorFlow's
+    ``StructuredTensor``), field-major over ragged row partitions."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Any):
+        self._raw = raw
+
+    @staticmethod
+    def from_pyval(pyval: Any) -> "StructuredTensor":
+        """TensorFlow's ``from_pyval``: nested dicts and lists to a structured tensor."""
+        try:
+            text = json.dumps(pyval, default=_plain, allow_nan=False)
+        except ValueError as err:
+            raise ValueError(f"from_pyval: {err} (NaN and infinities are not taken)") from None
+        return StructuredTensor(_native.RawStructuredTensor.from_json(text))
+
+    def to_pyval(self) -> Any:
+        """TensorFlow's ``to_pyval``: nested dicts and lists."""
+        return json.loads(self._raw.to_json())
+
+    @property
+    def shape(self) -> Tuple[Optional[int], ...]:
+        """The shape; ``None`` for a ragged dimension."""
+        return tuple(self._raw.shape)
+
+    @property
+    def rank(self) -> int:
+        return self._raw.rank
+
+    def nrows(self) -> Optional[int]:
+        return self._raw.nrows()
+
+    def field_names(self) -> List[str]:
+        return self._raw.field_names()
+
+    def field_value(self, field_name: Union[str, Sequence[str]]) -> Any:
+        """The field at a name or a path (a tuple of names): a ``StructuredTensor`` for a
+        struct field, nested lists for a leaf."""
+        path = [field_name] if isinstance(field_name, str) else list(field_name)
+        struct, leaf = self._raw.field_value(path)
+        return StructuredTensor(struct) if struct is not None else json.loads(leaf)
+
+    def __getitem__(self, key: Union[str, Tuple[str, ...]]) -> Any:
+        if isinstance(key, (str, tuple)):
+            return self.field_value(key)
+        raise NotImplementedError("indexing by field name or path only")
+
+    def gather(self, indices: Sequence[int], axis: int = 0) -> "StructuredTensor":
+        """``tf.gather(st, indices, axis)``."""
+        return StructuredTensor(self._raw.gather([int(i) for i in indices], int(axis)))
+
+    def boolean_mask(self, mask: Sequence[bool]) -> "StructuredTensor":
+        """``tf.boolean_mask(st, mask)`` on the outer dimension."""
+        return StructuredTensor(self._raw.boolean_mask([bool(m) for m in mask]))
+
+    def merge_dims(self, outer_axis: int, inner_axis: int) -> "StructuredTensor":
+        return StructuredTensor(self._raw.merge_dims(int(outer_axis), int(inner_axis)))
+
+    def partition_outer_dimension(self, row_splits: Sequence[int]) -> "StructuredTensor":
+        """Splits the outer dimension by ``row_splits`` (TensorFlow's ``RowPartition``)."""
+        return StructuredTensor(self._raw.partition_outer_dimension([int(s) for s in row_splits]))
+
+    def __repr__(self) -> str:
+        return f"<StructuredTensor shape={self.shape} fields={self.field_names()}>"
+
+
+def concat(values: Sequence[StructuredTensor], axis: int = 0) -> StructuredTensor:
+    """``tf.concat`` of structured tensors."""
+    return StructuredTensor(_native.RawStructuredTensor.concat([v._raw for v in values], int(axis)))
