@@ -84,6 +84,7 @@ mod packed_ops;
 mod packed_solve;
 mod pca;
 mod real;
+mod scratch;
 mod simd;
 mod sparse;
 mod text;

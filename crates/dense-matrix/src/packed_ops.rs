@@ -4,8 +4,11 @@
 //! copies out of packed matrices, and `min_singular_value` / `invert_double`.
 //!
 //! The products unpack the packed operands into full matrices and call gemm, as Kaldi's
-//! own implementations do; packed storage saves memory, not flops.
+//! own implementations do; packed storage saves memory, not flops. `add_sp_mat` unpacks
+//! into a per-thread buffer kept between calls: only the lower triangle, row by row, for
+//! symm when `B` is not transposed; mirrored in tiles for gemm when it is.
 
+use crate::blas::int;
 use crate::error::{out_of_bounds, shape_mismatch};
 use crate::{Error, Matrix, MatrixBase, Real, SpMatrix, TpMatrix, Trans, VectorBase};
 
@@ -19,6 +22,31 @@ fn flip(t: Trans) -> Trans {
 /// Offset of row `i` in the packed layout.
 fn row_start(i: usize) -> usize {
     i * (i + 1) / 2
+}
+
+/// The lower triangle of `a` (`n x n`) into the rows of `full` (row-major, leading
+/// dimension `n`, `n * n` elements), one contiguous copy per row; the strict upper
+/// triangle keeps what it held.
+fn unpack_lower<R: Real>(a: &SpMatrix<R>, full: &mut [R]) {
+    let (n, data) = (a.num_rows(), a.data());
+    for (i, row) in full.chunks_exact_mut(n).enumerate() {
+        row[..=i].copy_from_slice(&data[row_start(i)..row_start(i) + i + 1]);
+    }
+}
+
+/// Copies the strict lower triangle of `full` (`n x n`, row-major) onto the upper one,
+/// in 64 x 64 tiles so the column-wise writes stay within a few pages.
+fn mirror_lower<R: Real>(full: &mut [R], n: usize) {
+    const TILE: usize = 64;
+    for col_tile in (0..n).step_by(TILE) {
+        for row_tile in (col_tile..n).step_by(TILE) {
+            for i in row_tile..(row_tile + TILE).min(n) {
+                for j in col_tile..(col_tile + TILE).min(i) {
+                    full[j * n + i] = full[i * n + j];
+                }
+            }
+        }
+    }
 }
 
 impl<R: Real> MatrixBase<R> {
@@ -74,8 +102,70 @@ impl<R: Real> MatrixBase<R> {
         trans_b: Trans,
         beta: R,
     ) {
-        let a = a.to_matrix();
-        self.add_mat_mat(alpha, &a, Trans::NoTrans, b, trans_b, beta);
+        let n = a.num_rows();
+        let (k, m) = match trans_b {
+            Trans::NoTrans => b.shape(),
+            Trans::Trans => (b.num_cols(), b.num_rows()),
+        };
+        if k != n {
+            shape_mismatch("add_sp_mat (A x op(B))", (n, n), (k, m));
+        }
+        self.check_same_shape("add_sp_mat (output vs A op(B))", (n, m));
+        // as add_mat_mat: with beta = 0 the old contents (NaN included) do not survive
+        if beta == R::ZERO {
+            self.set_zero();
+        }
+        if n == 0 || m == 0 {
+            return;
+        }
+        // n (n + 1) / 2 elements exist, so n^2 < 2 len fits; checked all the same
+        let Some(len) = n.checked_mul(n) else {
+            shape_mismatch("add_sp_mat (A unpacked: n * n overflows)", (n, n), (n, n));
+        };
+        let (ldc, out) = (int(self.stride()), self.as_mut_ptr());
+        crate::scratch::with_buffer(len, |full: &mut [R]| {
+            unpack_lower(a, full);
+            match trans_b {
+                // symm reads the lower triangle only: no mirroring needed
+                // SAFETY: `full` holds n x n elements (leading dimension n), `b` is n x m
+                // and `self` n x m (both checked above), each addressed with its stride.
+                Trans::NoTrans => unsafe {
+                    R::cblas_symm_left_lower(
+                        int(n),
+                        int(m),
+                        alpha,
+                        full.as_ptr(),
+                        int(n),
+                        b.as_ptr(),
+                        int(b.stride()),
+                        beta,
+                        out,
+                        ldc,
+                    )
+                },
+                Trans::Trans => {
+                    mirror_lower(full, n);
+                    // SAFETY: as above, with `b` m x n (checked above) read transposed.
+                    unsafe {
+                        R::cblas_gemm(
+                            Trans::NoTrans,
+                            Trans::Trans,
+                            int(n),
+                            int(m),
+                            int(n),
+                            alpha,
+                            full.as_ptr(),
+                            int(n),
+                            b.as_ptr(),
+                            int(b.stride()),
+                            beta,
+                            out,
+                            ldc,
+                        )
+                    }
+                }
+            }
+        });
     }
 
     /// `self = beta * self + alpha * op(A) op(B)`, `A` lower-triangular packed (Kaldi's

@@ -191,6 +191,21 @@ pub trait Real:
         c: *mut Self,
         ldc: c_int,
     );
+    /// `C = alpha A B + beta C` with `A` (`m x m`) symmetric, read from its lower
+    /// triangle only (`symm`, side left, row-major).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn cblas_symm_left_lower(
+        m: c_int,
+        n: c_int,
+        alpha: Self,
+        a: *const Self,
+        lda: c_int,
+        b: *const Self,
+        ldb: c_int,
+        beta: Self,
+        c: *mut Self,
+        ldc: c_int,
+    );
     #[allow(clippy::too_many_arguments)]
     unsafe fn cblas_spmv_lower(
         n: c_int,
@@ -310,7 +325,7 @@ fn uplo_blas() -> cb::CBLAS_UPLO {
 macro_rules! impl_real {
     ($t:ty, $name:expr, $expmod:ident,
      $dot:ident, $axpy:ident, $scal:ident, $gemv:ident, $ger:ident, $gemm:ident, $syrk:ident,
-     $spmv:ident, $tpmv:ident, $tpsv:ident,
+     $symm:ident, $spmv:ident, $tpmv:ident, $tpsv:ident,
      $gesdd:ident, $syevd:ident, $geev:ident, $getrf:ident, $getri:ident, $potrf:ident,
      $pptrf:ident, $tptri:ident, $sptrf:ident, $sptri:ident) => {
         impl Real for $t {
@@ -539,6 +554,39 @@ macro_rules! impl_real {
                         alpha,
                         a,
                         lda,
+                        beta,
+                        c,
+                        ldc,
+                    )
+                }
+            }
+            unsafe fn cblas_symm_left_lower(
+                m: c_int,
+                n: c_int,
+                alpha: Self,
+                a: *const Self,
+                lda: c_int,
+                b: *const Self,
+                ldb: c_int,
+                beta: Self,
+                c: *mut Self,
+                ldc: c_int,
+            ) {
+                crate::kernel::ensure_kernel();
+                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
+                // (every pointer addresses a buffer of the size and leading dimension passed).
+                unsafe {
+                    cb::$symm(
+                        cb::CblasRowMajor,
+                        cb::CblasLeft,
+                        uplo_blas(),
+                        m,
+                        n,
+                        alpha,
+                        a,
+                        lda,
+                        b,
+                        ldb,
                         beta,
                         c,
                         ldc,
@@ -785,6 +833,7 @@ impl_real!(
     cblas_sger,
     cblas_sgemm,
     cblas_ssyrk,
+    cblas_ssymm,
     cblas_sspmv,
     cblas_stpmv,
     cblas_stpsv,
@@ -810,6 +859,7 @@ impl_real!(
     cblas_dger,
     cblas_dgemm,
     cblas_dsyrk,
+    cblas_dsymm,
     cblas_dspmv,
     cblas_dtpmv,
     cblas_dtpsv,

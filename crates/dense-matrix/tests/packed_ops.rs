@@ -146,6 +146,81 @@ fn products_with_packed_operands_match_loops() {
     products::<f64>();
 }
 
+/// `add_sp_mat` (unpacked into a reused per-thread buffer, then symm or gemm) against the
+/// naive `beta C + alpha A op(B)` over full models: sizes around the 64-element tiles of
+/// the mirroring, padded (strided) operands whose padding must stay untouched, both
+/// transposes, beta 0 over NaN (the old contents do not survive, as in add_mat_mat),
+/// and sizes that grow and shrink so the buffer holds stale values of earlier calls.
+fn add_sp_mat_cases<R: Real>() {
+    let mut r = rng(35);
+    let cases = [
+        (1, 1),
+        (3, 5),
+        (64, 7),
+        (65, 64),
+        (130, 3),
+        (2, 9),
+        (129, 130),
+        (5, 1),
+    ];
+    for &(n, m) in &cases {
+        for &tb in &[Trans::NoTrans, Trans::Trans] {
+            for &(alpha, beta) in &[(1.0, 0.0), (-0.5, 2.0), (0.0, 1.0)] {
+                let a = random_sp::<R>(&mut r, n);
+                let b_shape = match tb {
+                    Trans::NoTrans => (n, m),
+                    Trans::Trans => (m, n),
+                };
+                let b = Padded::<R>::random(&mut r, b_shape.0, b_shape.1);
+                let mut out = Padded::<R>::random(&mut r, n, m);
+                if beta == 0.0 {
+                    for v in out.buf.iter_mut() {
+                        *v = R::NAN;
+                    }
+                }
+                let before = model_of(&out.view());
+                out.view_mut()
+                    .add_sp_mat(R::from_f64(alpha), &a, &b.view(), tb, R::from_f64(beta));
+                let prod = matmul(&sp_model(&a), &op(&model_of(&b.view()), tb));
+                let want: Model = if beta == 0.0 {
+                    prod.iter()
+                        .map(|row| row.iter().map(|v| alpha * v).collect())
+                        .collect()
+                } else {
+                    axpby(beta, &before, alpha, &prod)
+                };
+                let what = format!("add_sp_mat n={n} m={m} {tb:?} alpha={alpha} beta={beta}");
+                assert_close::<R>(&model_of(&out.view()), &want, &what);
+                assert!(out.padding_untouched(), "{what}: padding written");
+            }
+        }
+    }
+}
+
+#[test]
+fn add_sp_mat_matches_a_loop_at_every_size_and_transpose() {
+    add_sp_mat_cases::<f32>();
+    add_sp_mat_cases::<f64>();
+}
+
+#[test]
+#[should_panic(expected = "add_sp_mat")]
+fn add_sp_mat_checks_the_inner_dimension() {
+    let a = SpMatrix::<f64>::new(3);
+    let b = Matrix::<f64>::new(4, 2);
+    let mut out = Matrix::<f64>::new(3, 2);
+    out.add_sp_mat(1.0, &a, &b, Trans::NoTrans, 0.0);
+}
+
+#[test]
+#[should_panic(expected = "add_sp_mat")]
+fn add_sp_mat_checks_the_output_shape() {
+    let a = SpMatrix::<f64>::new(3);
+    let b = Matrix::<f64>::new(2, 3);
+    let mut out = Matrix::<f64>::new(3, 3);
+    out.add_sp_mat(1.0, &a, &b, Trans::Trans, 0.0);
+}
+
 fn sp_methods<R: Real>() {
     let mut r = rng(62);
     let n = 6;
