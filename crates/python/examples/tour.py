@@ -1,6 +1,7 @@
 """A tour of the arrays package: arrays.k2 icefall-style (build HLG, a CTC loss with
 backward, decode), arrays.kaldi kaldiio-style (an archive and its scp, compressed), and
-arrays.image cv2-style (Canny edges of a synthetic picture).
+arrays.image cv2-style (Canny edges of a synthetic picture), and arrays.structured
+(TensorFlow's StructuredTensor from Python values).
 
 Run by `cargo xtask demo` (in the venv with torch); writes HLG.dot (and .svg when Graphviz
 is installed), feats.ark/feats.scp and edges.pgm under $DEMO_OUT_DIR.
@@ -14,6 +15,7 @@ import numpy as np
 import arrays.image as image
 import arrays.k2 as k2
 import arrays.kaldi as kaldiio
+from arrays.structured import StructuredTensor
 
 # tokens: blank 0, a=1 b=2 c=3 d=4, #0=5; words: w1 = "a b", w2 = "b c", w3 = "a d", #0=4
 L_TEXT = """0 1 1 1 -0.5
@@ -112,3 +114,13 @@ print(f"canny: {int((edges > 0).sum())} edge pixels of {edges.size}")
 pgm = out_dir / "edges.pgm"
 pgm.write_bytes(b"P5 %d %d 255\n" % (edges.shape[1], edges.shape[0]) + edges.tobytes())
 print(f"artefact: {pgm}")
+
+# ---- StructuredTensor, TensorFlow's from_pyval
+people = [
+    {"age": 12, "nicknames": ["Josaphine"], "shoes": {"sizes": [8.0, 7.5, 7.5]}},
+    {"age": 82, "nicknames": ["Bob", "Bobby"], "shoes": {"sizes": [11.0, 11.5, 12.0]}},
+    {"age": 42, "nicknames": ["Elmo"], "shoes": {"sizes": [9.0, 9.5, 10.0]}},
+]
+st = StructuredTensor.from_pyval(people)
+print(f"StructuredTensor: shape {st.shape}, fields {sorted(st.field_names())}, ages {st['age']}")
+print(f"  shoe sizes {st.field_value(('shoes', 'sizes'))}; gathered [2, 0]: {st.gather([2, 0])['nicknames']}")
