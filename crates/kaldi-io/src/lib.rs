@@ -16,7 +16,7 @@
 //!   [`Posterior`].
 //!
 //! ```
-//! use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix};
+//! use kaldi_io::{CompressedMatrix, CompressionMethod, Matrix};
 //! use kaldi_io::{RandomAccessTableReader, SequentialTableReader, TableWriter};
 //!
 //! let dir = std::env::temp_dir().join(format!("kaldi-io-doc-{}", std::process::id()));
@@ -48,9 +48,17 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 //!
+//! The dense-matrix types that the holders read and write ([`Matrix`], [`Vector`],
+//! [`CompressedMatrix`], [`CompressionMethod`], [`Real`]) are re-exported, and the crate
+//! itself as [`dense_matrix`], so `kaldi-io` is the one dependency a reader of archives
+//! needs. Kaldi's tools `copy-feats`, `copy-matrix`, `copy-int-vector`,
+//! `compute-cmvn-stats`, `apply-cmvn` and `matrix-sum` are binaries of this crate
+//! (`cargo install --path crates/kaldi-io`), on the option parser in [`cli`].
+//!
 //! Feature flags: none. See `docs/kaldi-io.md` for the rspecifier table and the Kaldi ->
 //! Rust mapping.
 
+pub mod cli;
 mod error;
 mod fresh;
 mod holder;
@@ -59,6 +67,10 @@ mod specifier;
 mod stream;
 mod table;
 
+/// dense-matrix, whose types the tables read and write: one dependency is enough.
+pub use dense_matrix;
+/// The dense-matrix types kaldi-io reads and writes, re-exported.
+pub use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix, Real, Vector};
 pub use error::Error;
 pub use holder::{Holder, Posterior};
 pub use specifier::{

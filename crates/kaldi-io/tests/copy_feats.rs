@@ -97,12 +97,12 @@ fn single_objects_and_bad_options() {
         copy_feats::parse_args(&args(&["--compress=yes"]))
             .err()
             .unwrap(),
-        "invalid value `yes` for --compress (true or false)"
+        "invalid value \"yes\" for --compress (expected true or false)"
     );
     assert_eq!(
         copy_feats::parse_args(&args(&["--frames=3"]))
             .err()
             .unwrap(),
-        "unknown option --frames"
+        "invalid option --frames"
     );
 }

@@ -6,7 +6,7 @@
 mod background;
 mod copy_feats;
 #[allow(dead_code)]
-#[path = "../examples/copy-feats.rs"]
+#[path = "../src/bin/copy-feats.rs"]
 mod copy_feats_tool;
 mod golden;
 mod hardening3;
@@ -14,3 +14,4 @@ mod new_values;
 mod object_holders;
 mod read_into;
 mod tables;
+mod tools;

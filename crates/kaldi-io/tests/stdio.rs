@@ -6,7 +6,7 @@
 //! archives kaldi-native-io wrote (`tests/golden/`).
 
 #[allow(dead_code)]
-#[path = "../examples/copy-feats.rs"]
+#[path = "../src/bin/copy-feats.rs"]
 mod copy_feats;
 
 use std::io::Write;

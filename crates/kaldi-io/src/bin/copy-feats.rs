@@ -2,155 +2,194 @@
 //!
 //! ```text
 //! copy-feats [options] <feature-rspecifier> <feature-wspecifier>
+//! copy-feats [options] <feats-rxfilename> <feats-wxfilename>
 //!   --compress=true|false        write CompressedMatrix values (Kaldi's default: false)
 //!   --compression-method=N       Kaldi's CompressionMethod number 1..7 (default 1, auto)
 //!   --binary=true|false          with an rxfilename/wxfilename pair: binary output
+//!   --write-num-frames=WSPEC     the number of frames of each utterance, as int32
 //! ```
 //!
 //! As Kaldi's tool, it also copies a single matrix when both arguments are filenames
 //! rather than specifiers, prints `Copied N feature matrices.` on standard error, and
-//! exits with 1 when nothing was copied.
+//! exits with 1 when nothing was copied. Relative paths (in specifiers and inside scp
+//! files) are taken from the current directory.
 
 use std::process::ExitCode;
 
-use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix};
+use kaldi_io::cli::{run_tool, OptionKind, ParseOptions, Parsed};
 use kaldi_io::{
-    read_kaldi_object, write_kaldi_object, Rspecifier, SequentialTableReader, TableWriter,
+    read_kaldi_object, write_kaldi_object, CompressedMatrix, CompressionMethod, Matrix, Rspecifier,
+    SequentialTableReader, TableWriter,
 };
 
-const USAGE: &str = r"Copy features [and possibly change format]
+const USAGE: &str = "Copy features [and possibly change format]
 Usage: copy-feats [options] <feature-rspecifier> <feature-wspecifier>
- or:   copy-feats [options] <feats-rxfilename> <feats-wxfilename>
+or:   copy-feats [options] <feats-rxfilename> <feats-wxfilename>
 e.g.: copy-feats ark:- ark,scp:foo.ark,foo.scp
  or: copy-feats ark:foo.ark ark,t:txt.ark
-Options:
-  --binary              : Binary-mode output (not relevant if writing to archive) (bool, default = true)
-  --compress            : If true, write output in compressed form (bool, default = false)
-  --compression-method  : Only relevant if --compress=true; the method (1 through 7) to compress
-                          the matrix, Kaldi's CompressionMethod numbers (int, default = 1)
+See also: copy-matrix
 ";
 
+/// The options of one run.
 pub(crate) struct Options {
     binary: bool,
     compress: bool,
     method: CompressionMethod,
+    num_frames_wspecifier: String,
 }
 
-fn parse_bool(name: &str, value: Option<&str>) -> Result<bool, String> {
-    match value {
-        None | Some("true") => Ok(true),
-        Some("false") => Ok(false),
-        Some(other) => Err(format!(
-            "invalid value `{other}` for --{name} (true or false)"
-        )),
+fn parser() -> ParseOptions {
+    let mut po = ParseOptions::new(USAGE);
+    po.register(
+        "htk-in",
+        OptionKind::Bool,
+        "false",
+        "Read input as HTK features (not supported here)",
+    );
+    po.register(
+        "sphinx-in",
+        OptionKind::Bool,
+        "false",
+        "Read input as Sphinx features (not supported here)",
+    );
+    po.register(
+        "binary",
+        OptionKind::Bool,
+        "true",
+        "Binary-mode output (not relevant if writing to archive)",
+    );
+    po.register(
+        "compress",
+        OptionKind::Bool,
+        "false",
+        "If true, write output in compressed form",
+    );
+    po.register(
+        "compression-method",
+        OptionKind::Int,
+        "1",
+        "Only relevant if --compress=true; the method (1 through 7) to compress the matrix",
+    );
+    po.register(
+        "write-num-frames",
+        OptionKind::String,
+        "",
+        "Wspecifier to write length in frames of each utterance, e.g. 'ark,t:utt2num_frames'",
+    );
+    po
+}
+
+fn options_of(po: &ParseOptions) -> Result<Options, String> {
+    if po.get_bool("htk-in") || po.get_bool("sphinx-in") {
+        return Err("--htk-in and --sphinx-in are not supported by this copy-feats".into());
     }
+    let code = po.get_i32("compression-method");
+    let method = CompressionMethod::from_kaldi_code(code)
+        .ok_or_else(|| format!("invalid --compression-method={code} (1 through 7)"))?;
+    Ok(Options {
+        binary: po.get_bool("binary"),
+        compress: po.get_bool("compress"),
+        method,
+        num_frames_wspecifier: po.get_string("write-num-frames").to_string(),
+    })
 }
 
+/// The options and the positional arguments of a command line (without the program name);
+/// the tests, which include this file, call it.
+#[allow(dead_code)]
 pub(crate) fn parse_args(args: &[String]) -> Result<(Options, Vec<String>), String> {
-    let mut options = Options {
-        binary: true,
-        compress: false,
-        method: CompressionMethod::Auto,
-    };
-    let mut positional = Vec::new();
-    for arg in args {
-        let Some(option) = arg.strip_prefix("--") else {
-            positional.push(arg.clone());
-            continue;
-        };
-        let (name, value) = match option.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (option, None),
-        };
-        match name {
-            "binary" => options.binary = parse_bool(name, value)?,
-            "compress" => options.compress = parse_bool(name, value)?,
-            "compression-method" => {
-                let code: i32 = value
-                    .and_then(|v| v.parse().ok())
-                    .ok_or_else(|| format!("--compression-method needs a number, got {value:?}"))?;
-                options.method = CompressionMethod::from_kaldi_code(code)
-                    .ok_or_else(|| format!("invalid --compression-method={code} (1 through 7)"))?;
-            }
-            other => return Err(format!("unknown option --{other}")),
-        }
+    let mut po = parser();
+    match po.read(args.iter().cloned())? {
+        Parsed::Help => Err(po.usage()),
+        Parsed::Args(positional) => Ok((options_of(&po)?, positional)),
     }
-    Ok((options, positional))
 }
 
+fn compress(
+    m: &Matrix<f32>,
+    method: CompressionMethod,
+    name: &str,
+    key: Option<&str>,
+) -> Result<CompressedMatrix, kaldi_io::Error> {
+    CompressedMatrix::compress(m, method).map_err(|source| kaldi_io::Error::Object {
+        name: name.to_string(),
+        key: key.map(str::to_string),
+        offset: 0,
+        source,
+    })
+}
+
+/// Copies `input` to `output`; the number of matrices copied.
 pub(crate) fn run(options: &Options, input: &str, output: &str) -> Result<usize, kaldi_io::Error> {
     if Rspecifier::parse(input).is_err() {
         // a single matrix from an rxfilename to a wxfilename
         let m: Matrix<f32> = read_kaldi_object(input)?;
         if options.compress {
-            let cm = CompressedMatrix::compress(&m, options.method).map_err(|source| {
-                kaldi_io::Error::Object {
-                    name: input.to_string(),
-                    key: None,
-                    offset: 0,
-                    source,
-                }
-            })?;
+            let cm = compress(&m, options.method, input, None)?;
             write_kaldi_object(output, &cm, options.binary)?;
         } else {
             write_kaldi_object(output, &m, options.binary)?;
         }
         return Ok(1);
     }
-    let mut copied = 0;
-    if options.compress {
-        let mut writer = TableWriter::<CompressedMatrix>::create(output)?;
-        for entry in SequentialTableReader::<Matrix<f32>>::open(input)? {
-            let (key, m) = entry?;
-            let cm = CompressedMatrix::compress(&m, options.method).map_err(|source| {
-                kaldi_io::Error::Object {
-                    name: input.to_string(),
-                    key: Some(key.clone()),
-                    offset: 0,
-                    source,
-                }
-            })?;
-            writer.write(&key, &cm)?;
-            copied += 1;
-        }
-        writer.finish()?;
+    let mut num_frames = if options.num_frames_wspecifier.is_empty() {
+        None
     } else {
-        let mut writer = TableWriter::<Matrix<f32>>::create(output)?;
-        for entry in SequentialTableReader::<Matrix<f32>>::open(input)? {
-            let (key, m) = entry?;
-            writer.write(&key, &m)?;
-            copied += 1;
+        Some(TableWriter::<i32>::create(&options.num_frames_wspecifier)?)
+    };
+    let mut copied = 0;
+    let mut plain = None;
+    let mut compressed = None;
+    if options.compress {
+        compressed = Some(TableWriter::<CompressedMatrix>::create(output)?);
+    } else {
+        plain = Some(TableWriter::<Matrix<f32>>::create(output)?);
+    }
+    for entry in SequentialTableReader::<Matrix<f32>>::open(input)? {
+        let (key, m) = entry?;
+        if let Some(writer) = compressed.as_mut() {
+            writer.write(&key, &compress(&m, options.method, input, Some(&key))?)?;
         }
+        if let Some(writer) = plain.as_mut() {
+            writer.write(&key, &m)?;
+        }
+        if let Some(writer) = num_frames.as_mut() {
+            let rows = i32::try_from(m.num_rows()).unwrap_or(i32::MAX);
+            writer.write(&key, &rows)?;
+        }
+        copied += 1;
+    }
+    if let Some(writer) = compressed {
+        writer.finish()?;
+    }
+    if let Some(writer) = plain {
+        writer.finish()?;
+    }
+    if let Some(writer) = num_frames {
         writer.finish()?;
     }
     Ok(copied)
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (options, positional) = match parse_args(&args) {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            eprintln!("copy-feats: {message}\n{USAGE}");
-            return ExitCode::from(1);
-        }
-    };
-    if positional.len() != 2 {
-        eprint!("{USAGE}");
-        return ExitCode::from(1);
-    }
-    match run(&options, &positional[0], &positional[1]) {
-        Ok(n) => {
-            eprintln!("copy-feats: Copied {n} feature matrices.");
-            if n == 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
+    let mut po = parser();
+    run_tool(
+        "copy-feats",
+        &mut po,
+        std::env::args().skip(1),
+        |n| n == 2,
+        |po, args| {
+            let options = options_of(po)?;
+            let n = run(&options, &args[0], &args[1])?;
+            if Rspecifier::parse(&args[0]).is_err() {
+                eprintln!(
+                    "copy-feats: Copied features from {} to {}",
+                    args[0], args[1]
+                );
+                return Ok(true);
             }
-        }
-        Err(e) => {
-            eprintln!("copy-feats: ERROR: {e}");
-            ExitCode::from(1)
-        }
-    }
+            eprintln!("copy-feats: Copied {n} feature matrices.");
+            Ok(n != 0)
+        },
+    )
 }
