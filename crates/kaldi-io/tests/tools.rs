@@ -761,3 +761,40 @@ fn matrix_sum_three_usages() {
     let out = run_in(&dir, "matrix-sum", &["--average", "ark:a.ark", "x.mat"]);
     assert_eq!(out.status.code(), Some(255));
 }
+
+/// A single vector in Kaldi's `WriteIntegerVector` form, worked out by hand from Kaldi's
+/// source: `\0B`, the size byte 4, the count, the elements packed; text `[ 1 2 -3 ]`.
+#[test]
+fn copy_int_vector_single_vector_form() {
+    let dir = scratch("copy_int_vector_single");
+    std::fs::write(dir.join("ali.txt"), "[ 1 2 -3 ]\n").unwrap();
+    ok(&dir, "copy-int-vector", &["ali.txt", "ali.bin"]);
+    let mut want = b"\0B\x04".to_vec();
+    want.extend_from_slice(&3i32.to_le_bytes());
+    for x in [1i32, 2, -3] {
+        want.extend_from_slice(&x.to_le_bytes());
+    }
+    assert_eq!(std::fs::read(dir.join("ali.bin")).unwrap(), want);
+    let out = run_in(&dir, "copy-int-vector", &["--binary=false", "ali.bin", "-"]);
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"[ 1 2 -3 ]\n");
+    // an empty vector both ways
+    std::fs::write(dir.join("empty.txt"), "[ ]\n").unwrap();
+    ok(&dir, "copy-int-vector", &["empty.txt", "empty.bin"]);
+    assert_eq!(
+        std::fs::read(dir.join("empty.bin")).unwrap(),
+        b"\0B\x04\0\0\0\0"
+    );
+    // a hostile count with no elements: an error, not an allocation
+    let mut hostile = b"\0B\x04".to_vec();
+    hostile.extend_from_slice(&i32::MAX.to_le_bytes());
+    std::fs::write(dir.join("hostile.bin"), hostile).unwrap();
+    let out = run_in(&dir, "copy-int-vector", &["hostile.bin", "x.txt"]);
+    assert_eq!(out.status.code(), Some(255));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("hostile.bin"), "{stderr}");
+    // mixing a table and a file is Kaldi's error
+    let out = run_in(&dir, "copy-int-vector", &["ali.bin", "ark:x.ark"]);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Cannot mix archives"));
+}
