@@ -426,6 +426,8 @@ enum Mode<T: Holder> {
 /// reading happens in a background thread, one record ahead of the caller, as in Kaldi's
 /// `SequentialTableReaderBackgroundImpl`; the items and errors are the same, in the same
 /// order.
+#[doc(alias = "SequentialBaseFloatMatrixReader")]
+#[doc(alias = "SequentialInt32VectorReader")]
 pub struct SequentialTableReader<T: Holder> {
     mode: Mode<T>,
 }
@@ -629,6 +631,8 @@ enum RandomState<T> {
 /// one is read), `cs` (keys asked in sorted order: earlier values are dropped), `o` (each
 /// key asked once: values are not kept after `get`) and `p` (unreadable values count as
 /// absent).
+#[doc(alias = "RandomAccessBaseFloatMatrixReader")]
+#[doc(alias = "RandomAccessDoubleMatrixReader")]
 pub struct RandomAccessTableReader<T: Holder> {
     rspecifier: String,
     options: RspecifierOptions,
@@ -861,6 +865,8 @@ enum WriterState {
 /// Kaldi's `TableWriter`: writes (key, value) pairs to an `ark:`, `scp:` or `ark,scp:`
 /// wspecifier, binary (`b`, the default) or text (`t`), flushing after each value with
 /// `f`.
+#[doc(alias = "BaseFloatMatrixWriter")]
+#[doc(alias = "CompressedMatrixWriter")]
 pub struct TableWriter<T: Holder> {
     options: WspecifierOptions,
     state: WriterState,
@@ -973,6 +979,7 @@ fn write_key(archive: &mut Output, key: &str) -> Result<(), Error> {
 /// Kaldi's `ReadKaldiObject`: one object from an rxfilename (a file, `file:offset`, `-`,
 /// `command |`), binary or text as its `\0B` marker says; a trailing `[...]` range applies
 /// to matrices and vectors as on scp lines.
+#[doc(alias = "ReadKaldiObject")]
 pub fn read_kaldi_object<T: Holder>(rxfilename: &str) -> Result<T, Error> {
     let (file, range) = match split_range(rxfilename) {
         Some((file, range)) if rxfilename.ends_with(']') => (file, Some(range)),
@@ -993,6 +1000,7 @@ pub fn read_kaldi_object<T: Holder>(rxfilename: &str) -> Result<T, Error> {
 
 /// Kaldi's `WriteKaldiObject`: one object to a wxfilename (a file, `-`, `| command`),
 /// with the `\0B` marker in binary mode.
+#[doc(alias = "WriteKaldiObject")]
 pub fn write_kaldi_object<T: Holder>(
     wxfilename: &str,
     value: &T,
