@@ -4,9 +4,9 @@
 //! Each such crate's wheel is built once per run, in the dev profile (so the shared target
 //! directory's dev artefacts are reused), by maturin from a tools venv, and installed into
 //! two test venvs that are made once and reused (a stamp file records what they hold):
-//! - Python 3.11 with numpy, pytest and the peers of `arrays.kaldi` and `arrays.image`
-//!   (kaldiio, kaldi-native-io, opencv-python-headless; each a wheel), without torch: the
-//!   package must work without it;
+//! - Python 3.11 with numpy, pytest and the peers of `arrays.kaldi`, `arrays.image` and
+//!   `arrays.structured` (kaldiio, kaldi-native-io, opencv-python-headless, pyarrow; each a
+//!   wheel), without torch: the package must work without it;
 //! - Python 3.9 with k2 1.23.2 (which pulls torch 1.12.1), torchaudio and numpy < 2: the
 //!   torch adapters and the comparisons with k2 itself.
 //!
@@ -30,6 +30,7 @@ const PLAIN: &[&str] = &[
     "kaldiio==2.18.1",
     "kaldi-native-io==1.23.0",
     "opencv-python-headless==5.0.0.93",
+    "pyarrow==26.0.1",
 ];
 
 /// The venv with k2 and torch (k2 1.23.2 is built for CPython 3.9 and torch 1.12.1).
@@ -161,7 +162,7 @@ fn test_envs() -> Result<Vec<TestEnv>, Failure> {
             name: "venv-plain",
             python: python311,
             packages: PLAIN,
-            require: "kaldiio,kaldi_native_io,cv2",
+            require: "kaldiio,kaldi_native_io,cv2,pyarrow",
         },
         TestEnv {
             name: "venv-k2",

@@ -22,6 +22,7 @@ use ragged_fsa::{
     Arc, Attr, DenseFsaVec, Error, Fsa, FsaVec, Semiring, SymbolTable, TextFormat, WeightPushing,
 };
 
+mod arrow_ffi;
 mod image;
 mod kaldi;
 mod pickle;
@@ -1309,5 +1310,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kaldi::register(m)?;
     image::register(m)?;
     structured::register(m)?;
+    arrow_ffi::register(m)?;
     Ok(())
 }

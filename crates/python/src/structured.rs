@@ -1,11 +1,17 @@
 //! TensorFlow's `StructuredTensor` for `arrays.structured`, over structured-tensor: Python
 //! values cross as JSON text (the Python side's `json` module), the crate's own fast path
-//! for `from_pyval` / `to_pyval`.
+//! for `from_pyval` / `to_pyval`. Arrow arrays cross through the Arrow C data interface
+//! (`arrow_ffi`), Parquet files through the crate's readers and writers.
 
+use std::path::PathBuf;
+
+use arrow_array::{RecordBatch, StructArray};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use ragged_core::RowPartition;
-use structured_tensor::{Error, FieldValue, StructuredTensor};
+use structured_tensor::{ArrowOptions, Codec, Error, FieldValue, StructuredTensor, WriteOptions};
+
+use crate::arrow_ffi::{self, ArrowExport};
 
 /// A structured-tensor error as the Python exception of its kind, with the Rust message.
 fn st_err(err: Error) -> PyErr {
@@ -99,6 +105,136 @@ impl RawStructuredTensor {
         self.inner
             .partition_outer_dimension(&partition)
             .map(wrap)
+            .map_err(st_err)
+    }
+
+    /// A tensor from an object with `__arrow_c_array__` (a struct array or record batch:
+    /// rank 1; lists of structs: rank 1 + the list depth) or else `__arrow_c_stream__` (a
+    /// table: its batches concatenated). The Arrow buffers are read in place; the crate
+    /// copies leaf values into its own columns.
+    #[staticmethod]
+    #[pyo3(signature = (obj, nulls=false, any_field_names=false))]
+    fn from_arrow(
+        py: Python<'_>,
+        obj: &Bound<'_, PyAny>,
+        nulls: bool,
+        any_field_names: bool,
+    ) -> PyResult<Self> {
+        let options = ArrowOptions::default()
+            .with_nulls(nulls)
+            .with_any_field_names(any_field_names);
+        if obj.hasattr("__arrow_c_array__")? {
+            let array = arrow_ffi::import_array(obj)?;
+            return py
+                .allow_threads(|| {
+                    StructuredTensor::from_arrow_with_options(array.as_ref(), &options)
+                })
+                .map(wrap)
+                .map_err(st_err);
+        }
+        if obj.hasattr("__arrow_c_stream__")? {
+            let (schema, batches) = arrow_ffi::import_stream(obj)?;
+            return py
+                .allow_threads(|| -> Result<StructuredTensor, Error> {
+                    if batches.len() <= 1 {
+                        let batch = batches
+                            .into_iter()
+                            .next()
+                            .unwrap_or_else(|| RecordBatch::new_empty(schema));
+                        return StructuredTensor::from_record_batch_with_options(&batch, &options);
+                    }
+                    let parts = batches
+                        .iter()
+                        .map(|b| StructuredTensor::from_record_batch_with_options(b, &options))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let refs: Vec<&StructuredTensor> = parts.iter().collect();
+                    StructuredTensor::concat(&refs, 0)
+                })
+                .map(wrap)
+                .map_err(st_err);
+        }
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "from_arrow takes an object with __arrow_c_array__ or __arrow_c_stream__ \
+             (a pyarrow RecordBatch, Table or StructArray), not {}",
+            obj.get_type().name()?
+        )))
+    }
+
+    /// This tensor as an Arrow export: a struct array (the layout of a record batch) when
+    /// `record_batch` and rank 1, else the crate's `to_arrow` (lists of structs above rank
+    /// 1). Numbers, strings and int32 row partitions are shared, not copied.
+    #[pyo3(signature = (record_batch=true))]
+    fn to_arrow(&self, py: Python<'_>, record_batch: bool) -> PyResult<Py<ArrowExport>> {
+        let array = py
+            .allow_threads(|| -> Result<arrow_array::ArrayRef, Error> {
+                if record_batch {
+                    let batch = self.inner.to_record_batch()?;
+                    Ok(std::sync::Arc::new(StructArray::from(batch)))
+                } else {
+                    self.inner.to_arrow()
+                }
+            })
+            .map_err(st_err)?;
+        arrow_ffi::export(py, array)
+    }
+
+    /// The crate's `read_parquet_with_options`.
+    #[staticmethod]
+    #[pyo3(signature = (path, nulls=false, any_field_names=false))]
+    fn read_parquet(
+        py: Python<'_>,
+        path: PathBuf,
+        nulls: bool,
+        any_field_names: bool,
+    ) -> PyResult<Self> {
+        let options = ArrowOptions::default()
+            .with_nulls(nulls)
+            .with_any_field_names(any_field_names);
+        py.allow_threads(|| structured_tensor::read_parquet_with_options(&path, &options))
+            .map(wrap)
+            .map_err(st_err)
+    }
+
+    /// The crate's `write_parquet_with`: `compression` is pyarrow's name ("snappy",
+    /// "gzip", "zstd", "none"), `compression_level` its level (gzip 0-9, zstd 1-22).
+    #[pyo3(signature = (path, row_group_size=None, compression="snappy", compression_level=None))]
+    fn write_parquet(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        row_group_size: Option<usize>,
+        compression: &str,
+        compression_level: Option<i32>,
+    ) -> PyResult<()> {
+        let codec = match (compression.to_ascii_lowercase().as_str(), compression_level) {
+            ("snappy", None) => Codec::Snappy,
+            ("none" | "uncompressed", None) => Codec::Uncompressed,
+            ("gzip", level) => {
+                let level = level.unwrap_or(6);
+                Codec::Gzip(u32::try_from(level).map_err(|_| {
+                    PyValueError::new_err(format!("gzip compression_level {level} is not in 0..=9"))
+                })?)
+            }
+            ("zstd", level) => Codec::Zstd(level.unwrap_or(3)),
+            (name, Some(level)) if name == "snappy" || name == "none" || name == "uncompressed" => {
+                return Err(PyValueError::new_err(format!(
+                    "compression {compression:?} takes no compression_level (got {level})"
+                )))
+            }
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "compression {compression:?} is not one of snappy, gzip, zstd, none"
+                )))
+            }
+        };
+        let mut options = WriteOptions::default().with_codec(codec);
+        if let Some(rows) = row_group_size {
+            if rows == 0 {
+                return Err(PyValueError::new_err("row_group_size must be at least 1"));
+            }
+            options = options.with_row_group_size(rows);
+        }
+        py.allow_threads(|| structured_tensor::write_parquet_with(&path, &self.inner, &options))
             .map_err(st_err)
     }
 

@@ -5,18 +5,26 @@ errors (the crate's ``from_json`` / ``to_json``; the Python value crosses as JSO
 with ``shape``, ``rank``, ``nrows()``, ``field_names()``, ``field_value(path)``,
 ``gather``, ``boolean_mask``, ``merge_dims``, ``partition_outer_dimension`` and
 ``concat``. Leaf fields come out as nested Python lists (as ``to_pyval`` gives them), not
-as tensors. The Arrow interchange of the issue (``from_arrow`` / ``to_arrow`` through the
-Arrow C data interface, Parquet) is not in this module yet.
+as tensors.
+
+Arrow: ``StructuredTensor.from_arrow(obj)`` takes a pyarrow ``RecordBatch``, ``Table`` or
+``StructArray`` (any object with ``__arrow_c_array__`` or ``__arrow_c_stream__``, the Arrow
+PyCapsule protocol) and ``.to_arrow()`` gives a pyarrow ``RecordBatch`` (or an array), both
+through the Arrow C data interface: the buffers cross without a copy (the crate copies leaf
+values into its own columns on the way in; on the way out numbers, strings and row
+partitions are handed to Arrow as they are). ``read_parquet`` / ``write_parquet`` over the
+crate's Parquet reader and writer.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from arrays import _native
 
-__all__ = ["StructuredTensor", "concat"]
+__all__ = ["StructuredTensor", "concat", "read_parquet", "write_parquet"]
 
 
 def _plain(value: Any) -> Any:
@@ -49,6 +57,45 @@ class StructuredTensor:
     def to_pyval(self) -> Any:
         """TensorFlow's ``to_pyval``: nested dicts and lists."""
         return json.loads(self._raw.to_json())
+
+    @staticmethod
+    def from_arrow(obj: Any, *, nulls: bool = False, any_field_names: bool = False) -> "StructuredTensor":
+        """A tensor from a pyarrow ``RecordBatch``, ``Table`` (its batches concatenated),
+        ``StructArray`` (rank 1) or ``ListArray`` of structs (rank 1 + the list depth), or
+        any object with ``__arrow_c_array__`` / ``__arrow_c_stream__``. TensorFlow's rules by
+        default: a null or a field name outside ``[a-zA-Z][a-zA-Z0-9_]*`` is a
+        ``ValueError`` naming the field and the row; ``nulls=True`` reads nulls (a null list
+        as an empty list, a null struct nulling every leaf below), ``any_field_names=True``
+        any UTF-8 name."""
+        return StructuredTensor(
+            _native.RawStructuredTensor.from_arrow(obj, bool(nulls), bool(any_field_names))
+        )
+
+    def to_arrow(self, record_batch: Optional[bool] = None) -> Any:
+        """This tensor as Arrow: a ``pyarrow.RecordBatch`` (rank 1, the default there) or a
+        pyarrow array (``record_batch=False``: a ``StructArray`` at rank 1, ``ListArray``s
+        of one above). Numbers, strings and row partitions are shared with this tensor, not
+        copied. Without pyarrow, the object with ``__arrow_c_array__`` that any Arrow
+        library takes in."""
+        if record_batch is None:
+            record_batch = self.rank == 1
+        export = self._raw.to_arrow(bool(record_batch))
+        try:
+            import pyarrow
+        except ImportError:
+            return export
+        return pyarrow.record_batch(export) if record_batch else pyarrow.array(export)
+
+    def write_parquet(
+        self,
+        path: Any,
+        *,
+        row_group_size: Optional[int] = None,
+        compression: str = "snappy",
+        compression_level: Optional[int] = None,
+    ) -> None:
+        """Writes this rank-1 tensor to a Parquet file (see :func:`write_parquet`)."""
+        self._raw.write_parquet(os.fspath(path), row_group_size, compression, compression_level)
 
     @property
     def shape(self) -> Tuple[Optional[int], ...]:
@@ -99,3 +146,29 @@ class StructuredTensor:
 def concat(values: Sequence[StructuredTensor], axis: int = 0) -> StructuredTensor:
     """``tf.concat`` of structured tensors."""
     return StructuredTensor(_native.RawStructuredTensor.concat([v._raw for v in values], int(axis)))
+
+
+def read_parquet(path: Any, *, nulls: bool = False, any_field_names: bool = False) -> StructuredTensor:
+    """A Parquet file (ours, pyarrow's, Spark's, ...) as a rank-1 tensor: one field per
+    column, one struct per row. ``nulls`` and ``any_field_names`` as in
+    :meth:`StructuredTensor.from_arrow`; a column we cannot hold, or a null refused,
+    raises ``ValueError`` naming the file, the field and the row."""
+    return StructuredTensor(
+        _native.RawStructuredTensor.read_parquet(os.fspath(path), bool(nulls), bool(any_field_names))
+    )
+
+
+def write_parquet(
+    st: StructuredTensor,
+    path: Any,
+    *,
+    row_group_size: Optional[int] = None,
+    compression: str = "snappy",
+    compression_level: Optional[int] = None,
+) -> None:
+    """Writes a rank-1 tensor to a Parquet file (replacing one that exists): one column per
+    field, nested structs as groups, ragged dimensions as lists. ``compression`` is one of
+    pyarrow's names: ``"snappy"`` (the default), ``"gzip"``, ``"zstd"``, ``"none"``."""
+    st.write_parquet(
+        path, row_group_size=row_group_size, compression=compression, compression_level=compression_level
+    )
