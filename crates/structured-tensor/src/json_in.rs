@@ -228,6 +228,46 @@ pub(crate) fn from_root<N: Node>(value: &N, par: bool) -> Result<StructuredTenso
 
 /// A field value from JSON.
 fn convert_value<N: Node>(value: &N, path: &FieldPath, par: bool) -> Result<FieldValue, Error> {
+    on_fresh_stack_every_few_levels(path, || convert_value_here(value, path, par))
+}
+
+/// Field names deep a walk goes on one thread's stack before it moves to a fresh thread:
+/// each level of the walk takes about 2 KiB of stack in a test build, so the 1,000 levels
+/// `MAX_NESTING` allows would overflow a 2 MiB stack (a test thread's or a rayon worker's;
+/// a CI build overflowed at level 997).
+const LEVELS_PER_STACK: usize = 128;
+
+/// The stack of each fresh thread: 128 levels need about 256 KiB; eight times that.
+const FRESH_STACK_BYTES: usize = 2 << 20;
+
+/// `walk()`, on a fresh thread with a stack of its own when `path` is a multiple of
+/// `LEVELS_PER_STACK` field names deep (so only documents nested that deep pay for a
+/// thread), else right here.
+fn on_fresh_stack_every_few_levels<T: Send>(
+    path: &FieldPath,
+    walk: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Error> {
+    if path.is_empty() || !path.len().is_multiple_of(LEVELS_PER_STACK) {
+        return walk();
+    }
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("structured-tensor-deep-json".to_string())
+            .stack_size(FRESH_STACK_BYTES)
+            .spawn_scoped(scope, walk)
+            .expect("a thread for a deeply nested JSON document could not be started");
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// `convert_value` on the current thread's stack.
+fn convert_value_here<N: Node>(
+    value: &N,
+    path: &FieldPath,
+    par: bool,
+) -> Result<FieldValue, Error> {
     match value.view() {
         View::Dict(map) => Ok(FieldValue::Struct(from_dict::<N>(map, path, par)?)),
         View::List(items) => {
@@ -288,6 +328,15 @@ fn from_dict<N: Node>(
 
 /// A nested list: a struct array when it holds dicts, else a leaf array.
 fn convert_nested<N: Node>(
+    nested: Nested<'_, N>,
+    path: &FieldPath,
+    par: bool,
+) -> Result<FieldValue, Error> {
+    on_fresh_stack_every_few_levels(path, || convert_nested_here(nested, path, par))
+}
+
+/// `convert_nested` on the current thread's stack.
+fn convert_nested_here<N: Node>(
     nested: Nested<'_, N>,
     path: &FieldPath,
     par: bool,
@@ -854,6 +903,44 @@ fn fast_leaf<N: Node>(nested: &Nested<'_, N>, path: &FieldPath) -> Option<Array>
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `{"a": {"a": ... {"x": 1}}}` with `levels` objects around the innermost one, or the
+    /// same path through lists of one record (`{"a": [{"a": [...]}]}`).
+    fn nested_document(levels: usize, through_lists: bool) -> Value {
+        let mut doc = json!({"x": 1});
+        for _ in 0..levels {
+            doc = if through_lists {
+                json!({ "a": [doc] })
+            } else {
+                json!({ "a": doc })
+            };
+        }
+        doc
+    }
+
+    #[test]
+    fn nesting_up_to_the_limit_converts_on_a_small_thread_stack() {
+        // 990 lists and objects deep, under MAX_NESTING, on a 384 KiB stack: a walk that kept
+        // to one stack would need 1 to 2 MiB here
+        for (levels, through_lists) in [(990, false), (495, true)] {
+            let doc = nested_document(levels, through_lists);
+            let (converted, doc) = std::thread::Builder::new()
+                .stack_size(384 << 10)
+                .spawn(move || (StructuredTensor::from_json(&doc), doc))
+                .unwrap()
+                .join()
+                .unwrap();
+            let st = converted.unwrap_or_else(|e| panic!("through lists {through_lists}: {e}"));
+            // writing back, comparing and dropping recurse too: on a big stack
+            let round_trip = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || st.to_json() == doc)
+                .unwrap()
+                .join()
+                .unwrap();
+            assert!(round_trip, "through lists {through_lists}");
+        }
+    }
 
     #[test]
     fn parallel_and_sequential_columns_agree() {
