@@ -26,6 +26,7 @@ mod arrow_ffi;
 mod image;
 mod kaldi;
 mod pickle;
+mod ragged_arrow;
 mod rnnt;
 mod structured;
 
@@ -1311,5 +1312,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     image::register(m)?;
     structured::register(m)?;
     arrow_ffi::register(m)?;
+    ragged_arrow::register(m)?;
     Ok(())
 }

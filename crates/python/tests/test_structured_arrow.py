@@ -284,3 +284,85 @@ def test_parquet_errors(tmp_path):
         st.write_parquet(tmp_path / "x.parquet", compression="lz5")
     with pytest.raises(ValueError, match="rank 2"):
         st.partition_outer_dimension([0, 4]).write_parquet(tmp_path / "y.parquet")
+
+
+# ------------------------------------------------------------------ ragged arrays
+
+
+from arrays.structured import RaggedArray  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "arrow_type,rows",
+    [
+        (pa.list_(pa.int32()), [[1, 2], [], [3]]),
+        (pa.list_(pa.int64()), [[2**40], [-1, 0]]),
+        (pa.list_(pa.float32()), [[0.5], [], [], [1.5, -2.0]]),
+        (pa.list_(pa.float64()), [[]]),
+        (pa.list_(pa.list_(pa.float64())), [[[1.0], []], [], [[2.0, 3.0]]]),
+        (pa.large_list(pa.int64()), [[1], [2, 3]]),
+    ]
+    if pa
+    else [],
+)
+def test_ragged_from_and_to_list_arrays(arrow_type, rows):
+    arr = pa.array(rows, arrow_type)
+    r = RaggedArray.from_arrow(arr)
+    assert r.to_list() == rows
+    assert r.num_axes == 1 + str(arrow_type).count("list<")
+    out = r.to_arrow()
+    assert isinstance(out, pa.ListArray) and out.to_pylist() == rows
+
+
+def test_ragged_from_a_sliced_list_array():
+    arr = pa.array([[9, 9], [1, 2], [], [3]], pa.list_(pa.int64())).slice(1, 3)
+    r = RaggedArray.from_arrow(arr)
+    assert r.to_list() == [[1, 2], [], [3]]
+    assert r.row_splits(1).tolist() == [0, 2, 2, 3]
+
+
+def test_ragged_row_splits_shared_on_the_way_out():
+    r = RaggedArray.from_list([[1, 2], [], [3]])
+    one, two = r.to_arrow(), r.to_arrow()
+    assert one.buffers()[1].address == two.buffers()[1].address
+
+
+def test_ragged_from_nested_lists():
+    assert RaggedArray.from_list([[1, 2], [], [3]]).dtype == "int64"
+    assert RaggedArray.from_list([[1.5], [2]]).dtype == "float64"
+    assert RaggedArray.from_list([[1], [2]], dtype="int32").dtype == "int32"
+    three = RaggedArray.from_list([[[1], []], [], [[2, 3]]])
+    assert three.num_axes == 3 and three.to_list() == [[[1], []], [], [[2, 3]]]
+    assert RaggedArray.from_list([[], []]).to_list() == [[], []]
+    assert RaggedArray.from_list([]).to_list() == []
+    with pytest.raises(ValueError, match="mixed"):
+        RaggedArray.from_list([[1], [[2]]])
+    with pytest.raises(ValueError, match="2 axes"):
+        RaggedArray.from_list([1, 2])
+    with pytest.raises(ValueError, match="<U1 values; take numbers"):
+        RaggedArray.from_list([["a"]])
+    with pytest.raises(ValueError, match="bool"):
+        RaggedArray.from_list([[True]])
+
+
+def test_ragged_reductions_against_a_loop():
+    rows = [[3, -1, 7], [], [5], [2, 2]]
+    r = RaggedArray.from_list(rows)
+    assert r.sum().tolist() == [sum(x) for x in rows]
+    low = -(2**63)
+    assert r.max().tolist() == [max(x, default=low) for x in rows]
+    assert r.min(100).tolist() == [min(x + [100]) for x in rows]
+    f = RaggedArray.from_arrow(pa.array([[0.5, 1.5], []], pa.list_(pa.float64())))
+    assert f.sum().tolist() == [2.0, 0.0]
+    assert f.max().tolist() == [1.5, float("-inf")]
+    nested = RaggedArray.from_list([[[1, 2], [3]], [[4]]])
+    assert nested.sum().tolist() == [3, 3, 4]  # over the last axis, as k2 does
+
+
+def test_ragged_errors():
+    with pytest.raises(ValueError, match="nesting level 0 has a null at index 1"):
+        RaggedArray.from_arrow(pa.array([[1], None], pa.list_(pa.int64())))
+    with pytest.raises(ValueError, match=r"not Utf8 \(in List\(Utf8\)\)"):
+        RaggedArray.from_arrow(pa.array([["a"]], pa.list_(pa.string())))
+    with pytest.raises(ValueError):
+        RaggedArray.from_arrow(pa.array([1, 2]))

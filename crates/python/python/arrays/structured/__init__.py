@@ -14,6 +14,10 @@ through the Arrow C data interface: the buffers cross without a copy (the crate 
 values into its own columns on the way in; on the way out numbers, strings and row
 partitions are handed to Arrow as they are). ``read_parquet`` / ``write_parquet`` over the
 crate's Parquet reader and writer.
+
+``RaggedArray`` is ragged-core's ragged array of numbers (int32, int64, float32, float64):
+from a ``pyarrow.ListArray`` (``from_arrow``), from nested lists (``from_list``), out as a
+``ListArray`` (``to_arrow``) or nested lists, with ``sum``/``max``/``min`` per sublist.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from arrays import _native
 
-__all__ = ["StructuredTensor", "concat", "read_parquet", "write_parquet"]
+__all__ = ["RaggedArray", "StructuredTensor", "concat", "read_parquet", "write_parquet"]
 
 
 def _plain(value: Any) -> Any:
@@ -146,6 +150,121 @@ class StructuredTensor:
 def concat(values: Sequence[StructuredTensor], axis: int = 0) -> StructuredTensor:
     """``tf.concat`` of structured tensors."""
     return StructuredTensor(_native.RawStructuredTensor.concat([v._raw for v in values], int(axis)))
+
+
+_DTYPES = ("int32", "int64", "float32", "float64")
+
+
+class RaggedArray:
+    """A ragged array of numbers (ragged-core's ``Ragged<T>``): ``num_axes`` axes, row
+    splits per axis, values of one of int32, int64, float32, float64."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Any):
+        self._raw = raw
+
+    @staticmethod
+    def from_arrow(obj: Any) -> "RaggedArray":
+        """From a ``pyarrow.ListArray`` or ``LargeListArray`` (nested as deep as it goes)
+        over int32, int64, float32 or float64 values; a null is a ``ValueError`` naming the
+        axis and the index."""
+        return RaggedArray(_native.RawRagged.from_arrow(obj))
+
+    @staticmethod
+    def from_list(nested: Sequence[Any], dtype: Optional[str] = None) -> "RaggedArray":
+        """From nested Python lists of equal depth (at least a list of lists). ``dtype``
+        defaults to int64 for integers and float64 otherwise."""
+        import numpy as np
+
+        if dtype is not None and str(dtype) not in _DTYPES:
+            raise ValueError(f"dtype {dtype} is not one of {', '.join(_DTYPES)}")
+        splits: List[List[int]] = []
+        level: List[Any] = list(nested)
+        while True:
+            lists = [isinstance(x, (list, tuple)) for x in level]
+            if not all(lists):
+                if any(lists):
+                    raise ValueError(f"from_list: lists and values mixed at depth {len(splits) + 1}")
+                break
+            if not level and splits:
+                break  # nothing below: the depth reached so far
+            splits.append([0] + np.cumsum([len(x) for x in level], dtype=np.int64).tolist())
+            level = [y for x in level for y in x]
+        if not splits:
+            raise ValueError("from_list: a ragged array needs at least 2 axes (a list of lists)")
+        values = np.asarray(level, dtype=dtype)
+        if dtype is None:
+            if values.size == 0 or values.dtype.kind in "iu":
+                values = values.astype(np.int64)
+            elif values.dtype.kind == "f":
+                values = values.astype(np.float64)
+        if values.ndim != 1 or str(values.dtype) not in _DTYPES:
+            raise ValueError(
+                f"from_list: the innermost lists hold {values.dtype} values; take numbers "
+                f"({', '.join(_DTYPES)})"
+            )
+        if max(s[-1] for s in splits) > np.iinfo(np.int32).max:
+            raise ValueError("from_list: more values than int32 row splits hold")
+        return RaggedArray(_native.RawRagged.from_parts(splits, values))
+
+    def to_arrow(self) -> Any:
+        """A ``pyarrow.ListArray`` nested ``num_axes - 1`` deep (the row splits shared, the
+        values copied once); without pyarrow the object with ``__arrow_c_array__``."""
+        export = self._raw.to_arrow()
+        try:
+            import pyarrow
+        except ImportError:
+            return export
+        return pyarrow.array(export)
+
+    def to_list(self) -> List[Any]:
+        """Nested Python lists."""
+        out: Any = self._raw.values().tolist()
+        for axis in range(self.num_axes - 1, 0, -1):
+            s = self._raw.row_splits(axis).tolist()
+            out = [out[s[i] : s[i + 1]] for i in range(len(s) - 1)]
+        return out
+
+    @property
+    def num_axes(self) -> int:
+        return self._raw.num_axes
+
+    @property
+    def dtype(self) -> str:
+        return self._raw.dtype
+
+    def row_splits(self, axis: int) -> Any:
+        return self._raw.row_splits(int(axis))
+
+    def values(self) -> Any:
+        return self._raw.values()
+
+    def sum(self, initial_value: Any = 0) -> Any:
+        """k2's ``SumPerSublist`` over the last axis, a numpy array."""
+        return self._raw.reduce("sum", initial_value)
+
+    def max(self, initial_value: Any = None) -> Any:
+        """k2's ``MaxPerSublist``: ``initial_value`` (default the type's lowest) for an
+        empty sublist."""
+        return self._raw.reduce("max", self._limit(initial_value, low=True))
+
+    def min(self, initial_value: Any = None) -> Any:
+        """k2's ``MinPerSublist``: ``initial_value`` (default the type's highest)."""
+        return self._raw.reduce("min", self._limit(initial_value, low=False))
+
+    def _limit(self, value: Any, low: bool) -> Any:
+        import numpy as np
+
+        if value is not None:
+            return value
+        if self.dtype.startswith("int"):
+            info = np.iinfo(self.dtype)
+            return int(info.min if low else info.max)
+        return float("-inf") if low else float("inf")
+
+    def __repr__(self) -> str:
+        return f"<RaggedArray {self.dtype} num_axes={self.num_axes}>"
 
 
 def read_parquet(path: Any, *, nulls: bool = False, any_field_names: bool = False) -> StructuredTensor:
