@@ -54,7 +54,7 @@ fn scratch(kind: &str) -> PathBuf {
 }
 
 /// The first byte picks the mode: even, the rest is the file as it is; odd, the next two
-/// bytes are a position and the third picks one of [`HOSTILE_SIZES`], written as a Thrift
+/// bytes are a position and the third picks one of `HOSTILE_SIZES`, written as a Thrift
 /// varint over the varint at that position of the file (the rest), the footer length
 /// updated when the position lies in the footer.
 pub fn parquet_read(data: &[u8]) {

@@ -10,6 +10,7 @@ mod memcheck;
 mod msrv;
 mod python;
 mod setup;
+mod tidy;
 mod venv;
 
 use std::path::{Path, PathBuf};
@@ -184,6 +185,15 @@ fn test() -> Step {
                 .args(["--", "-D", "warnings"]),
         )?;
     }
+    // the docs build without a warning (broken or private links, bad code blocks), with
+    // every optional feature so that feature-gated items are documented too
+    let mut doc = cargo();
+    doc.env("RUSTDOCFLAGS", "-D warnings")
+        .args(["doc", "--workspace", "--no-deps"]);
+    if !features.is_empty() {
+        doc.args(["--features", &features.join(",")]);
+    }
+    run_step("cargo doc --workspace --no-deps (-D warnings)", &mut doc)?;
     let mut test = cargo();
     test.args(["test", "--workspace"]);
     if !features.is_empty() {
@@ -295,31 +305,62 @@ fn demo() -> Step {
     let demo_root = target_dir().join("demo");
     let mut artefacts = Vec::new();
     let mut failures = Vec::new();
+    // every tour is built in one release build, with cargo's progress shown (a quiet
+    // `cargo run` per crate sat silent for minutes on a fresh machine), then run in turn
+    let mut tours = Vec::new();
     for member in members()? {
         if !member.dir.join("examples").join("tour.rs").is_file() {
             println!("xtask: {} has no tour yet", member.name);
             continue;
         }
-        let out_dir = demo_root.join(&member.name);
-        println!("\n==== {} ====", member.name);
         let manifest = std::fs::read_to_string(member.dir.join("Cargo.toml")).unwrap_or_default();
         let features: Vec<String> = manifest_features(&manifest)
             .into_iter()
             .filter(|feature| INTERCHANGE_FEATURES.contains(&feature.as_str()))
+            .map(|feature| format!("{}/{feature}", member.name))
             .collect();
-        let mut command = cargo();
-        command.args(["run", "--quiet", "--release", "-p", &member.name]);
-        if !features.is_empty() {
-            command.args(["--features", &features.join(",")]);
-        }
-        let output = command
-            .args(["--example", &tour_example_name(&manifest)])
+        tours.push((member, tour_example_name(&manifest), features));
+    }
+    let started = std::time::Instant::now();
+    println!(
+        "xtask: demo: building {} tours in release, once (a few minutes on a fresh machine)",
+        tours.len()
+    );
+    let mut build = cargo();
+    build.args(["build", "--release"]);
+    for (member, example, _) in &tours {
+        build.args(["-p", &member.name, "--example", example]);
+    }
+    let features: Vec<&str> = tours
+        .iter()
+        .flat_map(|(_, _, features)| features.iter().map(String::as_str))
+        .collect();
+    if !features.is_empty() {
+        build.args(["--features", &features.join(",")]);
+    }
+    run_step("cargo build --release (the tours)", &mut build)?;
+    println!(
+        "xtask: demo: built in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    for (member, example, _) in &tours {
+        let out_dir = demo_root.join(&member.name);
+        println!("\n==== {} ====", member.name);
+        let started = std::time::Instant::now();
+        let binary = target_dir().join("release").join("examples").join(example);
+        let output = Command::new(&binary)
+            .current_dir(root())
             .env("DEMO_OUT_DIR", &out_dir)
             .stderr(std::process::Stdio::inherit())
             .output()
             .map_err(|err| Failure(format!("tour of {}: could not start: {err}", member.name)))?;
         let stdout = String::from_utf8_lossy(&output.stdout);
         print!("{stdout}");
+        println!(
+            "xtask: demo: tour of {} took {:.1} s",
+            member.name,
+            started.elapsed().as_secs_f64()
+        );
         artefacts.extend(
             stdout
                 .lines()

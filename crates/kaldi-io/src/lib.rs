@@ -11,7 +11,7 @@
 //!   rxfilename / wxfilename (files, `file:offset`, `-`, pipes `cmd |` and `| cmd`).
 //! - [`Holder`]: how one value is read and written; implemented for `Matrix<f32/f64>`
 //!   (reading `FM`, `DM`, `CM`, `CM2`, `CM3` alike), `Vector<f32/f64>`,
-//!   [`CompressedMatrix`](dense_matrix::CompressedMatrix), `i32`, `f32`, `f64`, `bool`,
+//!   [`CompressedMatrix`], `i32`, `f32`, `f64`, `bool`,
 //!   `Vec<i32>`, `Vec<Vec<i32>>`, `Vec<(i32, i32)>`, `String`, `Vec<String>` and
 //!   [`Posterior`].
 //!

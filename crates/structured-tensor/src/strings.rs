@@ -213,7 +213,8 @@ fn gather_into<S: OffsetInt, D: OffsetInt>(
 
 /// Byte strings that need not be UTF-8: one byte buffer and the offsets between elements.
 ///
-/// **Invariant:** see [`Offsets`]; `bytes.len()` is the last offset.
+/// **Invariant:** the offsets are non-empty, start at 0 and never decrease; `bytes.len()` is
+/// the last offset.
 #[derive(Clone)]
 pub struct BytesColumn {
     offsets: Offsets,

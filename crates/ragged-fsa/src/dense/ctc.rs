@@ -30,7 +30,7 @@ pub struct CtcLossConfig {
     /// k2's `output_beam`: the lattice keeps arcs within this of the best path before the
     /// log-semiring total is taken. `f32::INFINITY` (the default) gives the exact CTC
     /// objective (torch's), computed on the trellis directly; a finite beam builds the
-    /// pruned lattice with [`intersect_dense`] as k2 does.
+    /// pruned lattice with [`intersect_dense`](crate::intersect_dense) as k2 does.
     pub output_beam: f32,
     /// torch's `zero_infinity`: an infinite loss (no path) is reported as 0. Its gradient is
     /// zero either way.
