@@ -23,7 +23,14 @@
 //!   `bool`, `uint8`, `string`, `bytes`).
 //! - [`StringColumn`] / [`BytesColumn`]: string and bytes values Arrow-style, one byte
 //!   buffer plus offsets (gather and concat copy byte ranges).
-//! - [`Spec`] / [`FieldSpec`]: the type of a struct array, comparable and printable.
+//! - [`Spec`] / [`FieldSpec`]: the type of a struct array, comparable and printable, with a
+//!   JSON form (`Spec::to_json`/`from_json`) and `Spec::infer` over many inputs;
+//!   `StructuredTensor::conform` casts an input to a unified spec.
+//! - [`Validity`]: the null bitmap of a nullable leaf; [`Reduction`] for
+//!   `Array::reduce_innermost`, which skips nulls.
+//! - [`JsonOptions`]: nulls, missing keys, any field name, a spec, for
+//!   `from_json_with_options` and the JSON Lines reader `from_json_lines`
+//!   ([`json_lines_batches`]); errors name the record, line and column.
 //! - [`Key`] (index keys), [`Update`] (set / transform / delete), [`FieldPath`], [`Error`].
 //!
 //! ```
@@ -59,7 +66,9 @@
 //! (nested `ListArray`s over a `StructArray`, the row partitions shared with the offsets)
 //! and `to_record_batch`/`from_record_batch`; `parquet` (off by default, implies `arrow`):
 //! `write_parquet`/`read_parquet` for one file, `read_parquet_dir`/`write_parquet_dir` for a
-//! directory of hive partitions (`key=value/part-0.parquet`). Large `to_json` calls build their field
+//! directory of hive partitions (`key=value/part-0.parquet`); `ArrowOptions` (nulls, any
+//! field name), `Codec` (Snappy, gzip, zstd) and `WriteOptions` (file stem, append),
+//! `read_parquet_with_spec` and `read_parquet_dir_with` (one spec for every file). Large `to_json` calls build their field
 //! columns in parallel with rayon (a sequential path below a size threshold gives the same
 //! result).
 

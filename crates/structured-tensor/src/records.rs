@@ -237,6 +237,25 @@ fn read_batch(
     batch: &[(usize, usize, String)],
     options: &JsonOptions,
 ) -> Result<StructuredTensor, Error> {
+    if options.is_tensorflow() && options.spec.is_none() {
+        // TensorFlow's rules: the batch as one JSON list through the columnar text reader;
+        // on any error, the per-record path below finds the record to name
+        let len: usize = batch.iter().map(|(_, _, t)| t.len() + 1).sum();
+        let mut text = String::with_capacity(len + 2);
+        text.push('[');
+        for (k, (_, _, line)) in batch.iter().enumerate() {
+            if k > 0 {
+                text.push(',');
+            }
+            text.push_str(line);
+        }
+        text.push(']');
+        if let Ok(st) = StructuredTensor::from_json_str(&text) {
+            if st.rank() == 1 {
+                return Ok(st);
+            }
+        }
+    }
     let parse = |(record, line, text): &(usize, usize, String)| -> Result<Value, Error> {
         serde_json::from_str::<Value>(text).map_err(|e| {
             in_record(

@@ -110,7 +110,8 @@ impl Node {
     pub(crate) fn of_field(value: &FieldValue, parent_rank: usize) -> Node {
         match value {
             FieldValue::Array(a) => {
-                let leaf = if a.values().is_empty() {
+                // no values, or only nulls: the type comes from the other inputs
+                let leaf = if a.values().len() == a.null_count() {
                     Node::unknown(a.is_nullable())
                 } else {
                     Node {
@@ -782,8 +783,9 @@ fn conform_field(
         (FieldValue::Struct(s), FieldSpec::Struct(sp)) => {
             Ok(FieldValue::Struct(conform_struct(s, sp, path)?))
         }
-        (FieldValue::Array(a), FieldSpec::Struct(sp)) if a.values().is_empty() => {
-            // an empty list of structs read (from JSON or a file) as an empty array
+        (FieldValue::Array(a), FieldSpec::Struct(sp)) if a.values().len() == a.null_count() => {
+            // an empty list of structs, or structs that were all null, read (from JSON or
+            // a file) as an array without valid values: structs whose leaves are null
             if a.rank() != sp.rank() {
                 return Err(mismatch_at(path, spec, FieldSpec::of_array(a).to_string()));
             }
@@ -793,7 +795,14 @@ fn conform_field(
             for (k, f) in &sp.fields {
                 fields.insert(
                     k.clone(),
-                    null_field(f, nrows, &parts, 0, sp.rank(), &path.child(k))?,
+                    null_field(
+                        f,
+                        nrows,
+                        &parts,
+                        a.values().len(),
+                        sp.rank(),
+                        &path.child(k),
+                    )?,
                 );
             }
             Ok(FieldValue::Struct(
@@ -805,6 +814,27 @@ fn conform_field(
             let Some((dtype, rank, nullable)) = leaf_dtype_rank(leaf) else {
                 return Err(mismatch_at(path, spec, FieldSpec::of_array(a).to_string()));
             };
+            if a.rank() < rank && a.values().len() == a.null_count() && nullable {
+                // nulls where the others have lists: null lists, read as empty lists
+                return null_field(
+                    leaf,
+                    a.nrows().unwrap_or(1),
+                    a.row_partitions(),
+                    a.values().len(),
+                    a.rank(),
+                    path,
+                )
+                .map(|f| match f {
+                    FieldValue::Array(x) => {
+                        let n = x.values().len();
+                        FieldValue::Array(
+                            x.with_validity(Some(Validity::all_valid(n)))
+                                .expect("a bitmap of the values' length"),
+                        )
+                    }
+                    other => other,
+                });
+            }
             if a.rank() != rank {
                 return Err(mismatch_at(path, spec, FieldSpec::of_array(a).to_string()));
             }
@@ -812,7 +842,10 @@ fn conform_field(
                 return Err(mismatch_at(path, spec, FieldSpec::of_array(a).to_string()));
             }
             let mut out = a.clone();
-            if a.dtype() != dtype {
+            if a.dtype() != dtype && a.null_count() == a.values().len() {
+                // only nulls: their (default) values take the spec's dtype
+                out = out.with_values(default_values(dtype, a.values().len()))?;
+            } else if a.dtype() != dtype {
                 let values = cast_values(a.values(), dtype)
                     .ok_or_else(|| mismatch_at(path, spec, FieldSpec::of_array(a).to_string()))?;
                 out = out.with_values(values)?;

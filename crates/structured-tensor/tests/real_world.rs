@@ -355,3 +355,114 @@ fn with_validity_checks_the_length() {
         .unwrap();
     assert_eq!(b.to_json(), json!([null, 2]));
 }
+
+/// A tiny seeded generator (SplitMix64) for the property tests.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A value below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1334_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// A random schema: (name, kind) with kind 0 int, 1 float, 2 string, 3 bool, 4 list of
+/// ints, 5 struct of an int and a list of strings.
+pub fn random_schema(rng: &mut Rng) -> Vec<(String, u64)> {
+    let names = ["a", "b-c", "_id", "d", "@t"];
+    (0..1 + rng.below(4) as usize)
+        .map(|i| (names[i].to_string(), rng.below(6)))
+        .collect()
+}
+
+/// A random record of `schema` with nulls and missing keys (`raw`), and the record as we
+/// read it under the null policy (`model`).
+pub fn random_record(rng: &mut Rng, schema: &[(String, u64)]) -> (Value, Value) {
+    let mut raw = serde_json::Map::new();
+    let mut model = serde_json::Map::new();
+    for (name, kind) in schema {
+        let roll = rng.below(6);
+        let (r, m) = if roll == 0 {
+            (None, None)
+        } else if roll == 1 {
+            (Some(Value::Null), None)
+        } else {
+            let v = match kind {
+                0 => json!(rng.below(1000) as i64 - 500),
+                1 => json!(rng.below(100) as f64 / 4.0 + 0.5),
+                2 => json!(format!("s{}", rng.below(50))),
+                3 => json!(rng.below(2) == 1),
+                4 => Value::Array(
+                    (0..rng.below(4))
+                        .map(|_| {
+                            if rng.below(4) == 0 {
+                                Value::Null
+                            } else {
+                                json!(rng.below(9))
+                            }
+                        })
+                        .collect(),
+                ),
+                _ => json!({"x": rng.below(9), "ys": ["p", "q"]}),
+            };
+            (Some(v.clone()), Some(v))
+        };
+        // what a null or missing value reads as
+        let m = m.unwrap_or_else(|| match kind {
+            4 => json!([]),
+            5 => json!({"x": null, "ys": []}),
+            _ => Value::Null,
+        });
+        if let Some(r) = r {
+            raw.insert(name.clone(), r);
+        }
+        model.insert(name.clone(), m);
+    }
+    (Value::Object(raw), Value::Object(model))
+}
+
+#[test]
+fn random_records_with_nulls_read_from_json_lines_as_the_model() {
+    let mut rng = Rng(31);
+    for case in 0..40 {
+        let schema = random_schema(&mut rng);
+        let n = 1 + rng.below(30) as usize;
+        let mut text = String::new();
+        let mut model = Vec::new();
+        // one complete record first, so that every field's type is seen
+        let mut saw = vec![false; schema.len()];
+        for _ in 0..n {
+            let (raw, m) = random_record(&mut rng, &schema);
+            for (k, (name, _)) in schema.iter().enumerate() {
+                saw[k] |= raw.get(name).is_some_and(|v| !v.is_null());
+            }
+            text.push_str(&serde_json::to_string(&raw).unwrap());
+            text.push('\n');
+            model.push(m);
+        }
+        if saw.iter().any(|s| !s) {
+            continue; // a field never seen has no type to infer
+        }
+        let options = JsonOptions::default()
+            .with_nulls(true)
+            .with_any_field_names(true)
+            .with_batch_size(1 + rng.below(8) as usize);
+        let st = StructuredTensor::from_json_lines(text.as_bytes(), &options)
+            .unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"));
+        // lists of ints with nulls may widen nothing: compare as JSON values
+        assert_eq!(
+            st.to_json(),
+            Value::Array(model.clone()),
+            "case {case}\n{text}"
+        );
+        // the inferred spec, shipped as JSON, reads the same records the same way
+        let spec = Spec::from_json(&st.spec().without_sizes().to_json()).unwrap();
+        let again =
+            StructuredTensor::from_json_lines(text.as_bytes(), &options.with_spec(spec)).unwrap();
+        assert_eq!(again.to_json(), Value::Array(model), "case {case}");
+    }
+}
