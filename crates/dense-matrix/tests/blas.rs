@@ -3,7 +3,7 @@
 
 #![allow(clippy::type_complexity, clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use dense_matrix::{trace_mat_mat, vec_mat_vec, vec_vec, Matrix, Real, Trans, Vector};

@@ -3,7 +3,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use dense_matrix::{Error, Matrix, MatrixBase, Real, SpMatrix, TpMatrix, Trans, Vector};

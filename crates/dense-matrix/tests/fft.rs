@@ -2,7 +2,7 @@
 //! (`golden/fft_goldens.txt`, written by `golden/gen_fft_goldens.py`), and the inverse
 //! round trips.
 
-mod common;
+use crate::common;
 
 use dense_matrix::{
     complex_fft, compute_dct_matrix, real_fft, real_fft_inefficient, Error, Matrix, Real,

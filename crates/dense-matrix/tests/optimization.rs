@@ -5,7 +5,7 @@
 //! (`golden/lbfgs_goldens.txt`, written by `golden/gen_lbfgs_goldens.py`).
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::rng;
 use dense_matrix::{

@@ -4,7 +4,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use dense_matrix::{

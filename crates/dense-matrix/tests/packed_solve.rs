@@ -5,7 +5,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use dense_matrix::{

@@ -4,7 +4,7 @@
 //! rank, and projections whose variances come largest first.
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::{matmul, model_of, rng, Model};
 use dense_matrix::{compute_pca, Error, Matrix, Position, Real, Trans};

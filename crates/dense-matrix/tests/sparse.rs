@@ -3,7 +3,7 @@
 //! (`WriteToken`, `WriteBasicType`).
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::{assert_close, matmul, model_of, rng, smat_of, transpose, Model, Padded};
 use dense_matrix::{

@@ -3,7 +3,7 @@
 //! `Vec<Vec<f64>>` models built by naive loops.
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::{model_of, random_sparse_model, rng, smat_of, Model};
 use dense_matrix::{

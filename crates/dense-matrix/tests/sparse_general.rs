@@ -4,7 +4,7 @@
 //! loops and hand-worked examples of Kaldi's semantics.
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use common::{model_of, random_sparse_model, rng, smat_of, Model};
 use dense_matrix::{
