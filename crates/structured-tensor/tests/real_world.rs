@@ -357,7 +357,7 @@ fn with_validity_checks_the_length() {
 }
 
 /// A tiny seeded generator (SplitMix64) for the property tests.
-pub struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
     /// A value below `n`.

@@ -6,6 +6,9 @@
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
+
+// the seeded schema and record generators are real_world.rs's (one test binary)
+use crate::real_world::{random_record, random_schema, Rng};
 use structured_tensor::{
     read_parquet, read_parquet_dir_with, read_parquet_with_options, read_parquet_with_spec,
     write_parquet, write_parquet_dir_with, write_parquet_with, ArrowOptions, Codec, DirReadOptions,
@@ -179,75 +182,6 @@ fn partitioned_writers_share_a_dataset() {
         .collect();
     vs.sort();
     assert_eq!(vs, [0, 1, 2, 10, 11, 12]);
-}
-
-/// A tiny seeded generator (SplitMix64) for the property tests.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A value below `n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1334_11EB);
-        (z ^ (z >> 31)) % n
-    }
-}
-
-/// A random schema: (name, kind) with kind 0 int, 1 float, 2 string, 3 bool, 4 list of
-/// ints, 5 struct of an int and a list of strings.
-pub fn random_schema(rng: &mut Rng) -> Vec<(String, u64)> {
-    let names = ["a", "b-c", "_id", "d", "@t"];
-    (0..1 + rng.below(4) as usize)
-        .map(|i| (names[i].to_string(), rng.below(6)))
-        .collect()
-}
-
-/// A random record of `schema` with nulls and missing keys (`raw`), and the record as we
-/// read it under the null policy (`model`).
-pub fn random_record(rng: &mut Rng, schema: &[(String, u64)]) -> (Value, Value) {
-    let mut raw = serde_json::Map::new();
-    let mut model = serde_json::Map::new();
-    for (name, kind) in schema {
-        let roll = rng.below(6);
-        let (r, m) = if roll == 0 {
-            (None, None)
-        } else if roll == 1 {
-            (Some(Value::Null), None)
-        } else {
-            let v = match kind {
-                0 => json!(rng.below(1000) as i64 - 500),
-                1 => json!(rng.below(100) as f64 / 4.0 + 0.5),
-                2 => json!(format!("s{}", rng.below(50))),
-                3 => json!(rng.below(2) == 1),
-                4 => Value::Array(
-                    (0..rng.below(4))
-                        .map(|_| {
-                            if rng.below(4) == 0 {
-                                Value::Null
-                            } else {
-                                json!(rng.below(9))
-                            }
-                        })
-                        .collect(),
-                ),
-                _ => json!({"x": rng.below(9), "ys": ["p", "q"]}),
-            };
-            (Some(v.clone()), Some(v))
-        };
-        // what a null or missing value reads as
-        let m = m.unwrap_or_else(|| match kind {
-            4 => json!([]),
-            5 => json!({"x": null, "ys": []}),
-            _ => Value::Null,
-        });
-        if let Some(r) = r {
-            raw.insert(name.clone(), r);
-        }
-        model.insert(name.clone(), m);
-    }
-    (Value::Object(raw), Value::Object(model))
 }
 
 #[test]
