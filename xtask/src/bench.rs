@@ -34,6 +34,8 @@ const PEER_PACKAGES: &[&str] = &[
     "kaldi-decoder",
     "threadpoolctl",
     "pyarrow",
+    // structured-tensor's JSON Lines row times pandas.read_json(lines=True) too
+    "pandas",
 ];
 
 /// Variables that pin OpenBLAS's kernel choice, removed from both sides' environment (a
