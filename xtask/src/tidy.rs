@@ -46,16 +46,11 @@ fn sections(map: &str) -> BTreeMap<String, Vec<String>> {
 
 /// The folders a section's title stands for, relative to the workspace root.
 fn roots(title: &str) -> Vec<PathBuf> {
-    let names: Vec<&str> = title.split('`').skip(1).step_by(2).collect();
-    names
-        .iter()
-        .map(|name| {
-            if name.starts_with("crates/") {
-                PathBuf::from(name)
-            } else {
-                PathBuf::from(*name)
-            }
-        })
+    title
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(PathBuf::from)
         .collect()
 }
 
