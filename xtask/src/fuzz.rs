@@ -1,12 +1,16 @@
-//! `cargo xtask fuzz [target] [--seconds N]`: the coverage-guided fuzzing campaign.
+//! `cargo xtask fuzz [target] [--seconds N] [--execs N]`: the coverage-guided fuzzing
+//! campaign.
 //!
 //! The engine is AFL++ through cargo-afl, which builds AFL++ from the sources inside its own
 //! crate (nothing is downloaded outside crates.io) and runs on stable Rust. This command
 //! installs cargo-afl when it is missing, builds the harness (`fuzz/afl`, a workspace of its
 //! own, into `target/afl/`), then fuzzes each target for N seconds on one core, starting
-//! from `fuzz/corpus/<target>/`. Afterwards it minimises the queue (`afl-cmin`) back into
-//! the corpus, copies every crash and hang to `fuzz/found/<target>/`, and prints executions,
-//! execs/s and crashes per target.
+//! from `fuzz/corpus/<target>/`, or until N executions when `--execs` is given, whichever
+//! comes first. Afterwards it minimises the queue (`afl-cmin`) back into the corpus (the
+//! smallest entries first, within a byte budget per target), copies every crash and hang to
+//! `fuzz/found/<target>/`, prints executions, execs/s and crashes per target, and appends
+//! each run to `fuzz/campaigns.tsv`, the checked-in ledger whose totals per target
+//! docs/RELIABILITY.md reports.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -21,6 +25,13 @@ pub const DEFAULT_SECONDS: u64 = 60;
 /// Corpus files larger than this are not checked in (the corpus must stay small).
 const MAX_CORPUS_FILE: u64 = 64 << 10;
 
+/// The bytes of minimised entries one target's corpus keeps (its seeds aside): with 17
+/// targets this keeps the whole corpus under the 4 MiB the replay test allows.
+const CORPUS_BUDGET: u64 = 192 << 10;
+
+/// The header line of the ledger `fuzz/campaigns.tsv`.
+const LEDGER_HEADER: &str = "date\tcommit\ttarget\texecutions\tseconds\tcrashes\thangs";
+
 /// The options of `cargo xtask fuzz`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -28,6 +39,8 @@ pub struct Options {
     pub target: Option<String>,
     /// Seconds of fuzzing per target.
     pub seconds: u64,
+    /// Executions per target after which AFL++ stops early, if given.
+    pub execs: Option<u64>,
 }
 
 impl Options {
@@ -35,43 +48,53 @@ impl Options {
     pub fn parse(args: &[String]) -> Result<Options, Failure> {
         let mut target = None;
         let mut seconds = None;
+        let mut execs = None;
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
-            let value = if arg == "--seconds" {
-                Some(rest.next().ok_or_else(|| {
-                    Failure("fuzz: `--seconds` needs a number of seconds".to_string())
-                })?)
-            } else {
-                arg.strip_prefix("--seconds=").map(|_| arg)
+            let (name, inline) = match arg.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (arg.as_str(), None),
             };
-            if let Some(value) = value {
-                let value = value.strip_prefix("--seconds=").unwrap_or(value);
-                if seconds.is_some() {
-                    return Err(Failure("fuzz: `--seconds` given twice".to_string()));
+            let slot = match name {
+                "--seconds" => &mut seconds,
+                "--execs" => &mut execs,
+                _ if arg.starts_with('-') => {
+                    return Err(Failure(format!("fuzz: unknown option `{arg}`")));
                 }
-                seconds = Some(parse_seconds(value)?);
-            } else if arg.starts_with('-') {
-                return Err(Failure(format!("fuzz: unknown option `{arg}`")));
-            } else if let Some(first) = &target {
-                return Err(Failure(format!(
-                    "fuzz: one target at most (got `{first}` and `{arg}`)"
-                )));
-            } else {
-                target = Some(arg.clone());
+                _ => {
+                    if let Some(first) = &target {
+                        return Err(Failure(format!(
+                            "fuzz: one target at most (got `{first}` and `{arg}`)"
+                        )));
+                    }
+                    target = Some(arg.clone());
+                    continue;
+                }
+            };
+            let value = match inline {
+                Some(value) => value,
+                None => rest
+                    .next()
+                    .ok_or_else(|| Failure(format!("fuzz: `{name}` needs a number")))?,
+            };
+            if slot.is_some() {
+                return Err(Failure(format!("fuzz: `{name}` given twice")));
             }
+            *slot = Some(parse_positive(name, value)?);
         }
         Ok(Options {
             target,
             seconds: seconds.unwrap_or(DEFAULT_SECONDS),
+            execs,
         })
     }
 }
 
-fn parse_seconds(value: &str) -> Result<u64, Failure> {
+fn parse_positive(name: &str, value: &str) -> Result<u64, Failure> {
     match value.parse::<u64>() {
         Ok(n) if n > 0 => Ok(n),
         _ => Err(Failure(format!(
-            "fuzz: `--seconds` takes a positive whole number, not `{value}`"
+            "fuzz: `{name}` takes a positive whole number, not `{value}`"
         ))),
     }
 }
@@ -153,7 +176,8 @@ pub fn run(options: &Options) -> Step {
     let harness = afl_target.join("release").join("fuzz-afl");
     let mut table = Vec::new();
     for target in &targets {
-        let figures = fuzz_one(&fuzz, &harness, target, options.seconds)?;
+        let figures = fuzz_one(&fuzz, &harness, target, options)?;
+        record(&fuzz.join("campaigns.tsv"), target, &figures)?;
         println!(
             "xtask: fuzz {target}: {} executions in {} s ({:.0}/s), {} crashes, {} hangs, corpus {}",
             figures.execs,
@@ -259,7 +283,13 @@ fn afl_command(args: &[&str]) -> Command {
     command
 }
 
-fn fuzz_one(fuzz: &Path, harness: &Path, target: &str, seconds: u64) -> Result<Figures, Failure> {
+fn fuzz_one(
+    fuzz: &Path,
+    harness: &Path,
+    target: &str,
+    options: &Options,
+) -> Result<Figures, Failure> {
+    let seconds = options.seconds;
     let corpus = fuzz.join("corpus").join(target);
     let out = fuzz.join("out").join(target);
     let _ = fs::remove_dir_all(&out);
@@ -270,8 +300,10 @@ fn fuzz_one(fuzz: &Path, harness: &Path, target: &str, seconds: u64) -> Result<F
         out.display().to_string(),
         harness.display().to_string(),
     );
-    // -m: 4 GiB of address space per run; -t: 2 s per input before it counts as a hang.
-    let fuzz_args = [
+    let execs_arg = options.execs.map(|n| n.to_string());
+    // -m: 4 GiB of address space per run; -t: 2 s per input before it counts as a hang;
+    // -V: seconds; -E: executions (AFL++ stops at whichever comes first).
+    let mut fuzz_args = vec![
         "fuzz",
         "-i",
         &corpus_s,
@@ -283,10 +315,11 @@ fn fuzz_one(fuzz: &Path, harness: &Path, target: &str, seconds: u64) -> Result<F
         "4096",
         "-t",
         "2000",
-        "--",
-        &harness_s,
-        target,
     ];
+    if let Some(execs) = &execs_arg {
+        fuzz_args.extend(["-E", execs.as_str()]);
+    }
+    fuzz_args.extend(["--", &harness_s, target]);
     run_step(
         &format!("afl-fuzz {target} for {seconds} s"),
         afl_command(&fuzz_args).stdout(Stdio::null()),
@@ -297,7 +330,7 @@ fn fuzz_one(fuzz: &Path, harness: &Path, target: &str, seconds: u64) -> Result<F
     let mut figures = parse_stats(&stats);
     let found = fuzz.join("found").join(target);
     for (kind, prefix) in [("crashes", "crash"), ("hangs", "hang")] {
-        copy_inputs(&out.join("default").join(kind), &found, prefix, u64::MAX)?;
+        copy_inputs(&out.join("default").join(kind), &found, prefix)?;
     }
     figures.corpus = minimise(&out, &corpus, &harness_s, target)?;
     Ok(figures)
@@ -334,13 +367,98 @@ fn minimise(out: &Path, corpus: &Path, harness: &str, target: &str) -> Result<us
             let _ = fs::remove_file(entry.path());
         }
     }
-    copy_inputs(&minimised, corpus, "id", MAX_CORPUS_FILE)?;
+    let kept = within_budget(&minimised, MAX_CORPUS_FILE, CORPUS_BUDGET)?;
+    for path in &kept {
+        copy_input(path, corpus, "id")?;
+    }
     Ok(fs::read_dir(corpus).map(|d| d.count()).unwrap_or(0))
 }
 
-/// Copies the inputs AFL saved in `from` (not its README) into `to`, named
-/// `<prefix>-<content hash>` so that the same input is never stored twice.
-fn copy_inputs(from: &Path, to: &Path, prefix: &str, max_len: u64) -> Step {
+/// The files of `dir` of at most `max_len` bytes, smallest first (ties by name), as many as
+/// fit in `budget` bytes together: a size-bounded cut of a minimised queue.
+fn within_budget(dir: &Path, max_len: u64, budget: u64) -> Result<Vec<PathBuf>, Failure> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut sized = Vec::new();
+    for path in entries.flatten().map(|e| e.path()) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if !path.is_file() || name.as_deref() == Some("README.txt") {
+            continue;
+        }
+        let len = fs::metadata(&path)
+            .map_err(|e| Failure(format!("fuzz: {}: {e}", path.display())))?
+            .len();
+        if len <= max_len {
+            sized.push((len, path));
+        }
+    }
+    sized.sort();
+    let mut total = 0u64;
+    Ok(sized
+        .into_iter()
+        .take_while(|(len, _)| {
+            total += len;
+            total <= budget
+        })
+        .map(|(_, path)| path)
+        .collect())
+}
+
+/// Appends one run to the ledger (made with its header when missing) and prints the
+/// target's executions over every run the ledger holds since its last crash or hang.
+fn record(ledger: &Path, target: &str, figures: &Figures) -> Step {
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    let date = Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let mut text = fs::read_to_string(ledger).unwrap_or_default();
+    if text.trim().is_empty() {
+        text = format!("{LEDGER_HEADER}\n");
+    }
+    text.push_str(&format!(
+        "{date}\t{commit}\t{target}\t{}\t{}\t{}\t{}\n",
+        figures.execs, figures.seconds, figures.crashes, figures.hangs
+    ));
+    fs::write(ledger, &text).map_err(|e| Failure(format!("fuzz: {}: {e}", ledger.display())))?;
+    println!(
+        "xtask: fuzz {target}: {} executions in all since its last finding (fuzz/campaigns.tsv)",
+        clean_executions(&text, target)
+    );
+    Ok(())
+}
+
+/// The executions of `target` over the ledger's runs after its last run with a crash or a
+/// hang (a run with findings resets the count: its fixes change the code under test).
+pub fn clean_executions(ledger: &str, target: &str) -> u64 {
+    let mut total = 0;
+    for line in ledger.lines().skip(1) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        if cells.len() != 7 || cells[2] != target {
+            continue;
+        }
+        let number = |i: usize| cells[i].parse::<u64>().unwrap_or(0);
+        if number(5) + number(6) > 0 {
+            total = 0;
+        } else {
+            total += number(3);
+        }
+    }
+    total
+}
+
+/// Copies the inputs AFL saved in `from` (not its README) into `to`.
+fn copy_inputs(from: &Path, to: &Path, prefix: &str) -> Step {
     let Ok(entries) = fs::read_dir(from) else {
         return Ok(());
     };
@@ -348,19 +466,20 @@ fn copy_inputs(from: &Path, to: &Path, prefix: &str, max_len: u64) -> Step {
     files.sort();
     for path in files {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        if !path.is_file() || name.as_deref() == Some("README.txt") {
-            continue;
+        if path.is_file() && name.as_deref() != Some("README.txt") {
+            copy_input(&path, to, prefix)?;
         }
-        let data =
-            fs::read(&path).map_err(|e| Failure(format!("fuzz: {}: {e}", path.display())))?;
-        if data.len() as u64 > max_len {
-            continue;
-        }
-        fs::create_dir_all(to).map_err(|e| Failure(format!("fuzz: {}: {e}", to.display())))?;
-        let dest = to.join(format!("{prefix}-{:016x}", fnv1a(&data)));
-        fs::write(&dest, &data).map_err(|e| Failure(format!("fuzz: {}: {e}", dest.display())))?;
     }
     Ok(())
+}
+
+/// Copies one input into `to`, named `<prefix>-<content hash>` so that the same input is
+/// never stored twice.
+fn copy_input(path: &Path, to: &Path, prefix: &str) -> Step {
+    let data = fs::read(path).map_err(|e| Failure(format!("fuzz: {}: {e}", path.display())))?;
+    fs::create_dir_all(to).map_err(|e| Failure(format!("fuzz: {}: {e}", to.display())))?;
+    let dest = to.join(format!("{prefix}-{:016x}", fnv1a(&data)));
+    fs::write(&dest, &data).map_err(|e| Failure(format!("fuzz: {}: {e}", dest.display())))
 }
 
 #[cfg(test)]
@@ -373,31 +492,49 @@ mod tests {
     }
 
     #[track_caller]
-    fn check(args: &[&str], target: Option<&str>, seconds: u64) {
+    fn check(args: &[&str], target: Option<&str>, seconds: u64, execs: Option<u64>) {
         assert_eq!(
             parse(args),
             Ok(Options {
                 target: target.map(str::to_string),
-                seconds
+                seconds,
+                execs
             })
         );
     }
 
     #[test]
     fn options_parse() {
-        check(&[], None, DEFAULT_SECONDS);
-        check(&["json"], Some("json"), DEFAULT_SECONDS);
-        check(&["--seconds", "300"], None, 300);
-        check(&["json", "--seconds", "5"], Some("json"), 5);
-        check(&["--seconds", "5", "json"], Some("json"), 5);
-        check(&["--seconds=7", "png_pipeline"], Some("png_pipeline"), 7);
+        check(&[], None, DEFAULT_SECONDS, None);
+        check(&["json"], Some("json"), DEFAULT_SECONDS, None);
+        check(&["--seconds", "300"], None, 300, None);
+        check(&["json", "--seconds", "5"], Some("json"), 5, None);
+        check(&["--seconds", "5", "json"], Some("json"), 5, None);
+        check(
+            &["--seconds=7", "png_pipeline"],
+            Some("png_pipeline"),
+            7,
+            None,
+        );
+        check(
+            &["--execs", "10000000"],
+            None,
+            DEFAULT_SECONDS,
+            Some(10_000_000),
+        );
+        check(
+            &["--execs=9", "json", "--seconds=3"],
+            Some("json"),
+            3,
+            Some(9),
+        );
     }
 
     #[test]
     fn options_errors_say_what_is_wrong() {
         assert_eq!(
             parse(&["--seconds"]),
-            Err("fuzz: `--seconds` needs a number of seconds".to_string())
+            Err("fuzz: `--seconds` needs a number".to_string())
         );
         assert_eq!(
             parse(&["--seconds", "0"]),
@@ -410,6 +547,14 @@ mod tests {
         assert_eq!(
             parse(&["--seconds", "1", "--seconds", "2"]),
             Err("fuzz: `--seconds` given twice".to_string())
+        );
+        assert_eq!(
+            parse(&["--execs", "1e7"]),
+            Err("fuzz: `--execs` takes a positive whole number, not `1e7`".to_string())
+        );
+        assert_eq!(
+            parse(&["--execs=5", "--execs", "6"]),
+            Err("fuzz: `--execs` given twice".to_string())
         );
         assert_eq!(
             parse(&["--quick"]),
@@ -447,6 +592,47 @@ mod tests {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn executions_count_from_the_last_finding() {
+        let ledger = "date\tcommit\ttarget\texecutions\tseconds\tcrashes\thangs\n\
+                      2026-12-01\ta\tjson\t100\t10\t0\t0\n\
+                      2026-12-01\ta\tpng\t7\t10\t0\t0\n\
+                      2026-12-02\tb\tjson\t200\t10\t3\t0\n\
+                      2026-12-03\tc\tjson\t40\t10\t0\t0\n\
+                      2026-12-03\tc\tjson\t2\t10\t0\t0\n\
+                      a line that is not a run\n";
+        // json: 100 before the run with crashes, which resets; then 40 + 2.
+        assert_eq!(clean_executions(ledger, "json"), 42);
+        assert_eq!(clean_executions(ledger, "png"), 7);
+        assert_eq!(clean_executions(ledger, "hangs_only"), 0);
+        let hang = format!("{ledger}2026-12-04\td\tpng\t5\t1\t0\t1\n");
+        assert_eq!(clean_executions(&hang, "png"), 0);
+    }
+
+    #[test]
+    fn the_corpus_cut_keeps_the_smallest_within_the_budget() {
+        let dir = std::env::temp_dir().join(format!("xtask-cut-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        for (name, len) in [("a", 50), ("b", 10), ("c", 30), ("d", 500), ("e", 30)] {
+            fs::write(dir.join(name), vec![b'x'; len]).unwrap();
+        }
+        fs::write(dir.join("README.txt"), "not an input").unwrap();
+        let names = |max_len, budget| -> Vec<String> {
+            within_budget(&dir, max_len, budget)
+                .unwrap()
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        // Sizes 10, 30, 30, 50 (d is over the per-file limit): the first three fit in 75.
+        assert_eq!(names(100, 75), ["b", "c", "e"]);
+        assert_eq!(names(100, 1_000), ["b", "c", "e", "a"]);
+        assert_eq!(names(100, 9), Vec::<String>::new());
+        assert_eq!(names(1_000, 1_000), ["b", "c", "e", "a", "d"]);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -39,10 +39,11 @@ commands:
                      capped with ARRAYS_SIMD_CAP=avx2, OpenBLAS on Haswell, the peers'
                      AVX-512 dispatch off) into its own section, both runs both levels;
                      crate names restrict the run to those crates
-  fuzz [target] [--seconds N]
+  fuzz [target] [--seconds N] [--execs N]
                      the AFL++ campaign (cargo-afl, installed if missing) of one target or
-                     all, N seconds each (default 60): new corpus entries to fuzz/corpus/,
-                     crashes to fuzz/found/; prints executions, execs/s and crashes
+                     all, N seconds each (default 60) or N executions if sooner: new corpus
+                     entries to fuzz/corpus/, crashes to fuzz/found/; prints executions,
+                     execs/s and crashes, and appends each run to fuzz/campaigns.tsv
   memcheck [--quick] the test binaries of ragged-core, dataflow, structured-tensor and
                      kaldi-io under valgrind's memcheck (installed if missing), SIMD capped
                      at AVX2; --quick: the unsafe-touching lib tests of the first two
