@@ -1,6 +1,7 @@
 //! Reading a binary matrix or vector stored in its own precision (`FM` / `FV` into `f32`,
 //! `DM` / `DV` into `f64`) straight into new memory, with no zeroing before the read: the
-//! table readers' path for new values of those four holders. Anything else (the other
+//! table readers' path for new values of those four holders and of [`AnyObject`] (whose
+//! record's token picks the type). Anything else (the other
 //! precision, compressed matrices, a header not wholly in the input's buffer, or one that
 //! is not valid) goes through the holder's own `read`, which also words every error about
 //! the header; the errors of this path (the end of data inside the elements) are worded as
@@ -12,6 +13,7 @@ use std::mem::MaybeUninit;
 
 use dense_matrix::{Error as ObjError, Matrix, Real, Vector};
 
+use crate::object::AnyObject;
 use crate::stream::Input;
 
 /// The most elements' bytes read before the vector grows again: a header that claims more
@@ -35,8 +37,25 @@ pub(crate) fn read_new<T: 'static>(input: &mut Input) -> Result<Option<T>, ObjEr
         *v = read_vector::<f32>(input, b"FV ", "FV")?;
     } else if let Some(v) = slot.downcast_mut::<Option<Vector<f64>>>() {
         *v = read_vector::<f64>(input, b"DV ", "DV")?;
+    } else if let Some(v) = slot.downcast_mut::<Option<AnyObject>>() {
+        *v = read_any(input)?;
     }
     Ok(value)
+}
+
+/// An [`AnyObject`] of the four types above, told by its token (each try consumes nothing
+/// unless its token is the one in the buffer).
+fn read_any(input: &mut Input) -> Result<Option<AnyObject>, ObjError> {
+    if let Some(m) = read_matrix::<f32>(input, b"FM ", "FM")? {
+        return Ok(Some(AnyObject::MatrixF32(m)));
+    }
+    if let Some(m) = read_matrix::<f64>(input, b"DM ", "DM")? {
+        return Ok(Some(AnyObject::MatrixF64(m)));
+    }
+    if let Some(v) = read_vector::<f32>(input, b"FV ", "FV")? {
+        return Ok(Some(AnyObject::VectorF32(v)));
+    }
+    Ok(read_vector::<f64>(input, b"DV ", "DV")?.map(AnyObject::VectorF64))
 }
 
 fn io(e: std::io::Error) -> ObjError {

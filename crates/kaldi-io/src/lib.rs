@@ -12,8 +12,9 @@
 //! - [`Holder`]: how one value is read and written; implemented for `Matrix<f32/f64>`
 //!   (reading `FM`, `DM`, `CM`, `CM2`, `CM3` alike), `Vector<f32/f64>`,
 //!   [`CompressedMatrix`], `i32`, `f32`, `f64`, `bool`,
-//!   `Vec<i32>`, `Vec<Vec<i32>>`, `Vec<(i32, i32)>`, `String`, `Vec<String>` and
-//!   [`Posterior`].
+//!   `Vec<i32>`, `Vec<Vec<i32>>`, `Vec<(i32, i32)>`, `String`, `Vec<String>`,
+//!   [`Posterior`], and [`AnyObject`] (the type told by each record's header, as kaldiio
+//!   reads).
 //!
 //! ```
 //! use kaldi_io::{CompressedMatrix, CompressionMethod, Matrix};
@@ -62,6 +63,7 @@ pub mod cli;
 mod error;
 mod fresh;
 mod holder;
+mod object;
 mod range;
 mod specifier;
 mod stream;
@@ -73,6 +75,7 @@ pub use dense_matrix;
 pub use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix, Real, Vector};
 pub use error::Error;
 pub use holder::{Holder, Posterior};
+pub use object::AnyObject;
 pub use specifier::{
     classify_rxfilename, classify_wxfilename, InputKind, OutputKind, Rspecifier, RspecifierKind,
     RspecifierOptions, Wspecifier, WspecifierKind, WspecifierOptions,

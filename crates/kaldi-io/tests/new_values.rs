@@ -1,5 +1,5 @@
 //! New float matrices and vectors in their own precision (`FM`/`FV` as `f32`, `DM`/`DV` as
-//! `f64`) are read by the table readers straight into new memory, without zeroing it
+//! `f64`, and as `AnyObject`, which takes each record's type from its token) are read by the table readers straight into new memory, without zeroing it
 //! first. The model is the holder's own `read` (dense-matrix's reader, checked against
 //! Kaldi's files by the golden tests), reached through a wrapper holder the fast path does
 //! not know: the items, values and errors alike, must be the same for whole archives, for
@@ -11,7 +11,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use dense_matrix::{Error as DmError, Matrix, Vector};
-use kaldi_io::{Error, Holder, RandomAccessTableReader, SequentialTableReader};
+use kaldi_io::{AnyObject, Error, Holder, RandomAccessTableReader, SequentialTableReader};
 
 fn scratch(test: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -90,6 +90,7 @@ fn check_all_holders(dir: &Path, name: &str, bytes: &[u8]) {
     check::<Matrix<f64>>(&ark);
     check::<Vector<f32>>(&ark);
     check::<Vector<f64>>(&ark);
+    check::<AnyObject>(&ark);
 }
 
 #[test]
@@ -146,6 +147,7 @@ fn large_matrices_headers_across_the_buffer_and_pipes() {
         format!("ark:{}", path.display()),
         format!("ark:cat {} |", path.display()),
     ] {
+        check::<AnyObject>(&rspecifier);
         let items = check::<Matrix<f32>>(&rspecifier);
         assert_eq!(items.len(), written.len());
         for (item, want) in items.iter().zip(&written) {

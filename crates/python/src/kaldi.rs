@@ -5,12 +5,12 @@
 //! Values come out as numpy arrays that own the Rust buffer (no copy); values going in are
 //! copied once into kaldi-io's types (a writer owns what it writes).
 
-use std::io::{BufRead, Cursor, Read, Write};
+use std::io::{BufRead, Cursor, Write};
 
 use dense_matrix::{CompressedMatrix, CompressionMethod, Error as ObjError, Matrix, Vector};
 use kaldi_io::{
-    read_kaldi_object, Error, Holder, Posterior, RandomAccessTableReader, SequentialTableReader,
-    TableWriter,
+    read_kaldi_object, AnyObject, Error, Holder, Posterior, RandomAccessTableReader,
+    SequentialTableReader, TableWriter,
 };
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
@@ -57,84 +57,23 @@ pub enum Value {
     Posterior(Posterior),
 }
 
-/// Consumes bytes of `r` while `keep` holds for them (at most `max`), returning them.
-fn take_while<R: BufRead>(
-    r: &mut R,
-    max: usize,
-    keep: impl Fn(u8) -> bool,
-) -> Result<Vec<u8>, ObjError> {
-    let mut out = Vec::new();
-    while out.len() < max {
-        let byte = match r.fill_buf() {
-            Ok(buf) => buf.first().copied(),
-            Err(e) => {
-                return Err(ObjError::Io {
-                    kind: e.kind(),
-                    message: e.to_string(),
-                })
-            }
-        };
-        match byte {
-            Some(b) if keep(b) => {
-                out.push(b);
-                r.consume(1);
-            }
-            _ => break,
+impl From<AnyObject> for Value {
+    fn from(object: AnyObject) -> Self {
+        match object {
+            AnyObject::MatrixF32(m) => Value::MatF32(m),
+            AnyObject::MatrixF64(m) => Value::MatF64(m),
+            AnyObject::VectorF32(v) => Value::VecF32(v),
+            AnyObject::VectorF64(v) => Value::VecF64(v),
+            AnyObject::Int32Vector(v) => Value::I32(v),
         }
     }
-    Ok(out)
 }
 
+/// The writers' holder; reading goes through kaldi-io's [`AnyObject`] (whose table path
+/// reads float matrices and vectors into new memory without zeroing it).
 impl Holder for Value {
     fn read<R: BufRead>(r: &mut R, binary: bool) -> Result<Self, ObjError> {
-        if binary {
-            let first = take_while(r, 1, |_| true)?;
-            if first.first() == Some(&4) {
-                // `\0B` then a size byte: an int32 vector, as kaldiio tells it
-                let mut chained = Cursor::new(first).chain(r);
-                return Ok(Value::I32(Vec::<i32>::read(&mut chained, true)?));
-            }
-            // the type token (`FM`, `CM2`, ...) and its space, handed back to the reader
-            let mut token = first;
-            if token.first().is_some_and(|&b| b != b' ') {
-                token.extend(take_while(r, 3, |b| b != b' ')?);
-                token.extend(take_while(r, 1, |b| b == b' ')?);
-            }
-            let name = String::from_utf8_lossy(&token).trim_end().to_string();
-            let mut chained = Cursor::new(token).chain(r);
-            return match name.as_str() {
-                "FM" | "CM" | "CM2" | "CM3" => {
-                    Ok(Value::MatF32(Matrix::read_kaldi(&mut chained, true)?))
-                }
-                "DM" => Ok(Value::MatF64(Matrix::read_kaldi(&mut chained, true)?)),
-                "FV" => Ok(Value::VecF32(Vector::read_kaldi(&mut chained, true)?)),
-                "DV" => Ok(Value::VecF64(Vector::read_kaldi(&mut chained, true)?)),
-                _ => Err(ObjError::Format {
-                    expected: "one of the tokens FM, DM, FV, DV, CM, CM2, CM3 or an int32 vector",
-                    found: format!("`{name}`"),
-                }),
-            };
-        }
-        // text: ` [` then a newline is a matrix, ` [ x ...` a vector, a bare line int32s
-        let spaces = take_while(r, usize::MAX, |b| b == b' ' || b == b'\t')?;
-        let bracket = take_while(r, 1, |b| b == b'[')?;
-        if bracket.is_empty() {
-            let mut chained = Cursor::new(spaces).chain(r);
-            return Ok(Value::I32(Vec::<i32>::read(&mut chained, false)?));
-        }
-        let inner = take_while(r, usize::MAX, |b| b == b' ' || b == b'\t')?;
-        let newline = take_while(r, 1, |b| b == b'\n' || b == b'\r')?;
-        let is_matrix = !newline.is_empty();
-        let mut head = spaces;
-        head.extend(bracket);
-        head.extend(inner);
-        head.extend(newline);
-        let mut chained = Cursor::new(head).chain(r);
-        if is_matrix {
-            Ok(Value::MatF32(Matrix::read_kaldi(&mut chained, false)?))
-        } else {
-            Ok(Value::VecF32(Vector::read_kaldi(&mut chained, false)?))
-        }
+        AnyObject::read(r, binary).map(Value::from)
     }
 
     fn write<W: Write>(&self, w: &mut W, binary: bool) -> Result<(), ObjError> {
@@ -301,7 +240,7 @@ pub fn value_in(value: &Bound<'_, PyAny>, compression: Option<i32>) -> PyResult<
 
 /// What a reader reads: kaldiio's values, or Kaldi's posteriors.
 enum Seq {
-    Any(SequentialTableReader<Value>),
+    Any(SequentialTableReader<AnyObject>),
     Posterior(SequentialTableReader<Posterior>),
 }
 
@@ -356,7 +295,7 @@ impl KaldiSequentialReader {
             return Ok(None);
         };
         let item = py.allow_threads(|| match reader {
-            Seq::Any(r) => r.next(),
+            Seq::Any(r) => r.next().map(|item| item.map(|(k, v)| (k, Value::from(v)))),
             Seq::Posterior(r) => r
                 .next()
                 .map(|item| item.map(|(k, v)| (k, Value::Posterior(v)))),
@@ -389,7 +328,7 @@ impl KaldiSequentialReader {
 /// A random-access table reader (Kaldi's `RandomAccessTableReader`), kaldiio's `load_scp`.
 #[pyclass(module = "arrays._native", name = "KaldiRandomAccessReader")]
 pub struct KaldiRandomAccessReader {
-    reader: RandomAccessTableReader<Value>,
+    reader: RandomAccessTableReader<AnyObject>,
 }
 
 #[pymethods]
@@ -406,7 +345,7 @@ impl KaldiRandomAccessReader {
     fn get<'py>(&mut self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
         let reader = &mut self.reader;
         match py.allow_threads(|| reader.get(key)).map_err(kaldi_err)? {
-            Some(value) => Ok(Some(value_out(py, value)?)),
+            Some(value) => Ok(Some(value_out(py, value.into())?)),
             None => Ok(None),
         }
     }
@@ -465,9 +404,9 @@ impl KaldiWriter {
 #[pyfunction]
 pub fn kaldi_load_mat<'py>(py: Python<'py>, rxfilename: &str) -> PyResult<Bound<'py, PyAny>> {
     let value = py
-        .allow_threads(|| read_kaldi_object::<Value>(rxfilename))
+        .allow_threads(|| read_kaldi_object::<AnyObject>(rxfilename))
         .map_err(kaldi_err)?;
-    value_out(py, value)
+    value_out(py, value.into())
 }
 
 /// The bytes of one value as an archive holds them after its key: the `\0B` marker and the
