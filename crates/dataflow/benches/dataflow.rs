@@ -12,8 +12,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use dataflow::image::{
-    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd, sobel_xy, Canny,
-    Norm, Simd,
+    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd_level, sobel_xy,
+    Canny, Norm, SimdLevel,
 };
 use dataflow::{compute_with, Array, Border, Dim2, Plain, SourceExt, Threads, View};
 
@@ -101,13 +101,13 @@ fn image_workloads(
 ) {
     // (no AVX2 copy when the level is AVX2 already, `ARRAYS_SIMD_CAP=avx2` or an
     // AVX2-only processor: it would time the same code again)
-    let above_avx2 = simd() > Simd::Avx2;
+    let above_avx2 = simd_level() > SimdLevel::Avx2;
     let mut both = |name: String, f: &mut dyn FnMut()| {
         g.bench_function(&name, |b| b.iter(&mut *f));
         if !above_avx2 {
             return;
         }
-        let old = set_simd_cap(Simd::Avx2);
+        let old = set_simd_cap(SimdLevel::Avx2);
         g.bench_function(format!("peer_avx2__{name}"), |b| b.iter(&mut *f));
         set_simd_cap(old);
     };

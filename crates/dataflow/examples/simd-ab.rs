@@ -19,8 +19,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use dataflow::image::{
-    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd, sobel_xy, Canny,
-    Norm, Simd,
+    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd_level, sobel_xy,
+    Canny, Norm, SimdLevel,
 };
 use dataflow::{compute_with, Array, Border, Dim2, Plain, Threads};
 
@@ -110,7 +110,7 @@ fn main() {
             .num_threads(2)
             .build()
             .expect("a two-thread pool");
-        println!("level {:?}, {reps} calls each", simd());
+        println!("level {:?}, {reps} calls each", simd_level());
         for (name, f) in all.iter().filter(|(n, _)| n.contains(filter.as_str())) {
             f(Threads::Seq);
             let cpu: Vec<f64> = (0..reps).map(|_| cpu_time(f.as_ref())).collect();
@@ -138,29 +138,29 @@ fn main() {
     }
     let rounds: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(15);
     let filter = args.get(1).cloned().unwrap_or_default();
-    println!("detected level {:?}, {rounds} rounds", simd());
+    println!("detected level {:?}, {rounds} rounds", simd_level());
     for (name, f) in all.iter().filter(|(n, _)| n.contains(filter.as_str())) {
-        let at = |level: Simd| {
+        let at = |level: SimdLevel| {
             set_simd_cap(level);
             cpu_time(f.as_ref())
         };
-        at(Simd::Avx512);
-        at(Simd::Avx2);
+        at(SimdLevel::Avx512);
+        at(SimdLevel::Avx2);
         let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..rounds {
             // alternate which side goes first, so neither always runs on a warm cache
             let (ta, tb) = if round % 2 == 0 {
-                let ta = at(Simd::Avx512);
-                (ta, at(Simd::Avx2))
+                let ta = at(SimdLevel::Avx512);
+                (ta, at(SimdLevel::Avx2))
             } else {
-                let tb = at(Simd::Avx2);
-                (at(Simd::Avx512), tb)
+                let tb = at(SimdLevel::Avx2);
+                (at(SimdLevel::Avx512), tb)
             };
             a.push(ta);
             b.push(tb);
             ratios.push(ta / tb);
         }
-        set_simd_cap(Simd::Avx512);
+        set_simd_cap(SimdLevel::Avx512);
         let (a0, _) = min_median(a);
         let (b0, _) = min_median(b);
         ratios.sort_by(f64::total_cmp);

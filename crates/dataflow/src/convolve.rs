@@ -881,7 +881,7 @@ mod tests {
             out.into_iter().map(|v| v.into_inner()).collect()
         }
         fn by_spans<S: Source<Shape = Dim2, Elem = f32>>(s: &S) -> Vec<u32> {
-            crate::load::with_par_threshold(0, || compute_with(s, Plain, Threads::Fixed(3)))
+            crate::with_parallel_threshold(0, || compute_with(s, Plain, Threads::Fixed(3)))
                 .as_slice()
                 .iter()
                 .map(|v| v.to_bits())

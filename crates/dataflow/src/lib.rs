@@ -62,11 +62,16 @@ pub use delayed::{
 };
 pub use error::Error;
 pub use explicit::{Array, View, ViewMut};
+pub use load::last_band_count;
 pub use load::{
     compute, compute_slices, compute_with, delayed_target, dim2_rect, load, range_load, BlockFill,
-    DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled, PAR_THRESHOLD,
+    DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled,
 };
-pub use load::{last_band_count, par_threshold, with_par_threshold};
+// The parallel threshold is cpu-features', shared with every crate: one override holds all
+// of them.
+pub use cpu_features::{
+    load_parallel_threshold, with_parallel_threshold, DEFAULT_LOAD_PARALLEL_THRESHOLD,
+};
 pub use separable::convolve_separable;
 pub use shape::{Block, Clipped, Dim1, Dim2, Dim3, Margin, Shape};
 pub use source::{SliceWriter, Source, Target, Writer};

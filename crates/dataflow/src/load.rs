@@ -4,6 +4,7 @@
 use std::cell::Cell;
 use std::ops::Range;
 
+use cpu_features::{load_parallel_threshold, with_parallel_threshold};
 use rayon::prelude::*;
 
 use crate::delayed::Separate;
@@ -34,36 +35,8 @@ impl Threads {
     }
 }
 
-/// Below this many elements a parallel request runs sequentially (the default of
-/// [`par_threshold`]).
-pub const PAR_THRESHOLD: usize = 1 << 14;
-
 thread_local! {
-    static THRESHOLD: Cell<usize> = const { Cell::new(PAR_THRESHOLD) };
     static LAST_BANDS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// The number of elements at and above which a parallel request of the calling thread
-/// runs in parallel ([`PAR_THRESHOLD`] unless [`with_par_threshold`] changed it).
-pub fn par_threshold() -> usize {
-    THRESHOLD.with(Cell::get)
-}
-
-/// Runs `f` with the parallel threshold of the calling thread set to `threshold` (`0`
-/// splits every parallel request into bands, `usize::MAX` runs everything sequentially),
-/// then restores the previous value, also when `f` panics.
-///
-/// Results never depend on the threshold; it exists for tests and tuning. Component-wise
-/// loads and walks pass it on to the threads they start.
-pub fn with_par_threshold<R>(threshold: usize, f: impl FnOnce() -> R) -> R {
-    struct Restore(usize);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            THRESHOLD.with(|t| t.set(self.0));
-        }
-    }
-    let _restore = Restore(THRESHOLD.with(|t| t.replace(threshold)));
-    f()
 }
 
 /// How many row bands the last load, walk or image kernel scheduled from the calling
@@ -407,7 +380,7 @@ pub(crate) fn schedule_bands(
     let total = rects.iter().fold(0usize, |n, (r, c)| {
         n.saturating_add(r.len().saturating_mul(c.len()))
     });
-    let n = if total < par_threshold() {
+    let n = if total < load_parallel_threshold() {
         1
     } else {
         threads.count()
@@ -526,10 +499,10 @@ where
         std::array::from_fn(|_| Array::filled(extent, T::default()));
     let per_component = Threads::Fixed(threads.count().div_ceil(N.max(1)));
     let slices: Vec<(usize, &mut Array<T, A::Shape>)> = parts.iter_mut().enumerate().collect();
-    let threshold = par_threshold();
+    let threshold = load_parallel_threshold();
     let run = |(k, part): (usize, &mut Array<T, A::Shape>)| {
         let component = crate::delayed::SourceExt::map(a, move |v: [T; N]| v[k]);
-        with_par_threshold(threshold, || load(&component, part, fill, per_component));
+        with_parallel_threshold(threshold, || load(&component, part, fill, per_component));
     };
     if threads.count() > 1 && extent.size() >= threshold {
         slices.into_par_iter().for_each(run);
@@ -549,24 +522,9 @@ mod tests {
     use super::*;
     use crate::delayed::{from_fn, SourceExt};
     use crate::shape::{Dim1, Dim3};
+    use crate::DEFAULT_LOAD_PARALLEL_THRESHOLD;
     use proptest::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
-
-    /// Sets the calling thread's parallel threshold to 0 until dropped, so every parallel
-    /// request of a test splits into bands.
-    struct LowThreshold(usize);
-
-    impl LowThreshold {
-        fn new() -> Self {
-            LowThreshold(THRESHOLD.with(|t| t.replace(0)))
-        }
-    }
-
-    impl Drop for LowThreshold {
-        fn drop(&mut self) {
-            THRESHOLD.with(|t| t.set(self.0));
-        }
-    }
 
     fn naive<S: Shape, T, F: Fn(S) -> T>(extent: S, f: F) -> Vec<T> {
         (0..extent.size()).map(|i| f(extent.index_at(i))).collect()
@@ -579,23 +537,24 @@ mod tests {
         let expect = naive(extent, f);
         let d = from_fn(extent, f);
         // 37 x 53 is under the default threshold: lower it so the bands really run.
-        let _low = LowThreshold::new();
-        for threads in [Threads::Seq, Threads::Fixed(2), Threads::Fixed(5)] {
-            assert_eq!(compute_with(&d, Plain, threads).as_slice(), &expect[..]);
-            assert_eq!(last_band_count(), threads.count(), "{threads:?}");
-            assert_eq!(
-                compute_with(&d, Unrolled::<4>, threads).as_slice(),
-                &expect[..]
-            );
-            assert_eq!(
-                compute_with(&d, Unrolled::<7>, threads).as_slice(),
-                &expect[..]
-            );
-            assert_eq!(
-                compute_with(&d, BlockFill { bx: 8, by: 3 }, threads).as_slice(),
-                &expect[..]
-            );
-        }
+        with_parallel_threshold(0, || {
+            for threads in [Threads::Seq, Threads::Fixed(2), Threads::Fixed(5)] {
+                assert_eq!(compute_with(&d, Plain, threads).as_slice(), &expect[..]);
+                assert_eq!(last_band_count(), threads.count(), "{threads:?}");
+                assert_eq!(
+                    compute_with(&d, Unrolled::<4>, threads).as_slice(),
+                    &expect[..]
+                );
+                assert_eq!(
+                    compute_with(&d, Unrolled::<7>, threads).as_slice(),
+                    &expect[..]
+                );
+                assert_eq!(
+                    compute_with(&d, BlockFill { bx: 8, by: 3 }, threads).as_slice(),
+                    &expect[..]
+                );
+            }
+        });
     }
 
     /// `compute_with(from_fn(f), Unrolled::<N>)` over every width from 0 to 19, against the
@@ -737,7 +696,7 @@ mod tests {
     fn lying_target_in_parallel_is_refused() {
         let mut t = LyingTarget { buf: vec![0; 5] };
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            with_par_threshold(0, || {
+            with_parallel_threshold(0, || {
                 load(
                     &from_fn(Dim2(10, 10), |_| 1u32),
                     &mut t,
@@ -796,17 +755,21 @@ mod tests {
             1,
             "37 x 53 is under the default threshold"
         );
-        let par = with_par_threshold(0, || {
-            assert_eq!(par_threshold(), 0);
+        let par = with_parallel_threshold(0, || {
+            assert_eq!(load_parallel_threshold(), 0);
             compute_with(&d, Plain, Threads::Fixed(4))
         });
         assert_eq!(last_band_count(), 4);
         assert_eq!(par.as_slice(), &naive(extent, f)[..]);
-        assert_eq!(par_threshold(), PAR_THRESHOLD);
-        let r = std::panic::catch_unwind(|| with_par_threshold(5, || panic!("inside")));
+        assert_eq!(load_parallel_threshold(), DEFAULT_LOAD_PARALLEL_THRESHOLD);
+        let r = std::panic::catch_unwind(|| with_parallel_threshold(5, || panic!("inside")));
         assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"inside"));
-        assert_eq!(par_threshold(), PAR_THRESHOLD, "restored after a panic");
-        with_par_threshold(usize::MAX, || {
+        assert_eq!(
+            load_parallel_threshold(),
+            DEFAULT_LOAD_PARALLEL_THRESHOLD,
+            "restored after a panic"
+        );
+        with_parallel_threshold(usize::MAX, || {
             let _ = compute_with(&from_fn(Dim2(1000, 1000), f), Plain, Threads::Fixed(4));
         });
         assert_eq!(last_band_count(), 1);
@@ -825,7 +788,7 @@ mod tests {
                 .unwrap()
                 .imap(|Dim2(y, x), v| v - (y as f32) * 0.5 + x as f32);
             let seq = compute_with(&chain, Plain, Threads::Seq);
-            let par = with_par_threshold(0, || {
+            let par = with_parallel_threshold(0, || {
                 compute_with(&chain, BlockFill { bx: 16, by: 4 }, Threads::Fixed(threads))
             });
             prop_assert_eq!(last_band_count(), threads.min(rows));

@@ -219,7 +219,7 @@ mod tests {
                     Threads::Seq,
                 );
                 for threads in [Threads::Seq, Threads::Fixed(3)] {
-                    let got = crate::load::with_par_threshold(0, || {
+                    let got = crate::with_parallel_threshold(0, || {
                         convolve_separable(&a, row, col, b1, b2, |v: i64| v, threads)
                     });
                     assert_eq!(crate::load::last_band_count(), threads.count().min(rows));

@@ -1,9 +1,10 @@
 //! Walks (Yarr's `Walk`): folds over a source with state, sequential, unrolled, over a
 //! range, with mutable state (`mutate`), and parallel over static bands with a join.
 
+use cpu_features::{load_parallel_threshold, with_parallel_threshold};
 use rayon::prelude::*;
 
-use crate::load::{block_rects, par_threshold, schedule_bands, with_par_threshold, Threads};
+use crate::load::{block_rects, schedule_bands, Threads};
 use crate::shape::{Block, Shape};
 use crate::source::Source;
 
@@ -208,10 +209,10 @@ where
     J: Fn(St, St) -> St + Sync,
 {
     let per = Threads::Fixed(threads.count().div_ceil(N.max(1)));
-    let threshold = par_threshold();
+    let threshold = load_parallel_threshold();
     let run = |k: usize| {
         let comp = crate::delayed::SourceExt::map(a, move |v: [T; N]| v[k]);
-        with_par_threshold(threshold, || walk_p(&comp, per, &init, &f, &join))
+        with_parallel_threshold(threshold, || walk_p(&comp, per, &init, &f, &join))
     };
     let mut out: Vec<St> = if threads.count() > 1 && a.extent().size() >= threshold {
         (0..N).into_par_iter().map(run).collect()
@@ -322,7 +323,7 @@ mod tests {
             let a = View::new(Dim1(n), &data).unwrap().map(|v| v / 3);
             let mut seq = vec![0u64; 256];
             mutate(&a, &mut seq, |h, v| h[v as usize] += 1);
-            let par = with_par_threshold(0, || walk_p(&a, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
+            let par = with_parallel_threshold(0, || walk_p(&a, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
                 x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
                 x
             }));
@@ -333,7 +334,7 @@ mod tests {
                 let grid = View::new(Dim2(rows, 97), &data[..rows * 97]).unwrap();
                 let mut seq2 = vec![0u64; 256];
                 mutate(&grid, &mut seq2, |h, v| h[v as usize] += 1);
-                let par2 = with_par_threshold(0, || walk_p(&grid, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
+                let par2 = with_parallel_threshold(0, || walk_p(&grid, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
                     x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
                     x
                 }));

@@ -2,7 +2,7 @@
 //! on the criterion benches' inputs and prints, per workload, the median, minimum and
 //! maximum of the per-round ratios AVX-512 time / AVX2 time, and the ratio of the minimum
 //! times, both in CPU time of the calling thread (the per-row softmax runs on one
-//! thread here: the rows are left to rayon only above `PAR_MIN_LEN`, so the example sets
+//! thread here: the rows are left to rayon only from `DEFAULT_PARALLEL_THRESHOLD` elements on, so the example sets
 //! a one-thread pool). Alternating within one process lands a burst of noise from other work on both
 //! sides alike, which sequential criterion runs do not.
 //!

@@ -1,7 +1,7 @@
 //! The vectorised `e^x` kernels behind `Real::exp_slice` (`apply_exp`, the softmaxes),
 //! one copy per [`crate::SimdLevel`].
 
-use crate::simd::SimdLevel;
+use cpu_features::SimdLevel;
 
 /// A fast `e^x` that the compiler vectorises: Cody-Waite range reduction and a degree-12
 /// (f64) or degree-7 (f32) polynomial (`poly` of each module, by Estrin's scheme), within
@@ -111,41 +111,22 @@ macro_rules! exp_kernel {
             }
         }
 
+        /// The portable loop alone, the model the tests hold every copy to.
+        #[cfg(test)]
         pub(crate) fn exp_loop(xs: &mut [$t]) {
             exp_body(xs)
         }
 
-        /// The same loop compiled for AVX2 + FMA (4 or 8 lanes instead of SSE2's 2 or 4).
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma")]
-        fn exp_loop_avx2(xs: &mut [$t]) {
-            exp_body(xs)
-        }
-
-        /// The same loop compiled for AVX-512 (16 or 8 lanes).
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f,avx2,fma")]
-        fn exp_loop_avx512(xs: &mut [$t]) {
-            exp_body(xs)
-        }
-
         /// `e^x` of every element in place, in the copy of the current [`simd_level`]
-        /// (lowered to `EXP_MAX_LEVEL`); every copy gives the same bits.
+        /// (lowered to `EXP_MAX_LEVEL`): 4 or 8 lanes with AVX2 and FMA, 16 or 8 with
+        /// AVX-512, instead of SSE2's 2 or 4; every copy gives the same bits.
         pub(crate) fn exp_slice(xs: &mut [$t]) {
-            match simd_level().min(EXP_MAX_LEVEL) {
-                #[cfg(target_arch = "x86_64")]
-                SimdLevel::Avx512 => {
-                    // SAFETY: `simd_level()` never exceeds `detected_simd()`, which found
-                    // AVX-512 F, AVX2 and FMA, the features the function was compiled for.
-                    unsafe { exp_loop_avx512(xs) }
-                }
-                #[cfg(target_arch = "x86_64")]
-                SimdLevel::Avx2 => {
-                    // SAFETY: as above: the processor has AVX2 and FMA.
-                    unsafe { exp_loop_avx2(xs) }
-                }
-                _ => exp_loop(xs),
-            }
+            at_level!(
+                simd_level().min(EXP_MAX_LEVEL),
+                [],
+                (xs: &mut [$t]) -> (),
+                exp_body(xs)
+            )
         }
     };
 }
@@ -155,7 +136,7 @@ const EXP_MAX_LEVEL: SimdLevel = SimdLevel::Avx512;
 
 pub(crate) mod exp_f64 {
     use super::EXP_MAX_LEVEL;
-    use crate::simd::{simd_level, SimdLevel};
+    use cpu_features::{at_level, simd_level};
 
     exp_kernel!(
         f64,
@@ -230,7 +211,7 @@ pub(crate) mod exp_f64 {
 
 pub(crate) mod exp_f32 {
     use super::EXP_MAX_LEVEL;
-    use crate::simd::{simd_level, SimdLevel};
+    use cpu_features::{at_level, simd_level};
 
     exp_kernel!(
         f32,
@@ -270,8 +251,8 @@ pub(crate) mod exp_f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::testing::at_every_level;
     use crate::{Matrix, Real};
+    use cpu_features::at_every_level;
 
     #[track_caller]
     fn check_exp64(x: f64) {

@@ -1,23 +1,22 @@
 //! Slice kernels shared by vectors and matrix rows, and the sequential/parallel switch.
 //!
 //! Every element-wise kernel works on a contiguous slice; a matrix applies it row by row,
-//! never touching the stride padding. Above [`PAR_MIN_LEN`] elements the work is split
+//! never touching the stride padding. From [`parallel_threshold`](crate::parallel_threshold)
+//! elements on (cpu-features' light-work threshold) the work is split
 //! over rayon in fixed-size chunks (element-wise results do not depend on the split), and
 //! sums add fixed-size block partials in order, so both paths give identical answers.
 
+use cpu_features::go_parallel;
 use rayon::prelude::*;
 
 use crate::Real;
-
-/// Inputs with at least this many elements are processed in parallel.
-pub const PAR_MIN_LEN: usize = 1 << 16;
 
 /// Chunk length of parallel element-wise work and of block partial sums.
 pub(crate) const CHUNK: usize = 1 << 13;
 
 /// Applies `f` to `x`, in parallel chunks when `x` is long.
 pub(crate) fn map_inplace<R: Real>(x: &mut [R], f: impl Fn(&mut [R]) + Sync + Send) {
-    if x.len() >= PAR_MIN_LEN {
+    if go_parallel(x.len()) {
         x.par_chunks_mut(CHUNK).for_each(f);
     } else {
         f(x);
@@ -31,7 +30,7 @@ pub(crate) fn zip_inplace<R: Real, S: Copy + Sync>(
     f: impl Fn(&mut [R], &[S]) + Sync + Send,
 ) {
     debug_assert_eq!(x.len(), y.len());
-    if x.len() >= PAR_MIN_LEN {
+    if go_parallel(x.len()) {
         x.par_chunks_mut(CHUNK)
             .zip(y.par_chunks(CHUNK))
             .for_each(|(a, b)| f(a, b));
@@ -42,7 +41,7 @@ pub(crate) fn zip_inplace<R: Real, S: Copy + Sync>(
 
 /// Sum of `f` over fixed-size blocks of `x`, the partials added in order (in `f64`).
 pub(crate) fn block_sum<R: Real>(x: &[R], f: impl Fn(&[R]) -> f64 + Sync + Send) -> f64 {
-    if x.len() >= PAR_MIN_LEN {
+    if go_parallel(x.len()) {
         let partials: Vec<f64> = x.par_chunks(CHUNK).map(f).collect();
         partials.into_iter().sum()
     } else {

@@ -22,7 +22,9 @@
 //! - [`Svd`], [`Eig`], [`SymEig`]: decomposition results; [`Error`] for numerical failures.
 //! - [`SimdLevel`]: the vector level of `exp` and the softmaxes, detected at run time
 //!   ([`detected_simd`]) and capped for comparisons ([`set_simd_cap`], or the environment
-//!   variable [`SIMD_CAP_ENV`], `ARRAYS_SIMD_CAP`); results never depend on it.
+//!   variable [`SIMD_CAP_ENV`], `ARRAYS_SIMD_CAP`); results never depend on it. The
+//!   level, its cap and the parallel threshold ([`parallel_threshold`]) are the
+//!   cpu-features crate's, re-exported, so one cap holds every crate's kernels.
 //! - [`blas_kernel`]: which OpenBLAS kernel runs; a kernel below the CPU (an SSE fallback
 //!   on an AVX2 CPU, an AVX2 kernel on an AVX-512 one) is replaced before the first BLAS
 //!   call unless `OPENBLAS_CORETYPE` chose it, and an SSE kernel that stays is reported
@@ -85,7 +87,6 @@ mod packed_solve;
 mod pca;
 mod real;
 mod scratch;
-mod simd;
 mod sparse;
 mod text;
 mod vector;
@@ -99,7 +100,6 @@ pub use fft::{
     SplitRadixRealFft,
 };
 pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
-pub use kernels::PAR_MIN_LEN;
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
 pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
 pub use optimization::{linear_cgd, LbfgsOptions, LinearCgdOptions, OptimizeLbfgs};
@@ -114,7 +114,12 @@ pub use packed_solve::{
 };
 pub use pca::compute_pca;
 pub use real::{blas_num_threads, set_blas_num_threads, Real, Trans};
-pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};
+// The vector level and the parallel threshold are cpu-features', shared with every crate:
+// one cap or override holds all of them.
+pub use cpu_features::{
+    detected_simd, parallel_threshold, set_simd_cap, simd_level, with_parallel_threshold,
+    SimdLevel, DEFAULT_PARALLEL_THRESHOLD, SIMD_CAP_ENV,
+};
 pub use sparse::{
     append_general_matrix_rows, extract_row_range_with_padding, filter_compressed_matrix_rows,
     filter_general_matrix_rows, filter_matrix_rows, filter_sparse_matrix_rows, trace_mat_smat,

@@ -36,7 +36,6 @@ use std::ptr;
 use rayon::prelude::*;
 
 use crate::error::{out_of_bounds, shape_mismatch};
-use crate::kernels::PAR_MIN_LEN;
 use crate::{Error, Real, VectorBase};
 
 /// How a new matrix lays out its rows (Kaldi's `MatrixStrideType`).
@@ -515,7 +514,7 @@ impl<R: Real> MatrixBase<R> {
             // and `&mut self` makes the window exclusive.
             unsafe { std::slice::from_raw_parts_mut(base.0.add(r * stride), cols) }
         };
-        if rows * cols >= PAR_MIN_LEN && rows > 1 {
+        if cpu_features::go_parallel(rows * cols) && rows > 1 {
             (0..rows).into_par_iter().for_each(|r| f(r, row(r)));
         } else {
             (0..rows).for_each(|r| f(r, row(r)));

@@ -6,7 +6,7 @@ use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
 use crate::error::{dim_mismatch, out_of_bounds, precondition, shape_mismatch};
-use crate::kernels::{self, PAR_MIN_LEN};
+use crate::kernels;
 use crate::{Error, MatrixBase, Position, Real, Trans, VectorBase};
 
 /// `p`-norm over a sequence of slices (shared by vectors and matrices).
@@ -57,7 +57,7 @@ fn gather_index(idx: i32, limit: usize, what: &str) -> Option<usize> {
 impl<R: Real> MatrixBase<R> {
     /// Sum of `f(row)` over rows, added in row order (same result sequential or parallel).
     pub(crate) fn sum_rows_f64(&self, f: impl Fn(&[R]) -> f64 + Sync + Send) -> f64 {
-        if self.num_rows() * self.num_cols() >= PAR_MIN_LEN {
+        if cpu_features::go_parallel(self.num_rows() * self.num_cols()) {
             let partials: Vec<f64> = (0..self.num_rows())
                 .into_par_iter()
                 .map(|r| f(self.row_data(r)))

@@ -7,7 +7,8 @@ use crate::common;
 
 use common::*;
 use dense_matrix::{
-    Error, Matrix, MatrixBase, Position, Real, Trans, Vector, VectorBase, PAR_MIN_LEN,
+    Error, Matrix, MatrixBase, Position, Real, Trans, Vector, VectorBase,
+    DEFAULT_PARALLEL_THRESHOLD,
 };
 
 /// Applies `op` to a padded random matrix and compares with `f` per element.
@@ -511,7 +512,7 @@ fn gather_index_out_of_range_panics() {
 fn parallel_path_equals_sequential_path() {
     let mut r = rng(27);
     let (rows, cols) = (300, 301);
-    assert!(rows * cols >= PAR_MIN_LEN && cols < PAR_MIN_LEN);
+    assert!(rows * cols >= DEFAULT_PARALLEL_THRESHOLD && cols < DEFAULT_PARALLEL_THRESHOLD);
     let src = random_matrix::<f32>(&mut r, rows, cols);
     let ops: [(&str, fn(&mut MatrixBase<f32>)); 4] = [
         ("apply_exp", |m| m.apply_exp()),
@@ -533,7 +534,7 @@ fn parallel_path_equals_sequential_path() {
         .sum();
     assert_eq!(src.sum(), seq_sum as f32);
     // vectors: the long vector's exp equals the exp of its pieces
-    let long: Vector<f64> = random_vector(&mut r, PAR_MIN_LEN + 123);
+    let long: Vector<f64> = random_vector(&mut r, DEFAULT_PARALLEL_THRESHOLD + 123);
     let mut a = long.clone();
     a.apply_exp();
     let mut b = long.clone();

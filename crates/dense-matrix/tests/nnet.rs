@@ -677,12 +677,12 @@ fn vector_methods_match_loops() {
     vector_ops::<f64>();
 }
 
-/// Above `PAR_MIN_LEN` elements the row loops run on rayon: the results still equal the
+/// From `DEFAULT_PARALLEL_THRESHOLD` elements on the row loops run on rayon: the results still equal the
 /// per-element and per-group loops exactly (each element is computed the same way).
 #[test]
 fn parallel_paths_equal_the_loops() {
     let (rows, cols, g) = (260, 264, 4);
-    assert!(rows * cols >= dense_matrix::PAR_MIN_LEN);
+    assert!(rows * cols >= dense_matrix::DEFAULT_PARALLEL_THRESHOLD);
     let mut r = rng(50);
     let src = random_matrix::<f64>(&mut r, rows, cols);
     let s = model_of(&src);

@@ -190,7 +190,7 @@ fn write_mapped<T, U>(slots: &mut [MaybeUninit<U>], part: &[T], f: impl Fn(&T) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::par::with_parallel_threshold;
+    use crate::with_parallel_threshold;
 
     /// The obvious model: every part's elements pushed one by one.
     fn model(parts: &[Vec<u32>], shift: impl Fn(usize) -> u32) -> Vec<u32> {

@@ -60,7 +60,6 @@ mod ragged;
 mod renumbering;
 mod row_partition;
 mod shape;
-mod simd;
 mod text;
 
 #[cfg(feature = "parquet")]
@@ -83,9 +82,13 @@ pub use ops::layers::{
 };
 pub use ops::more::get_offsets;
 pub use ops::values::{log_add, PadMode, PadSide, Real, Reduced, UniqueSequences};
-pub use par::{parallel_threshold, with_parallel_threshold, DEFAULT_PARALLEL_THRESHOLD};
 pub use ragged::{Ragged, RaggedView};
 pub use renumbering::Renumbering;
 pub use row_partition::{row_ids_to_row_splits, row_splits_to_row_ids, RowPartition};
 pub use shape::RaggedShape;
-pub use simd::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};
+// The vector level and the parallel threshold are cpu-features', shared with every crate:
+// one cap or override holds all of them.
+pub use cpu_features::{
+    detected_simd, parallel_threshold, set_simd_cap, simd_level, with_parallel_threshold,
+    SimdLevel, DEFAULT_PARALLEL_THRESHOLD, SIMD_CAP_ENV,
+};

@@ -1,53 +1,21 @@
 //! Parallel kernels on offsets (row_splits <-> row_ids, exclusive sums) and the size threshold
 //! that decides between the sequential and the rayon path.
 
-use std::cell::Cell;
-
+use cpu_features::{at_level, simd_level, SimdLevel};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::simd::{at_level, simd_level, SimdLevel};
 
 /// The highest level the row-ids kernel runs at. The AVX-512 copy measured 1.02x the AVX2
 /// time on a Zen 4, no gain, so it stays off (see the guide).
 const ROW_IDS_MAX_LEVEL: SimdLevel = SimdLevel::Avx2;
 
-/// Default number of items at and above which operations take their rayon path.
-pub const DEFAULT_PARALLEL_THRESHOLD: usize = 1 << 16;
-
 /// Items per parallel task in the chunked kernels.
 pub(crate) const CHUNK: usize = 1 << 14;
 
-thread_local! {
-    static THRESHOLD: Cell<usize> = const { Cell::new(DEFAULT_PARALLEL_THRESHOLD) };
-}
-
-/// The current parallel threshold of the calling thread.
-pub fn parallel_threshold() -> usize {
-    THRESHOLD.with(Cell::get)
-}
-
-/// Runs `f` with the parallel threshold of the calling thread set to `threshold`
-/// (`0` forces the rayon path, `usize::MAX` the sequential one), then restores it.
-///
-/// Results never depend on the threshold; this exists for tests and tuning.
-pub fn with_parallel_threshold<R>(threshold: usize, f: impl FnOnce() -> R) -> R {
-    let old = THRESHOLD.with(|t| t.replace(threshold));
-    struct Restore(usize);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            THRESHOLD.with(|t| t.set(self.0));
-        }
-    }
-    let _restore = Restore(old);
-    f()
-}
-
-/// True when work of `n` items should take the parallel path.
-#[inline]
-pub(crate) fn go_parallel(n: usize) -> bool {
-    n >= parallel_threshold() && n > 0
-}
+/// The threshold and the test of the sequential/parallel split are cpu-features' (one
+/// override for every crate).
+pub(crate) use cpu_features::{go_parallel, parallel_threshold};
 
 /// The first `k` with `values[k + 1] < values[k]`, if any. Blocks of [`CHUNK`] are checked
 /// without an early exit, so the compare vectorises, in parallel above the threshold;
@@ -334,6 +302,7 @@ pub(crate) fn exclusive_sum_into(input: &[i32], out: &mut [i32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::with_parallel_threshold;
 
     fn ids_naive(splits: &[i32]) -> Vec<i32> {
         let mut ids = Vec::new();

@@ -3,32 +3,17 @@
 //! and row ids, sequential and parallel, with row lengths on both sides of the kernels'
 //! windows and rows that end at the very end of the values.
 
-use std::sync::Mutex;
+use ragged_core::{log_add, with_parallel_threshold, Error, Ragged, RowPartition, SimdLevel};
 
-use ragged_core::{
-    detected_simd, log_add, set_simd_cap, with_parallel_threshold, Error, Ragged, RowPartition,
-    SimdLevel,
-};
-
-/// Serialises the tests of this file: the cap is process-wide.
-static CAP_LOCK: Mutex<()> = Mutex::new(());
-
-/// `f(level)` at every level this processor has, lowest first, at both parallel thresholds.
+/// `f(level)` at every level this processor has, lowest first, at both parallel thresholds
+/// (cpu-features' helper holds the process-wide cap meanwhile).
 fn at_every_level<R>(mut f: impl FnMut(SimdLevel) -> R) -> Vec<R> {
-    let _guard = CAP_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let old = set_simd_cap(SimdLevel::Scalar);
-    let mut out = Vec::new();
-    for level in [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512] {
-        if level > detected_simd() {
-            continue;
-        }
-        set_simd_cap(level);
-        for threshold in [usize::MAX, 0] {
-            out.push(with_parallel_threshold(threshold, || f(level)));
-        }
-    }
-    set_simd_cap(old);
-    out
+    cpu_features::at_every_level(|level| {
+        [usize::MAX, 0].map(|threshold| with_parallel_threshold(threshold, || f(level)))
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// A small deterministic generator (SplitMix64).

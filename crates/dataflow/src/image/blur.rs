@@ -211,7 +211,7 @@ mod tests {
             let planes = [0, 1, 2].map(|k| reference::<N, _>(&c.map(move |p| p[k]), sigma, border));
             for threads in [Threads::Seq, Threads::Fixed(3)] {
                 // Lowered threshold: the small images run in bands too.
-                let got = crate::load::with_par_threshold(0, || {
+                let got = crate::with_parallel_threshold(0, || {
                     gaussian_blur::<N, _>(&a, sigma, border, threads)
                 })
                 .unwrap();
@@ -222,7 +222,7 @@ mod tests {
                 // A delayed source goes through the row-filling path.
                 let delayed = gaussian_blur::<N, _>(&a.map(|v| v), sigma, border, threads).unwrap();
                 assert_eq!(delayed, want, "{rows}x{cols} N={N} {border:?} delayed");
-                let got_rgb = crate::load::with_par_threshold(0, || {
+                let got_rgb = crate::with_parallel_threshold(0, || {
                     gaussian_blur_rgb::<N, _>(c, sigma, border, threads)
                 })
                 .unwrap();
@@ -374,8 +374,8 @@ mod tests {
                 let want = reference::<5, _>(&a, 0.0, border);
                 let planes =
                     [0, 1, 2].map(|k| reference::<5, _>(&c.map(move |p| p[k]), 0.0, border));
-                for (g, rgb_out) in crate::image::simd::testing::at_every_level(|_| {
-                    crate::load::with_par_threshold(0, || {
+                for (g, rgb_out) in cpu_features::at_every_level(|_| {
+                    crate::with_parallel_threshold(0, || {
                         (
                             gaussian_blur::<5, _>(&a, 0.0, border, Threads::Fixed(2)).unwrap(),
                             gaussian_blur_rgb::<5, _>(c, 0.0, border, Threads::Fixed(2)).unwrap(),

@@ -432,7 +432,7 @@ unsafe fn decide_row_avx512(
     let (one, two) = (_mm512_set1_epi8(WEAK as i8), _mm512_set1_epi8(EDGE as i8));
     let mut c = 0;
     while c < n {
-        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd_level()`); c + 32
         // <= cols, so the loads read `dx`, `dy` at c..c + 32 and the padded rows at
         // c..c + 34 <= cols + 2, and the store writes `line` at c..c + 32, all inside the
         // lengths `check_row_bounds` asserted above.
@@ -607,7 +607,7 @@ unsafe fn sobel_l1_row_avx512(
     let (ox, oy, om) = (dx.as_mut_ptr(), dy.as_mut_ptr(), mag.as_mut_ptr());
     let mut c = 0;
     while c < n {
-        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); c + 32
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd_level()`); c + 32
         // <= cols, so the loads read the padded rows at c..c + 34 <= cols + 2 and the
         // stores write `dx`, `dy` at c..c + 32 and `mag` at c + 1..c + 33, all inside the
         // lengths `check_sobel_bounds` asserted above.
@@ -867,7 +867,7 @@ unsafe fn seeds_avx512(rows: [&[u8]; 3], y: u32, seeds: &mut Vec<(u32, u32)>) ->
     let (edge, weak) = (_mm512_set1_epi8(EDGE as i8), _mm512_set1_epi8(WEAK as i8));
     let mut x = 1;
     while x < 1 + n {
-        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd()`); x >= 1
+        // SAFETY: AVX-512 F/BW are present (the caller's contract, from `simd_level()`); x >= 1
         // and x + 64 <= n + 1 <= cols - 1, so the loads at x - 1..x + 65 stay inside
         // `mid`, and inside `up` and `down`, which are read only when as long as `mid`
         // (asserted above).
@@ -961,7 +961,7 @@ fn init_bytes(out: &mut [MaybeUninit<u8>], value: u8) -> &mut [u8] {
 /// the classification when `level` allows it. Every byte of `out` (the band's rows, not
 /// written yet) is written: first cleared to `NONE` on the band's own thread.
 fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
-    level: super::simd::Simd,
+    level: cpu_features::SimdLevel,
     a: &A,
     norm: Norm,
     low: i64,
@@ -969,7 +969,7 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     band: std::ops::Range<usize>,
     out: &mut [MaybeUninit<u8>],
 ) {
-    use super::simd::Simd;
+    use cpu_features::SimdLevel;
     let out = init_bytes(out, NONE);
     let Dim2(_, cols) = a.extent();
     let n_rows = band.len();
@@ -977,9 +977,9 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
     // AVX2-compiled Sobel rows; L2 keeps the AVX2 copy of the generic classification (an
     // AVX-512 recompile of it measured 3 to 5% slower on Zen 4, see the crate guide).
     #[cfg(target_arch = "x86_64")]
-    let seeds = if level >= Simd::Avx512 && norm == Norm::L1 {
+    let seeds = if level >= SimdLevel::Avx512 && norm == Norm::L1 {
         // SAFETY: the processor supports AVX-512 F/BW and AVX2 (`level` comes from
-        // `simd()`, capped by the detected level).
+        // `simd_level()`, capped by the detected level).
         unsafe {
             classify_band_l1_avx2(
                 a,
@@ -990,7 +990,7 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
                 (sobel_l1_row_avx512, decide_row_avx512, seeds_avx512),
             )
         }
-    } else if level >= Simd::Avx2 && norm == Norm::L1 {
+    } else if level >= SimdLevel::Avx2 && norm == Norm::L1 {
         // SAFETY: the processor supports AVX2 (as above).
         unsafe {
             classify_band_l1_avx2(
@@ -1002,7 +1002,7 @@ fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
                 (sobel_l1_row_avx2, decide_row_avx2, seeds_avx2),
             )
         }
-    } else if level >= Simd::Avx2 {
+    } else if level >= SimdLevel::Avx2 {
         // SAFETY: the processor supports AVX2 (as above).
         unsafe { classify_band_avx2(a, norm, low, high, band, out) }
     } else {
@@ -1055,7 +1055,7 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     let (low, high) = thresholds(params)?;
     let norm = params.norm;
     let threads = params.threads;
-    let level = super::simd::simd();
+    let level = cpu_features::simd_level();
     let extent = a.extent();
     let Dim2(rows, cols) = extent;
     if rows == 0 || cols == 0 {
@@ -1116,7 +1116,7 @@ pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
             .for_each(|c| *c = if *c == EDGE { 255 } else { 0 })
     };
     let n = extent.size();
-    if n >= crate::load::par_threshold() && threads.count() > 1 {
+    if n >= cpu_features::load_parallel_threshold() && threads.count() > 1 {
         let chunk = n.div_ceil(threads.count()).max(1);
         map.as_mut_slice().par_chunks_mut(chunk).for_each(finish);
     } else {
@@ -1259,7 +1259,7 @@ mod tests {
                 for t in [2, 3, 7] {
                     // Two of the three sizes are under the default threshold: lower it
                     // so that every size runs in bands.
-                    let par = crate::load::with_par_threshold(0, || {
+                    let par = crate::with_parallel_threshold(0, || {
                         let par = canny(
                             &a,
                             &Canny {
@@ -1343,7 +1343,7 @@ mod tests {
                 let (l, h) = thresholds(&p).unwrap();
                 let want = model(&data, rows, cols, l, h, norm == Norm::L2);
                 assert_eq!(canny(&a, &p).unwrap().as_slice(), &want[..], "{norm:?}");
-                let two = crate::load::with_par_threshold(0, || {
+                let two = crate::with_parallel_threshold(0, || {
                     canny(
                         &a,
                         &Canny {
@@ -1422,8 +1422,8 @@ mod tests {
                     };
                     let (l, h) = thresholds(&p).unwrap();
                     let want = model(&data, rows, cols, l, h, false);
-                    for got in crate::image::simd::testing::at_every_level(|_| {
-                        crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
+                    for got in cpu_features::at_every_level(|_| {
+                        crate::with_parallel_threshold(0, || canny(&a, &p)).unwrap()
                     }) {
                         assert_eq!(got.as_slice(), &want[..], "{rows}x{cols} {low}/{high}");
                     }
@@ -1447,8 +1447,8 @@ mod tests {
                 };
                 let (l, h) = thresholds(&p).unwrap();
                 let want = model(&data, rows, cols, l, h, norm == Norm::L2);
-                for got in crate::image::simd::testing::at_every_level(|_| {
-                    crate::load::with_par_threshold(0, || canny(&a, &p)).unwrap()
+                for got in cpu_features::at_every_level(|_| {
+                    crate::with_parallel_threshold(0, || canny(&a, &p)).unwrap()
                 }) {
                     assert_eq!(got.as_slice(), &want[..], "{cols} columns {norm:?}");
                 }
@@ -1464,12 +1464,12 @@ mod row_kernel_tests {
 
     /// Every vector row kernel the processor can run, with its name.
     fn kernels() -> Vec<(&'static str, RowKernel)> {
-        let level = crate::image::simd::detected_simd();
+        let level = cpu_features::detected_simd();
         let mut out: Vec<(&'static str, RowKernel)> = Vec::new();
-        if level >= crate::image::Simd::Avx2 {
+        if level >= crate::image::SimdLevel::Avx2 {
             out.push(("avx2", decide_row_avx2));
         }
-        if level >= crate::image::Simd::Avx512 {
+        if level >= crate::image::SimdLevel::Avx512 {
             out.push(("avx512", decide_row_avx512));
         }
         out
@@ -1477,12 +1477,12 @@ mod row_kernel_tests {
 
     /// Every vector Sobel kernel the processor can run, with its name.
     fn sobel_kernels() -> Vec<(&'static str, SobelKernel)> {
-        let level = crate::image::simd::detected_simd();
+        let level = cpu_features::detected_simd();
         let mut out: Vec<(&'static str, SobelKernel)> = Vec::new();
-        if level >= crate::image::Simd::Avx2 {
+        if level >= crate::image::SimdLevel::Avx2 {
             out.push(("avx2", sobel_l1_row_avx2));
         }
-        if level >= crate::image::Simd::Avx512 {
+        if level >= crate::image::SimdLevel::Avx512 {
             out.push(("avx512", sobel_l1_row_avx512));
         }
         out
@@ -1536,12 +1536,12 @@ mod row_kernel_tests {
 
     /// Every vector seed kernel the processor can run, with its name.
     fn seed_kernels() -> Vec<(&'static str, SeedKernel)> {
-        let level = crate::image::simd::detected_simd();
+        let level = cpu_features::detected_simd();
         let mut out: Vec<(&'static str, SeedKernel)> = Vec::new();
-        if level >= crate::image::Simd::Avx2 {
+        if level >= crate::image::SimdLevel::Avx2 {
             out.push(("avx2", seeds_avx2));
         }
-        if level >= crate::image::Simd::Avx512 {
+        if level >= crate::image::SimdLevel::Avx512 {
             out.push(("avx512", seeds_avx512));
         }
         out

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use crate::source::{map_span, Source};
 
-use super::simd::{detected_simd, simd, Simd};
+use cpu_features::{detected_simd, simd_level, SimdLevel};
 
 /// Fixed-point weights of R, G and B with 15 fraction bits (0.299, 0.587, 0.114, summing
 /// to exactly `1 << 15`), as OpenCV's 8-bit `RGB2Gray`.
@@ -23,7 +23,7 @@ pub fn rgb_to_grey([r, g, b]: [u8; 3]) -> u8 {
 /// (512-bit operations issued as two 256-bit halves) it was 8 to 15% slower, so the AVX2
 /// kernel runs there.
 fn grey_avx512() -> bool {
-    !super::simd::splits_512_bit_ops()
+    !cpu_features::splits_512_bit_ops()
 }
 
 /// 64 pixels per step, the AVX2 kernel widened to four 128-bit lanes: each 16-pixel group
@@ -96,27 +96,27 @@ pub struct Grey<A> {
 }
 
 /// Pixel by pixel over interleaved bytes: 3 bytes in, 1 out, with the kernels of the
-/// current [`simd`] level.
+/// current [`simd_level`] level.
 #[inline(always)]
 fn grey_bytes(src: &[u8], out: &mut [u8]) {
-    grey_bytes_at(simd(), src, out)
+    grey_bytes_at(simd_level(), src, out)
 }
 
 /// [`grey_bytes`] at a given level (lowered to what the processor has).
 #[inline(always)]
-fn grey_bytes_at(level: Simd, src: &[u8], out: &mut [u8]) {
+fn grey_bytes_at(level: SimdLevel, src: &[u8], out: &mut [u8]) {
     let level = level.min(detected_simd());
     let n = out.len().min(src.len() / 3);
     let (src, out) = (&src[..3 * n], &mut out[..n]);
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     {
-        if level >= Simd::Avx512 && n >= 64 && grey_avx512() {
+        if level >= SimdLevel::Avx512 && n >= 64 && grey_avx512() {
             // SAFETY: AVX-512 F/BW are present (`level` is capped by `detected_simd`); the
             // kernel reads and writes inside the slices it is given.
             done = unsafe { grey_bytes_avx512(src, out) };
         }
-        if level >= Simd::Avx2 && n - done >= 32 {
+        if level >= SimdLevel::Avx2 && n - done >= 32 {
             // SAFETY: AVX2 is present (as above); the kernel stays inside the slices.
             done += unsafe { grey_bytes_avx2(&src[3 * done..], &mut out[done..]) };
         }
@@ -309,7 +309,7 @@ mod tests {
         let want: Vec<u8> = px.iter().map(|&p| rgb_to_grey(p)).collect();
         let a = View::new(Dim2(rows, cols), &px).unwrap();
         for threads in [Threads::Seq, Threads::Fixed(3)] {
-            let got = crate::load::with_par_threshold(0, || compute_with(&grey(a), Plain, threads));
+            let got = crate::with_parallel_threshold(0, || compute_with(&grey(a), Plain, threads));
             assert_eq!(crate::load::last_band_count(), threads.count());
             assert_eq!(got.as_slice(), &want[..]);
             // A delayed RGB source goes through the element path.
@@ -332,14 +332,14 @@ mod tests {
             let px: Vec<[u8; 3]> = bytes.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
             let want: Vec<u8> = px.iter().map(|&p| rgb_to_grey(p)).collect();
             let a = View::new(Dim2(rows, cols), &px).unwrap();
-            let got = super::super::simd::testing::at_every_level(|_| {
+            let got = cpu_features::at_every_level(|_| {
                 compute_with(&grey(a), Plain, Threads::Seq).into_vec()
             });
             for (level, g) in got.iter().enumerate() {
                 assert_eq!(g, &want, "{cols} columns, level {level}");
             }
             // The kernels themselves, on every length up to the width.
-            for level in [Simd::Scalar, Simd::Avx2, Simd::Avx512] {
+            for level in [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512] {
                 for n in [cols, cols.saturating_sub(1), cols / 2] {
                     let mut out = vec![0u8; n];
                     grey_bytes_at(level, &bytes[..3 * n], &mut out);
@@ -348,7 +348,7 @@ mod tests {
             }
             // The AVX-512 kernel directly (the dispatch leaves it off on a Zen 4).
             #[cfg(target_arch = "x86_64")]
-            if detected_simd() >= Simd::Avx512 {
+            if detected_simd() >= SimdLevel::Avx512 {
                 let mut out = vec![0u8; cols];
                 // SAFETY: AVX-512 F/BW are present (checked just above).
                 let done = unsafe { grey_bytes_avx512(&bytes, &mut out) };

@@ -328,17 +328,17 @@ pub(crate) fn blur_fixed<P: Pixel, A: Source<Shape = Dim2, Elem = P>, const N: u
         "blur: the row bands leave {} bytes of the output unwritten",
         rest.len()
     );
-    let level = super::simd::simd();
+    let level = cpu_features::simd_level();
     let run = |(r, piece): (std::ops::Range<usize>, &mut [MaybeUninit<u8>])| {
         #[cfg(target_arch = "x86_64")]
         {
-            use super::simd::Simd;
-            if level == Simd::Avx512 && BLUR_AVX512 {
-                // SAFETY: the processor supports AVX-512 F/BW (`simd()` is capped by the
+            use cpu_features::SimdLevel;
+            if level == SimdLevel::Avx512 && BLUR_AVX512 {
+                // SAFETY: the processor supports AVX-512 F/BW (`simd_level()` is capped by the
                 // detected level).
                 return unsafe { band_avx512(a, taps, border, r, piece) };
             }
-            if level >= Simd::Avx2 {
+            if level >= SimdLevel::Avx2 {
                 // SAFETY: the processor supports AVX2 (as above).
                 return unsafe { band_avx2(a, taps, border, r, piece) };
             }

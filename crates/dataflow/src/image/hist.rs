@@ -294,7 +294,7 @@ mod tests {
         let a = View::new(Dim2(rows, cols), &data).unwrap();
         let want = naive(&data);
         assert_eq!(histogram(&a, Threads::Seq), want);
-        let two = crate::load::with_par_threshold(0, || {
+        let two = crate::with_parallel_threshold(0, || {
             let h = histogram(&a, Threads::Fixed(2));
             assert_eq!(crate::load::last_band_count(), 2);
             h
@@ -319,8 +319,8 @@ mod tests {
                 want[v as usize] += 1;
             }
             let a = View::new(Dim2(rows, cols), &data).unwrap();
-            for got in super::super::simd::testing::at_every_level(|_| {
-                crate::load::with_par_threshold(0, || histogram(&a, Threads::Fixed(2)))
+            for got in cpu_features::at_every_level(|_| {
+                crate::with_parallel_threshold(0, || histogram(&a, Threads::Fixed(2)))
             }) {
                 assert_eq!(got, want, "{cols} columns");
             }

@@ -15,7 +15,6 @@ mod color;
 mod fixed_blur;
 mod hist;
 mod io;
-pub(crate) mod simd;
 mod sobel;
 
 pub use blur::{
@@ -25,7 +24,9 @@ pub use canny::{canny, Canny, Norm};
 pub use color::{grey, grey_of, rgb_to_grey, Grey};
 pub use hist::{equalize_hist, equalize_lut, histogram};
 pub use io::{read_grey_png, write_grey_png};
-pub use simd::{detected_simd, set_simd_cap, simd, Simd, SIMD_CAP_ENV};
+// The vector level and its cap are cpu-features', shared with every crate: one cap holds
+// all of their kernels.
+pub use cpu_features::{detected_simd, set_simd_cap, simd_level, SimdLevel, SIMD_CAP_ENV};
 pub use sobel::{
     direction, magnitude_l1, magnitude_l2, sobel_dx, sobel_dy, sobel_xy, SOBEL_DX, SOBEL_DY,
 };

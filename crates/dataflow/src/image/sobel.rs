@@ -300,7 +300,7 @@ unsafe fn sobel_band_avx2<A: Source<Shape = Dim2, Elem = u8>>(
 
 /// [`sobel_band`] with the AVX2 copy when `level` allows it.
 fn sobel_band_best<A: Source<Shape = Dim2, Elem = u8>>(
-    level: super::simd::Simd,
+    level: cpu_features::SimdLevel,
     a: &A,
     border: Border<u8>,
     band: std::ops::Range<usize>,
@@ -309,11 +309,11 @@ fn sobel_band_best<A: Source<Shape = Dim2, Elem = u8>>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        use super::simd::Simd;
+        use cpu_features::SimdLevel;
         // No AVX-512 copy: compiled with AVX-512 enabled, the band measured no faster
         // than the AVX2 copy on Zen 4 (see the crate guide).
-        if level >= Simd::Avx2 {
-            // SAFETY: the processor supports AVX2 (`level` comes from `simd()`, capped by
+        if level >= SimdLevel::Avx2 {
+            // SAFETY: the processor supports AVX2 (`level` comes from `simd_level()`, capped by
             // the detected level).
             return unsafe { sobel_band_avx2(a, border, band, dx, dy) };
         }
@@ -376,7 +376,7 @@ pub fn sobel_xy<A: Source<Shape = Dim2, Elem = u8>>(
         let px = split_bands(&mut dx.spare_capacity_mut()[..n], cols, &bands);
         let py = split_bands(&mut dy.spare_capacity_mut()[..n], cols, &bands);
         let jobs: Vec<_> = bands.into_iter().zip(px.into_iter().zip(py)).collect();
-        let level = super::simd::simd();
+        let level = cpu_features::simd_level();
         run_bands(jobs, |(r, (ox, oy))| {
             sobel_band_best(level, a, border, r, ox, oy)
         });
@@ -418,7 +418,7 @@ mod tests {
                 let want_y = compute_with(&sobel_dy(a, border), Plain, Threads::Seq);
                 for threads in [Threads::Seq, Threads::Fixed(3)] {
                     let (dx, dy) =
-                        crate::load::with_par_threshold(0, || sobel_xy(&a, border, threads));
+                        crate::with_parallel_threshold(0, || sobel_xy(&a, border, threads));
                     assert_eq!(crate::load::last_band_count(), threads.count().min(rows));
                     assert_eq!((&dx, &dy), (&want_x, &want_y), "{rows}x{cols} {border:?}");
                     // A delayed source goes through the row-filling path.
@@ -461,8 +461,8 @@ mod tests {
             for border in [Border::Reflect101, Border::Replicate, Border::Constant(9)] {
                 let want_x = compute_with(&sobel_dx(a, border), Plain, Threads::Seq);
                 let want_y = compute_with(&sobel_dy(a, border), Plain, Threads::Seq);
-                for (dx, dy) in super::super::simd::testing::at_every_level(|_| {
-                    crate::load::with_par_threshold(0, || sobel_xy(&a, border, Threads::Fixed(2)))
+                for (dx, dy) in cpu_features::at_every_level(|_| {
+                    crate::with_parallel_threshold(0, || sobel_xy(&a, border, Threads::Fixed(2)))
                 }) {
                     assert_eq!((&dx, &dy), (&want_x, &want_y), "{cols} columns {border:?}");
                 }

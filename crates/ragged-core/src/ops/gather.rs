@@ -9,7 +9,7 @@ use crate::error::{to_offset, Error};
 use crate::par::go_parallel;
 use crate::row_partition::RowPartition;
 use crate::shape::RaggedShape;
-use crate::simd::{at_level, simd_level, SimdLevel};
+use cpu_features::{at_level, simd_level, SimdLevel};
 
 /// The highest level [`gather_values`] runs at. The AVX-512 copy measured 0.99-1.03x the
 /// AVX2 time (f32 from 10 M values and from an L2-sized source) on a Zen 4, no gain, so
@@ -175,8 +175,8 @@ pub(crate) fn offset(value: usize) -> Result<i32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::par::with_parallel_threshold;
-    use crate::simd::testing::at_every_level;
+    use crate::with_parallel_threshold;
+    use cpu_features::at_every_level;
 
     /// The panic message of `gather_values(values, indexes)`, or `None` when it returns.
     fn panic_of(values: &[u16], indexes: &[i32]) -> Option<String> {

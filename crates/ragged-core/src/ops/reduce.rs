@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::par::{go_parallel, CHUNK};
 use crate::ragged::Ragged;
-use crate::simd::{at_level, simd_level, SimdLevel};
+use cpu_features::{at_level, simd_level, SimdLevel};
 
 /// `f(sublist_values, sublist_start)` for every sublist of the last axis, in order.
 pub(crate) fn map_sublists<T, U, F>(row_splits: &[i32], values: &[T], f: F) -> Vec<U>
@@ -221,7 +221,7 @@ impl<T: Sync> Ragged<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::par::with_parallel_threshold;
+    use crate::with_parallel_threshold;
     use crate::Ragged;
 
     #[test]

@@ -17,7 +17,7 @@ use std::ops::Add;
 use rayon::prelude::*;
 
 use crate::par::{go_parallel, CHUNK};
-use crate::simd::{at_level, simd_level, SimdLevel};
+use cpu_features::{at_level, simd_level, SimdLevel};
 
 /// The highest level [`sum_per_row`] runs at. The AVX-512 copy measured 0.98-1.06x the
 /// AVX2 time (f32, f64, i32) on a Zen 4, no gain, so it stays off (see the guide).
