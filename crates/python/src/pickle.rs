@@ -1,10 +1,22 @@
-//! The compact binary form of an FSA or FsaVec, for pickling (and shipping by Ray): the row
-//! splits, the 16-byte arcs and every attribute, little-endian. Reading checks every length
-//! before allocating and builds the object through ragged-fsa's checked constructors, so a
+//! The compact binary forms of the Python objects, for pickling (and shipping by Ray).
+//!
+//! An FSA or FsaVec: the row splits, the 16-byte arcs and every attribute, little-endian.
+//! A `StructuredTensor`: its Arrow form (a struct array, in lists above rank 1) as an Arrow
+//! IPC stream of one column, the bytes pyarrow's `ipc.open_stream` reads too; a rank-0
+//! tensor, which has no Arrow form, as its JSON text. Reading checks every length before
+//! allocating and builds the object through the crates' checked constructors, so a
 //! truncated or forged byte string is an error, never a crash.
 
+use std::io::Cursor;
+use std::sync::Arc as Shared;
+
+use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_ipc::reader::StreamReader;
+use arrow_ipc::writer::StreamWriter;
+use arrow_schema::{Field, Schema};
 use ragged_core::{Ragged, RaggedShape};
 use ragged_fsa::{Arc, Attr, Fsa, FsaVec};
+use structured_tensor::{ArrowOptions, StructuredTensor};
 
 use crate::Inner;
 
@@ -173,4 +185,169 @@ pub fn decode(data: &[u8]) -> Result<Inner, String> {
         return Err(format!("{} bytes after the FSA", r.data.len()));
     }
     Ok(inner)
+}
+
+const ST_MAGIC: &[u8; 8] = b"arrST001";
+/// The kind byte after [`ST_MAGIC`]: an Arrow IPC stream follows.
+const ST_ARROW: u8 = 0;
+/// The kind byte after [`ST_MAGIC`]: JSON text follows (rank 0).
+const ST_JSON: u8 = 1;
+
+/// Encodes a structured tensor: magic, kind, then an Arrow IPC stream (rank 1 and up) or
+/// the JSON text (rank 0).
+pub fn encode_structured(st: &StructuredTensor) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    out.extend_from_slice(ST_MAGIC);
+    if st.rank() == 0 {
+        out.push(ST_JSON);
+        out.extend_from_slice(st.to_json_string().as_bytes());
+        return Ok(out);
+    }
+    out.push(ST_ARROW);
+    let array: arrow_array::ArrayRef = if st.rank() == 1 {
+        let batch = st.to_record_batch().map_err(|e| e.to_string())?;
+        Shared::new(StructArray::from(batch))
+    } else {
+        st.to_arrow().map_err(|e| e.to_string())?
+    };
+    let schema = Shared::new(Schema::new(vec![Field::new(
+        "st",
+        array.data_type().clone(),
+        array.is_nullable(),
+    )]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![array]).map_err(|e| e.to_string())?;
+    let mut writer = StreamWriter::try_new(&mut out, &schema).map_err(|e| e.to_string())?;
+    writer.write(&batch).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())?;
+    drop(writer);
+    Ok(out)
+}
+
+/// Decodes what [`encode_structured`] wrote. Arrow's IPC reader checks the flatbuffers and
+/// the buffers against the schema; the tensor is then built by the crate's checked
+/// `from_arrow` (nulls and any field name allowed: the tensor that was written held them).
+pub fn decode_structured(data: &[u8]) -> Result<StructuredTensor, String> {
+    let bad = |why: String| format!("corrupt StructuredTensor bytes: {why}");
+    if data.len() < ST_MAGIC.len() + 1 || &data[..ST_MAGIC.len()] != ST_MAGIC {
+        return Err("not the binary form of a StructuredTensor (bad magic bytes)".into());
+    }
+    let body = &data[ST_MAGIC.len() + 1..];
+    match data[ST_MAGIC.len()] {
+        ST_JSON => {
+            let text = std::str::from_utf8(body).map_err(|e| bad(e.to_string()))?;
+            StructuredTensor::from_json_str(text).map_err(|e| bad(e.to_string()))
+        }
+        ST_ARROW => {
+            check_ipc_stream(body).map_err(bad)?;
+            // Arrow's reader still asserts on some forged inputs the walk above cannot see
+            // (a validated array over a buffer too short for its type): such a panic is
+            // caught here and reported as corrupt bytes, like every other refusal
+            let read = std::panic::catch_unwind(|| -> Result<RecordBatch, String> {
+                let mut reader =
+                    StreamReader::try_new(Cursor::new(body), None).map_err(|e| e.to_string())?;
+                let batch = reader
+                    .next()
+                    .ok_or_else(|| "the Arrow stream holds no batch".to_string())?
+                    .map_err(|e| e.to_string())?;
+                if reader.next().is_some() {
+                    return Err("the Arrow stream holds more than one batch".into());
+                }
+                Ok(batch)
+            });
+            let batch = match read {
+                Ok(result) => result.map_err(bad)?,
+                Err(_) => return Err(bad("Arrow's IPC reader refused the stream".into())),
+            };
+            if batch.num_columns() != 1 {
+                return Err(bad(format!(
+                    "{} columns where one is written",
+                    batch.num_columns()
+                )));
+            }
+            let options = ArrowOptions::default()
+                .with_nulls(true)
+                .with_any_field_names(true);
+            StructuredTensor::from_arrow_with_options(batch.column(0).as_ref(), &options)
+                .map_err(|e| bad(e.to_string()))
+        }
+        other => Err(bad(format!("unknown kind byte {other}"))),
+    }
+}
+
+/// Walks the messages of an Arrow IPC stream before Arrow's reader sees them: each
+/// message's metadata is a verified flatbuffer, its body lies inside the bytes, every
+/// buffer of a record batch lies inside its body (Arrow's reader slices buffers without
+/// checking and would panic on a forged offset), nothing is compressed, and the stream
+/// ends with its end-of-stream marker and nothing after it.
+fn check_ipc_stream(mut data: &[u8]) -> Result<(), String> {
+    let mut index = 0usize;
+    loop {
+        let word = |d: &[u8]| -> Result<u32, String> {
+            d.get(..4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+                .ok_or_else(|| format!("truncated at message {index}"))
+        };
+        let mut meta_len = word(data)?;
+        data = &data[4..];
+        if meta_len == 0xFFFF_FFFF {
+            meta_len = word(data)?;
+            data = &data[4..];
+        }
+        if meta_len == 0 {
+            return if data.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{} bytes after the end of the stream", data.len()))
+            };
+        }
+        let meta_len = meta_len as usize;
+        let meta = data.get(..meta_len).ok_or_else(|| {
+            format!(
+                "message {index}: {meta_len} bytes of metadata, {} left",
+                data.len()
+            )
+        })?;
+        data = &data[meta_len..];
+        let message = arrow_ipc::root_as_message(meta)
+            .map_err(|e| format!("message {index}: bad metadata ({e})"))?;
+        let body_len = usize::try_from(message.bodyLength())
+            .ok()
+            .filter(|&n| n <= data.len())
+            .ok_or_else(|| {
+                format!(
+                    "message {index}: a body of {} bytes, {} left",
+                    message.bodyLength(),
+                    data.len()
+                )
+            })?;
+        if let Some(batch) = message.header_as_record_batch() {
+            if batch.compression().is_some() {
+                return Err(format!(
+                    "message {index}: compressed bodies are not written"
+                ));
+            }
+            for (k, buffer) in batch.buffers().into_iter().flatten().enumerate() {
+                let end = buffer.offset().checked_add(buffer.length());
+                // the format aligns every buffer to 8 bytes; Arrow's typed views of a
+                // misaligned one panic
+                let inside = buffer.offset() >= 0
+                    && buffer.offset() % 8 == 0
+                    && buffer.length() >= 0
+                    && end.is_some_and(|end| end as u64 <= body_len as u64);
+                if !inside {
+                    return Err(format!(
+                        "message {index}: buffer {k} at {} of {} bytes is misaligned or lies outside a body of {body_len}",
+                        buffer.offset(),
+                        buffer.length()
+                    ));
+                }
+            }
+        } else if message.header_as_schema().is_none() {
+            return Err(format!(
+                "message {index}: neither a schema nor a record batch"
+            ));
+        }
+        data = &data[body_len..];
+        index += 1;
+    }
 }

@@ -238,6 +238,22 @@ impl RawStructuredTensor {
             .map_err(st_err)
     }
 
+    /// The compact binary form (for pickling): an Arrow IPC stream behind a magic header.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let bytes = py
+            .allow_threads(|| crate::pickle::encode_structured(&self.inner))
+            .map_err(PyValueError::new_err)?;
+        Ok(pyo3::types::PyBytes::new(py, &bytes))
+    }
+
+    /// Reads the compact binary form, checking everything.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        py.allow_threads(|| crate::pickle::decode_structured(data))
+            .map(wrap)
+            .map_err(PyValueError::new_err)
+    }
+
     /// `tf.concat` of structured tensors along `axis`.
     #[staticmethod]
     fn concat(values: Vec<PyRef<'_, RawStructuredTensor>>, axis: isize) -> PyResult<Self> {

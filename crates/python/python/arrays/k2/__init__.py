@@ -1006,6 +1006,13 @@ class DenseFsaVec:
         self._raw = _native.RawDenseFsaVec(lp, segs, int(allow_truncate))
         self._log_probs = log_probs
         self._segments = np.array(segs, dtype=np.int32)
+        self._allow_truncate = int(allow_truncate)
+
+    def __reduce__(self) -> Any:
+        # the log-probs and segments as numpy arrays (a torch tensor's values, detached):
+        # pickled as their raw bytes, checked again by the constructor on the other side
+        lp = np.ascontiguousarray(_array(self._log_probs, np.float32, "log_probs", 3))
+        return (DenseFsaVec, (lp, self._segments, self._allow_truncate))
 
     @property
     def scores(self) -> Any:

@@ -11,6 +11,8 @@ Kaldi's posteriors as lists of lists of ``(int, float)``.
 
 from __future__ import annotations
 
+import copyreg
+
 import os
 import subprocess
 import tempfile
@@ -39,6 +41,15 @@ __all__ = [
 ]
 
 CompressedMatrix = _native.CompressedMatrix
+
+
+def _compressed_matrix_from_bytes(data: bytes) -> Any:
+    """The unpickling side of ``CompressedMatrix``: Kaldi's compressed bytes, checked."""
+    return _native.CompressedMatrix.from_bytes(data)
+
+
+# a CompressedMatrix pickles as its Kaldi bytes (what an archive holds), so Ray ships it
+copyreg.pickle(CompressedMatrix, lambda cm: (_compressed_matrix_from_bytes, (bytes(cm.to_bytes()),)))
 
 # Kaldi's CompressionMethod numbers, as kaldiio's compression_method takes them
 kAutomaticMethod = 1

@@ -146,6 +146,20 @@ class StructuredTensor:
     def __repr__(self) -> str:
         return f"<StructuredTensor shape={self.shape} fields={self.field_names()}>"
 
+    def to_bytes(self) -> bytes:
+        """The compact binary form: the tensor's Arrow form as an Arrow IPC stream behind
+        a short header (a rank-0 tensor: its JSON text). What pickling ships."""
+        return bytes(self._raw.to_bytes())
+
+    @staticmethod
+    def from_bytes(data: bytes) -> "StructuredTensor":
+        """The tensor :meth:`to_bytes` wrote; truncated or forged bytes are a
+        ``ValueError``."""
+        return StructuredTensor(_native.RawStructuredTensor.from_bytes(bytes(data)))
+
+    def __reduce__(self) -> Any:
+        return (StructuredTensor.from_bytes, (self.to_bytes(),))
+
 
 def concat(values: Sequence[StructuredTensor], axis: int = 0) -> StructuredTensor:
     """``tf.concat`` of structured tensors."""
@@ -265,6 +279,22 @@ class RaggedArray:
 
     def __repr__(self) -> str:
         return f"<RaggedArray {self.dtype} num_axes={self.num_axes}>"
+
+    def __reduce__(self) -> Any:
+        # the row splits and the values as numpy arrays (pickled as their raw bytes); the
+        # receiving side rebuilds through the checked constructor, so forged splits are a
+        # ValueError
+        splits = [self._raw.row_splits(axis) for axis in range(1, self.num_axes)]
+        return (_ragged_from_parts, (splits, self._raw.values()))
+
+
+def _ragged_from_parts(splits: Sequence[Any], values: Any) -> RaggedArray:
+    """The unpickling side of :class:`RaggedArray`."""
+    import numpy as np
+
+    return RaggedArray(
+        _native.RawRagged.from_parts([np.asarray(s, dtype=np.int32).tolist() for s in splits], values)
+    )
 
 
 def read_parquet(path: Any, *, nulls: bool = False, any_field_names: bool = False) -> StructuredTensor:
