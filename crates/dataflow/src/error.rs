@@ -27,8 +27,8 @@ pub enum Error {
         /// The strides of the foreign array, in elements.
         strides: Vec<isize>,
     },
-    /// A parameter is out of its allowed range.
-    BadParameter {
+    /// An argument outside its allowed range (the variant has this name in every crate).
+    InvalidArgument {
         /// The parameter's name.
         name: &'static str,
         /// The value given, printed.
@@ -69,7 +69,7 @@ impl fmt::Display for Error {
                 f,
                 "foreign array with strides {strides:?} is not contiguous in row-major order"
             ),
-            Error::BadParameter { name, value, rule } => {
+            Error::InvalidArgument { name, value, rule } => {
                 write!(f, "parameter `{name}` = {value}: {rule}")
             }
             Error::Image { path, message } => write!(f, "image {path}: {message}"),

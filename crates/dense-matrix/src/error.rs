@@ -287,7 +287,7 @@ pub enum Error {
         tolerance: f64,
     },
     /// A scalar argument outside the range the operation accepts.
-    BadParameter {
+    InvalidArgument {
         /// The operation, e.g. `"SpMatrix::limit_cond"`.
         op: &'static str,
         /// The parameter, e.g. `"max_cond"`.
@@ -513,7 +513,7 @@ impl fmt::Display for Error {
                 "{op} needs a positive semi-definite matrix: its eigenvalue {min} is below \
                  -{tolerance} x the largest eigenvalue {max}"
             ),
-            Error::BadParameter {
+            Error::InvalidArgument {
                 op,
                 name,
                 value,

@@ -372,7 +372,7 @@ impl<R: Real> SpMatrix<R> {
     /// is drawn from a generator seeded with [`TOP_EIGS_SEED`] (Kaldi uses its global
     /// `Rand()`), so the result is the same on every run.
     ///
-    /// Errors: [`Error::NotFinite`]; [`Error::BadParameter`] if a non-zero `lanczos_dim`
+    /// Errors: [`Error::NotFinite`]; [`Error::InvalidArgument`] if a non-zero `lanczos_dim`
     /// is below `s.dim()`; [`Error::NoConvergence`] if the iteration had to restart more than 100
     /// times in one step (Kaldi's "loop detected") or the QR algorithm did not converge.
     ///
@@ -402,7 +402,7 @@ impl<R: Real> SpMatrix<R> {
             .filter(|&d| d > 0)
             .unwrap_or((eig_dim + 50).max(eig_dim + eig_dim / 2));
         if lanczos_dim < eig_dim {
-            return Err(Error::BadParameter {
+            return Err(Error::InvalidArgument {
                 op: "SpMatrix::top_eigs",
                 name: "lanczos_dim",
                 value: lanczos_dim as f64,
@@ -551,12 +551,12 @@ impl<R: Real> SpMatrix<R> {
     /// returns how many were at or below that floor (Kaldi's `LimitCond`). With `invert`
     /// the result is the inverse of the floored matrix.
     ///
-    /// Errors: [`Error::BadParameter`] unless `max_cond > 1`; [`Error::NegativeEigenvalue`]
+    /// Errors: [`Error::InvalidArgument`] unless `max_cond > 1`; [`Error::NegativeEigenvalue`]
     /// if an eigenvalue is below `-0.001` times the largest (Kaldi asserts); the matrix is
     /// then unchanged.
     pub fn limit_cond(&mut self, max_cond: R, invert: bool) -> Result<usize, Error> {
         if max_cond.partial_cmp(&R::ONE) != Some(std::cmp::Ordering::Greater) {
-            return Err(Error::BadParameter {
+            return Err(Error::InvalidArgument {
                 op: "SpMatrix::limit_cond",
                 name: "max_cond",
                 value: max_cond.to_f64(),
@@ -606,7 +606,7 @@ impl<R: Real> SpMatrix<R> {
     /// `x`, by flooring at 1 the eigenvalues of `L^-1 self L^-T`, where `alpha floor = L
     /// L^T`. Returns how many eigenvalues were floored.
     ///
-    /// Errors: [`Error::BadParameter`] unless `alpha > 0`; the Cholesky error
+    /// Errors: [`Error::InvalidArgument`] unless `alpha > 0`; the Cholesky error
     /// ([`Error::Lapack`]) if `floor` is not positive definite; [`Error::NotFinite`]. The
     /// matrix is unchanged on error.
     ///
@@ -623,7 +623,7 @@ impl<R: Real> SpMatrix<R> {
             );
         }
         if alpha.partial_cmp(&R::ZERO) != Some(std::cmp::Ordering::Greater) {
-            return Err(Error::BadParameter {
+            return Err(Error::InvalidArgument {
                 op: "SpMatrix::apply_floor",
                 name: "alpha",
                 value: alpha.to_f64(),

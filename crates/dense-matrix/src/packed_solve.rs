@@ -56,10 +56,10 @@ impl SolverOptions {
         }
     }
 
-    /// Kaldi's `Check`: `k > 10` and `eps < 1e-10`, as [`Error::BadParameter`].
+    /// Kaldi's `Check`: `k > 10` and `eps < 1e-10`, as [`Error::InvalidArgument`].
     pub fn check(&self) -> Result<(), Error> {
         if self.k.is_nan() || self.k <= 10.0 {
-            return Err(Error::BadParameter {
+            return Err(Error::InvalidArgument {
                 op: "SolverOptions",
                 name: "k",
                 value: self.k,
@@ -67,7 +67,7 @@ impl SolverOptions {
             });
         }
         if self.eps.is_nan() || self.eps >= 1.0e-10 {
-            return Err(Error::BadParameter {
+            return Err(Error::InvalidArgument {
                 op: "SolverOptions",
                 name: "eps",
                 value: self.eps,

@@ -71,7 +71,7 @@ fn apply_pow_abs_keeps_zeros_for_a_negative_power() {
 #[test]
 fn top_eigs_takes_zero_lanczos_dims_as_the_default() {
     // Kaldi's `TopEigs(s, P, lanczos_dim = 0)`: `lanczos_dim <= 0` is its default, the
-    // larger of k + 50 and 1.5 k; `Some(0)` was `BadParameter`. n = 80, k = 3: the
+    // larger of k + 50 and 1.5 k; `Some(0)` was `InvalidArgument`. n = 80, k = 3: the
     // default 53 is below n, so the Lanczos path runs, and gives what `Some(53)` gives
     let n = 80;
     let mut a = SpMatrix::<f64>::new(n);
@@ -92,7 +92,7 @@ fn top_eigs_takes_zero_lanczos_dims_as_the_default() {
     let mut p = Matrix::<f64>::new(n, 3);
     assert!(matches!(
         a.top_eigs(&mut s, &mut p, Some(2)),
-        Err(Error::BadParameter { .. })
+        Err(Error::InvalidArgument { .. })
     ));
 }
 

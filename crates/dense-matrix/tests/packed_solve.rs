@@ -198,7 +198,7 @@ fn quadratic_problem_edge_cases_and_errors() {
     };
     assert_eq!(
         bad_eps.check().unwrap_err(),
-        Error::BadParameter {
+        Error::InvalidArgument {
             op: "SolverOptions",
             name: "eps",
             value: 1e-5,

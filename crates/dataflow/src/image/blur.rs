@@ -24,14 +24,14 @@ pub fn sigma_for_ksize(ksize: usize) -> f64 {
 /// [`sigma_for_ksize`]. `ksize` must be odd.
 pub fn gaussian_kernel(ksize: usize, sigma: f64) -> Result<Vec<f64>, Error> {
     if ksize.is_multiple_of(2) {
-        return Err(Error::BadParameter {
+        return Err(Error::InvalidArgument {
             name: "ksize",
             value: ksize.to_string(),
             rule: "a Gaussian kernel size must be odd",
         });
     }
     if sigma.is_nan() {
-        return Err(Error::BadParameter {
+        return Err(Error::InvalidArgument {
             name: "sigma",
             value: sigma.to_string(),
             rule: "sigma must be a number",
@@ -279,7 +279,7 @@ mod tests {
         );
         assert_eq!(
             gaussian_kernel(4, 1.0).unwrap_err(),
-            Error::BadParameter {
+            Error::InvalidArgument {
                 name: "ksize",
                 value: "4".into(),
                 rule: "a Gaussian kernel size must be odd",
@@ -287,7 +287,7 @@ mod tests {
         );
         assert_eq!(
             gaussian_kernel(5, f64::NAN).unwrap_err(),
-            Error::BadParameter {
+            Error::InvalidArgument {
                 name: "sigma",
                 value: "NaN".into(),
                 rule: "sigma must be a number",

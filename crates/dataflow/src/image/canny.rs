@@ -63,7 +63,7 @@ const EDGE: u8 = 2;
 fn thresholds(p: &Canny) -> Result<(i64, i64), Error> {
     for (name, v) in [("low", p.low), ("high", p.high)] {
         if v.is_nan() {
-            return Err(Error::BadParameter {
+            return Err(Error::InvalidArgument {
                 name,
                 value: v.to_string(),
                 rule: "a Canny threshold must be a number",
@@ -1390,7 +1390,7 @@ mod tests {
         ] {
             assert_eq!(
                 thresholds(&bad).unwrap_err(),
-                Error::BadParameter {
+                Error::InvalidArgument {
                     name,
                     value: "NaN".into(),
                     rule: "a Canny threshold must be a number",
