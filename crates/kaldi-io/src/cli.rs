@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::{Error, Holder, SequentialTableReader, TableWriter};
+
 /// The type of an option, which decides how its value is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionKind {
@@ -286,6 +288,29 @@ impl ParseOptions {
     pub fn get_string(&self, name: &str) -> &str {
         &self.value(name).value
     }
+}
+
+/// The table loop of Kaldi's copying tools (`copy-feats`, `copy-matrix`, `copy-int-vector`,
+/// `apply-cmvn`): creates the writer of `wspecifier`, reads each `(key, value)` of
+/// `rspecifier` in turn, hands it to `each`, writes what `each` returns (`None`: nothing
+/// for this key), and finishes the writer; returns the number of values written. The first
+/// error, of the tables or of `each`, stops the loop.
+pub fn copy_table<T: Holder, U: Holder, E: From<Error>>(
+    rspecifier: &str,
+    wspecifier: &str,
+    mut each: impl FnMut(&str, T) -> Result<Option<U>, E>,
+) -> Result<usize, E> {
+    let mut writer = TableWriter::<U>::create(wspecifier)?;
+    let mut written = 0;
+    for entry in SequentialTableReader::<T>::open(rspecifier)? {
+        let (key, value) = entry?;
+        if let Some(out) = each(&key, value)? {
+            writer.write(&key, &out)?;
+            written += 1;
+        }
+    }
+    writer.finish()?;
+    Ok(written)
 }
 
 /// What a tool's body reports: `Ok(true)` when it did something (exit 0), `Ok(false)` when

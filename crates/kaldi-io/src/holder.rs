@@ -48,14 +48,14 @@ pub trait Holder: Sized + Clone + Send + 'static {
     }
 }
 
-fn io(e: std::io::Error) -> ObjError {
+pub(crate) fn io(e: std::io::Error) -> ObjError {
     ObjError::Io {
         kind: e.kind(),
         message: e.to_string(),
     }
 }
 
-fn format_err(expected: &'static str, found: impl Into<String>) -> ObjError {
+pub(crate) fn format_err(expected: &'static str, found: impl Into<String>) -> ObjError {
     ObjError::Format {
         expected,
         found: found.into(),
@@ -63,7 +63,7 @@ fn format_err(expected: &'static str, found: impl Into<String>) -> ObjError {
 }
 
 /// Fills `buf`, or reports the end of data naming `what`.
-fn read_exact<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), ObjError> {
+pub(crate) fn read_exact<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), ObjError> {
     let mut filled = 0;
     while filled < buf.len() {
         match r.read(&mut buf[filled..]) {
@@ -200,10 +200,42 @@ fn strip_zeros(s: &str) -> &str {
     }
 }
 
-/// Reads one line (without its `\n`) as UTF-8; the end of data ends the line.
-fn read_line<R: BufRead>(r: &mut R, what: &'static str) -> Result<String, ObjError> {
+/// The longest line a text value may take (tokens, token vectors, int32 vectors and their
+/// vectors and pairs, posteriors): 64 MiB, far above any real one (an alignment of an hour
+/// of speech at 100 frames a second is about 2 MiB of text), so a hostile value without a
+/// newline (`ark,t:/dev/zero`) is an error at its key and offset, not a line that grows
+/// until memory runs out. Kaldi reads such lines without a bound.
+pub const MAX_TEXT_LINE_LEN: usize = 1 << 26;
+
+/// The bytes of `r` up to and including `delim` (or the end of data), refusing more than
+/// `max` bytes without `delim` (memory stays bounded by `max`).
+pub(crate) fn read_until_bounded<R: BufRead>(
+    r: &mut R,
+    delim: u8,
+    max: usize,
+    what: &'static str,
+) -> Result<Vec<u8>, ObjError> {
     let mut bytes = Vec::new();
-    r.read_until(b'\n', &mut bytes).map_err(io)?;
+    r.by_ref()
+        .take(max as u64 + 1)
+        .read_until(delim, &mut bytes)
+        .map_err(io)?;
+    if bytes.len() > max && bytes.last() != Some(&delim) {
+        return Err(ObjError::Format {
+            expected: what,
+            found: match delim {
+                b'\n' => format!("more than {max} bytes without a newline"),
+                _ => format!("more than {max} bytes without a {:?}", delim as char),
+            },
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads one line (without its `\n`) as UTF-8, of at most [`MAX_TEXT_LINE_LEN`] bytes; the
+/// end of data ends the line.
+fn read_line<R: BufRead>(r: &mut R, what: &'static str) -> Result<String, ObjError> {
+    let mut bytes = read_until_bounded(r, b'\n', MAX_TEXT_LINE_LEN, what)?;
     if bytes.last() == Some(&b'\n') {
         bytes.pop();
     }

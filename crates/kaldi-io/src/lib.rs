@@ -13,8 +13,9 @@
 //!   (reading `FM`, `DM`, `CM`, `CM2`, `CM3` alike), `Vector<f32/f64>`,
 //!   [`CompressedMatrix`], `i32`, `f32`, `f64`, `bool`,
 //!   `Vec<i32>`, `Vec<Vec<i32>>`, `Vec<(i32, i32)>`, `String`, `Vec<String>`,
-//!   [`Posterior`], and [`AnyObject`] (the type told by each record's header, as kaldiio
-//!   reads).
+//!   [`Posterior`], [`AnyObject`] (the type told by each record's header, as kaldiio
+//!   reads), [`HtkMatrix`] and [`SphinxMatrix`] (HTK and Sphinx feature files) and
+//!   [`IntegerVector`] (Kaldi's `WriteIntegerVector` form).
 //!
 //! ```
 //! use kaldi_io::{CompressedMatrix, CompressionMethod, Matrix};
@@ -61,6 +62,7 @@
 
 pub mod cli;
 mod error;
+mod foreign;
 mod fresh;
 mod holder;
 mod object;
@@ -74,7 +76,8 @@ pub use dense_matrix;
 /// The dense-matrix types kaldi-io reads and writes, re-exported.
 pub use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix, Real, Vector};
 pub use error::Error;
-pub use holder::{Holder, Posterior};
+pub use foreign::{HtkHeader, HtkMatrix, IntegerVector, SphinxMatrix, SPHINX_FEAT_DIM};
+pub use holder::{Holder, Posterior, MAX_TEXT_LINE_LEN};
 pub use object::AnyObject;
 pub use specifier::{
     classify_rxfilename, classify_wxfilename, InputKind, OutputKind, Rspecifier, RspecifierKind,

@@ -1,5 +1,5 @@
 //! Hardening round 3: pipes closed rather than drained, FIFOs and other files that cannot
-//! seek, and the bounds on archive keys and script lines. Every read that could hang runs under a time
+//! seek, and the bounds on archive keys, script lines and text values. Every read that could hang runs under a time
 //! limit, so a regression fails instead of hanging the suite.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::time::Duration;
 use dense_matrix::{Error as DmError, Vector};
 use kaldi_io::{
     read_kaldi_object, Error, Holder, RandomAccessTableReader, SequentialTableReader, TableWriter,
-    MAX_KEY_LEN, MAX_SCP_LINE_LEN,
+    MAX_KEY_LEN, MAX_SCP_LINE_LEN, MAX_TEXT_LINE_LEN,
 };
 
 /// Generous for a loaded machine; the hangs these tests guard against are for ever.
@@ -332,4 +332,50 @@ fn an_endless_scp_line_is_an_error_naming_the_line() {
     );
     let opened = RandomAccessTableReader::<i32>::open(&format!("scp:{scp}")).err();
     check(opened.expect("an error"), &scp, 2);
+}
+
+// ------------------------------------------------- text values: the line length bound
+
+#[test]
+fn an_endless_text_value_is_an_error_at_its_key_and_offset() {
+    // a text value without a newline (`7777...` for ever) ends at MAX_TEXT_LINE_LEN bytes,
+    // naming its key and offset, for every holder that reads text by lines; the record
+    // before it reads
+    assert_eq!(MAX_TEXT_LINE_LEN, 1 << 26);
+    let rspecifier = "ark:printf 'k1 1 2\\nk2 '; yes 7 | tr -d '\\n' |";
+    #[track_caller]
+    fn check<T: Holder + std::fmt::Debug>(
+        items: Vec<Result<(String, T), Error>>,
+        what: &'static str,
+    ) {
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert!(items[0].is_ok(), "{:?}", items[0]);
+        match &items[1] {
+            Err(Error::Object {
+                key,
+                offset,
+                source,
+                ..
+            }) => {
+                assert_eq!(key.as_deref(), Some("k2"));
+                assert_eq!(*offset, 10);
+                assert_eq!(
+                    *source,
+                    DmError::Format {
+                        expected: what,
+                        found: format!("more than {MAX_TEXT_LINE_LEN} bytes without a newline"),
+                    }
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    check(read_all::<Vec<i32>>(rspecifier), "an int32 vector");
+    check(read_all::<Vec<String>>(rspecifier), "a token vector");
+    check(
+        read_all::<Vec<(i32, i32)>>("ark:printf 'k1 1 2\\nk2 '; yes 7 | tr -d '\\n' |"),
+        "an int32 pair vector",
+    );
+    let items = read_all::<String>("ark:printf 'k1 abc\\nk2 '; yes 7 | tr -d '\\n' |");
+    check(items, "a token");
 }

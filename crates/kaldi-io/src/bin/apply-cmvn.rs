@@ -6,11 +6,8 @@
 
 use std::process::ExitCode;
 
-use kaldi_io::cli::{run_tool, OptionKind, ParseOptions, ToolResult};
-use kaldi_io::{
-    read_kaldi_object, Matrix, RandomAccessTableReader, Rspecifier, SequentialTableReader,
-    TableWriter,
-};
+use kaldi_io::cli::{copy_table, run_tool, OptionKind, ParseOptions, ToolResult};
+use kaldi_io::{read_kaldi_object, Matrix, RandomAccessTableReader, Rspecifier};
 
 const USAGE: &str = "Apply cepstral mean and (optionally) variance normalization
 Per-utterance by default, or per-speaker if utt2spk option provided
@@ -135,30 +132,24 @@ fn body(po: &ParseOptions, args: &[String]) -> ToolResult {
                 )
             })?,
     };
-    let mut writer = TableWriter::<Matrix<f32>>::create(feats_out)?;
-    let (mut num_done, mut num_err) = (0usize, 0usize);
     if !norm_means {
         // a no-op: the input is echoed
-        for entry in SequentialTableReader::<Matrix<f32>>::open(feats_in)? {
-            let (utt, feats) = entry?;
-            writer.write(&utt, &feats)?;
-            num_done += 1;
-        }
-        writer.finish()?;
+        let num_done =
+            copy_table::<Matrix<f32>, _, kaldi_io::Error>(feats_in, feats_out, |_, m| Ok(Some(m)))?;
         eprintln!("apply-cmvn: Copied {num_done} utterances.");
         return Ok(num_done != 0);
     }
-    if Rspecifier::parse(cmvn).is_ok() {
+    let mut num_err = 0usize;
+    let num_done = if Rspecifier::parse(cmvn).is_ok() {
         let mut cmvn_reader = RandomAccessTableReader::<Matrix<f64>>::open(cmvn)?;
         let mut utt2spk_reader = match utt2spk {
             "" => None,
             u => Some(RandomAccessTableReader::<String>::open(u)?),
         };
-        for entry in SequentialTableReader::<Matrix<f32>>::open(feats_in)? {
-            let (utt, mut feats) = entry?;
+        copy_table(feats_in, feats_out, |utt, mut feats: Matrix<f32>| {
             let key = match utt2spk_reader.as_mut() {
-                None => Some(utt.clone()),
-                Some(reader) => reader.get(&utt)?,
+                None => Some(utt.to_string()),
+                Some(reader) => reader.get(utt)?,
             };
             let stats = match key {
                 Some(key) => cmvn_reader.get(&key)?,
@@ -170,16 +161,15 @@ fn body(po: &ParseOptions, args: &[String]) -> ToolResult {
                      producing no output for this utterance"
                 );
                 num_err += 1;
-                continue;
+                return Ok(None);
             };
             if !skip_dims.is_empty() {
                 fake_stats_for_some_dims(&skip_dims, &mut stats)?;
             }
             apply_cmvn(&stats, norm_vars, reverse, &mut feats)
                 .map_err(|e| format!("utterance {utt}: {e}"))?;
-            writer.write(&utt, &feats)?;
-            num_done += 1;
-        }
+            Ok::<_, Box<dyn std::error::Error>>(Some(feats))
+        })?
     } else {
         if !utt2spk.is_empty() {
             return Err("--utt2spk option not compatible with rxfilename as input \
@@ -190,15 +180,12 @@ fn body(po: &ParseOptions, args: &[String]) -> ToolResult {
         if !skip_dims.is_empty() {
             fake_stats_for_some_dims(&skip_dims, &mut stats)?;
         }
-        for entry in SequentialTableReader::<Matrix<f32>>::open(feats_in)? {
-            let (utt, mut feats) = entry?;
+        copy_table(feats_in, feats_out, |utt, mut feats: Matrix<f32>| {
             apply_cmvn(&stats, norm_vars, reverse, &mut feats)
                 .map_err(|e| format!("utterance {utt}: {e}"))?;
-            writer.write(&utt, &feats)?;
-            num_done += 1;
-        }
-    }
-    writer.finish()?;
+            Ok::<_, Box<dyn std::error::Error>>(Some(feats))
+        })?
+    };
     let what = if norm_vars {
         "cepstral mean and variance normalization"
     } else {

@@ -7,6 +7,8 @@
 //!   --compression-method=N       Kaldi's CompressionMethod number 1..7 (default 1, auto)
 //!   --binary=true|false          with an rxfilename/wxfilename pair: binary output
 //!   --write-num-frames=WSPEC     the number of frames of each utterance, as int32
+//!   --htk-in=true|false          the input's values are HTK feature files (`HtkMatrix`)
+//!   --sphinx-in=true|false       the input's values are Sphinx feature files (tables only)
 //! ```
 //!
 //! As Kaldi's tool, it also copies a single matrix when both arguments are filenames
@@ -16,10 +18,10 @@
 
 use std::process::ExitCode;
 
-use kaldi_io::cli::{run_tool, OptionKind, ParseOptions, Parsed};
+use kaldi_io::cli::{copy_table, run_tool, OptionKind, ParseOptions, Parsed};
 use kaldi_io::{
-    read_kaldi_object, write_kaldi_object, CompressedMatrix, CompressionMethod, Matrix, Rspecifier,
-    SequentialTableReader, TableWriter,
+    read_kaldi_object, write_kaldi_object, CompressedMatrix, CompressionMethod, Holder, HtkMatrix,
+    Matrix, Rspecifier, SphinxMatrix, TableWriter,
 };
 
 const USAGE: &str = "Copy features [and possibly change format]
@@ -30,8 +32,17 @@ e.g.: copy-feats ark:- ark,scp:foo.ark,foo.scp
 See also: copy-matrix
 ";
 
+/// What the input's values are: Kaldi matrices, or HTK or Sphinx feature files.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InputFormat {
+    Kaldi,
+    Htk,
+    Sphinx,
+}
+
 /// The options of one run.
 pub(crate) struct Options {
+    format: InputFormat,
     binary: bool,
     compress: bool,
     method: CompressionMethod,
@@ -44,13 +55,13 @@ fn parser() -> ParseOptions {
         "htk-in",
         OptionKind::Bool,
         "false",
-        "Read input as HTK features (not supported here)",
+        "Read input as HTK features",
     );
     po.register(
         "sphinx-in",
         OptionKind::Bool,
         "false",
-        "Read input as Sphinx features (not supported here)",
+        "Read input as Sphinx features",
     );
     po.register(
         "binary",
@@ -80,13 +91,19 @@ fn parser() -> ParseOptions {
 }
 
 fn options_of(po: &ParseOptions) -> Result<Options, String> {
-    if po.get_bool("htk-in") || po.get_bool("sphinx-in") {
-        return Err("--htk-in and --sphinx-in are not supported by this copy-feats".into());
-    }
+    // Kaldi's copy-feats looks at --htk-in first
+    let format = if po.get_bool("htk-in") {
+        InputFormat::Htk
+    } else if po.get_bool("sphinx-in") {
+        InputFormat::Sphinx
+    } else {
+        InputFormat::Kaldi
+    };
     let code = po.get_i32("compression-method");
     let method = CompressionMethod::from_kaldi_code(code)
         .ok_or_else(|| format!("invalid --compression-method={code} (1 through 7)"))?;
     Ok(Options {
+        format,
         binary: po.get_bool("binary"),
         compress: po.get_bool("compress"),
         method,
@@ -123,7 +140,19 @@ fn compress(
 pub(crate) fn run(options: &Options, input: &str, output: &str) -> Result<usize, kaldi_io::Error> {
     if Rspecifier::parse(input).is_err() {
         // a single matrix from an rxfilename to a wxfilename
-        let m: Matrix<f32> = read_kaldi_object(input)?;
+        let m: Matrix<f32> = match options.format {
+            InputFormat::Kaldi => read_kaldi_object(input)?,
+            InputFormat::Htk => read_kaldi_object::<HtkMatrix>(input)?.matrix,
+            InputFormat::Sphinx => {
+                // as Kaldi's copy-feats: "For single files, sphinx input is not yet
+                // supported."
+                return Err(kaldi_io::Error::Rxfilename {
+                    rxfilename: input.to_string(),
+                    reason: "a single file, but --sphinx-in reads tables only (as Kaldi's \
+                             copy-feats)",
+                });
+            }
+        };
         if options.compress {
             let cm = compress(&m, options.method, input, None)?;
             write_kaldi_object(output, &cm, options.binary)?;
@@ -132,39 +161,43 @@ pub(crate) fn run(options: &Options, input: &str, output: &str) -> Result<usize,
         }
         return Ok(1);
     }
+    match options.format {
+        InputFormat::Kaldi => copy_tables(options, input, output, |m: Matrix<f32>| m),
+        InputFormat::Htk => copy_tables(options, input, output, |h: HtkMatrix| h.matrix),
+        InputFormat::Sphinx => copy_tables(options, input, output, |s: SphinxMatrix| s.0),
+    }
+}
+
+/// The table case of [`run`] for input values of holder `T`, turned into matrices by
+/// `features`.
+fn copy_tables<T: Holder>(
+    options: &Options,
+    input: &str,
+    output: &str,
+    features: fn(T) -> Matrix<f32>,
+) -> Result<usize, kaldi_io::Error> {
     let mut num_frames = if options.num_frames_wspecifier.is_empty() {
         None
     } else {
         Some(TableWriter::<i32>::create(&options.num_frames_wspecifier)?)
     };
-    let mut copied = 0;
-    let mut plain = None;
-    let mut compressed = None;
-    if options.compress {
-        compressed = Some(TableWriter::<CompressedMatrix>::create(output)?);
+    let mut count_frames = |key: &str, m: &Matrix<f32>| match num_frames.as_mut() {
+        Some(writer) => writer.write(key, &i32::try_from(m.num_rows()).unwrap_or(i32::MAX)),
+        None => Ok(()),
+    };
+    let copied = if options.compress {
+        copy_table(input, output, |key, value: T| {
+            let m = features(value);
+            count_frames(key, &m)?;
+            compress(&m, options.method, input, Some(key)).map(Some)
+        })?
     } else {
-        plain = Some(TableWriter::<Matrix<f32>>::create(output)?);
-    }
-    for entry in SequentialTableReader::<Matrix<f32>>::open(input)? {
-        let (key, m) = entry?;
-        if let Some(writer) = compressed.as_mut() {
-            writer.write(&key, &compress(&m, options.method, input, Some(&key))?)?;
-        }
-        if let Some(writer) = plain.as_mut() {
-            writer.write(&key, &m)?;
-        }
-        if let Some(writer) = num_frames.as_mut() {
-            let rows = i32::try_from(m.num_rows()).unwrap_or(i32::MAX);
-            writer.write(&key, &rows)?;
-        }
-        copied += 1;
-    }
-    if let Some(writer) = compressed {
-        writer.finish()?;
-    }
-    if let Some(writer) = plain {
-        writer.finish()?;
-    }
+        copy_table(input, output, |key, value: T| {
+            let m = features(value);
+            count_frames(key, &m)?;
+            Ok::<_, kaldi_io::Error>(Some(m))
+        })?
+    };
     if let Some(writer) = num_frames {
         writer.finish()?;
     }

@@ -6,11 +6,8 @@
 
 use std::process::ExitCode;
 
-use kaldi_io::cli::{run_tool, OptionKind, ParseOptions, ToolResult};
-use kaldi_io::{
-    read_kaldi_object, write_kaldi_object, Matrix, Rspecifier, SequentialTableReader, TableWriter,
-    Wspecifier,
-};
+use kaldi_io::cli::{copy_table, run_tool, OptionKind, ParseOptions, ToolResult};
+use kaldi_io::{read_kaldi_object, write_kaldi_object, Matrix, Rspecifier, Wspecifier};
 
 const USAGE: &str = "Copy matrices, or archives of matrices (e.g. features or transforms)
 Also see copy-feats which has other format options
@@ -92,17 +89,12 @@ fn body(po: &ParseOptions, args: &[String]) -> ToolResult {
         eprintln!("copy-matrix: Copied matrix to {output}");
         return Ok(true);
     }
-    let mut writer = TableWriter::<Matrix<f32>>::create(output)?;
-    let mut num_done = 0usize;
-    for entry in SequentialTableReader::<Matrix<f32>>::open(input)? {
-        let (key, mut m) = entry?;
+    let num_done = copy_table(input, output, |key, mut m: Matrix<f32>| {
         if !t.is_identity() {
             t.apply(&mut m, &format!("key {key}"))?;
         }
-        writer.write(&key, &m)?;
-        num_done += 1;
-    }
-    writer.finish()?;
+        Ok::<_, Box<dyn std::error::Error>>(Some(m))
+    })?;
     eprintln!("copy-matrix: Copied {num_done} matrices.");
     Ok(num_done != 0)
 }
