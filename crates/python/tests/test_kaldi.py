@@ -326,6 +326,35 @@ def test_values_own_their_memory(tmp_path):
     np.testing.assert_array_equal(got["odd"], want["odd"])
 
 
+def test_large_values_read_into_new_memory_equal_kaldiio(tmp_path, kaldiio):
+    # matrices and vectors larger than one read piece (256 KiB) of the unzeroed path, in
+    # both precisions, through scp (new values each) and an archive, as kaldiio reads them
+    rng = np.random.default_rng(7)
+    want = {
+        "big32": rng.standard_normal((900, 100)).astype(np.float32),
+        "big64": rng.standard_normal((300, 150)),
+        "vec32": rng.standard_normal(70_000).astype(np.float32),
+        "vec64": rng.standard_normal(40_000),
+        "small": rng.standard_normal((2, 3)).astype(np.float32),
+    }
+    ark, scp = tmp_path / "a.ark", tmp_path / "a.scp"
+    kaldiio.save_ark(str(ark), want, scp=str(scp))
+    check_equal(dict(ak.ReadHelper(f"scp:{scp}")), want)
+    check_equal(dict(ak.ReadHelper(f"ark:{ark}")), want)
+    table = ak.load_scp(str(scp))
+    order = ["vec64", "big32", "small", "big64", "vec32"]  # random access, out of order
+    check_equal({k: table[k] for k in order}, {k: want[k] for k in order})
+    peer = kaldiio.load_scp(str(scp))
+    for key in want:
+        np.testing.assert_array_equal(table[key], peer[key], err_msg=key)
+    # cut inside the second piece of the first matrix: the error names the key and byte
+    data = ark.read_bytes()
+    cut = tmp_path / "cut.ark"
+    cut.write_bytes(data[:300_000])
+    with pytest.raises(ValueError, match=r"key `big32` at byte \d+"):
+        list(ak.ReadHelper(f"ark:{cut}"))
+
+
 # --- bad input ---------------------------------------------------------------------------
 
 
