@@ -450,10 +450,13 @@ impl Array {
         partitions.extend_from_slice(prefix);
         partitions.extend(own);
         let values = self.values.gather_ranges(&runs);
-        let validity = self
-            .validity
-            .as_ref()
-            .map(|v| Arc::new(v.gather_runs(&runs)));
+        let validity = self.validity.as_ref().map(|v| {
+            Arc::new(if v.null_count() == 0 {
+                Validity::all_valid(values.len())
+            } else {
+                v.gather_runs(&runs)
+            })
+        });
         Ok(Array {
             rank: self.rank,
             nrows,

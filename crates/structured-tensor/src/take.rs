@@ -22,6 +22,7 @@ use crate::array::Array;
 use crate::partition::RowPartition;
 use crate::strings::{BytesColumn, StringColumn};
 use crate::structured::{FieldValue, StructuredTensor};
+use crate::validity::{BitWriter, Validity};
 use crate::values::{copy_run, put_run, Values, BLOCK_BYTES};
 
 /// Offsets written as one block per run: a block of `i32`s.
@@ -158,6 +159,9 @@ impl Leaf<'_> {
 pub(crate) struct Column<'a> {
     pub(crate) levels: Vec<&'a [i32]>,
     pub(crate) leaf: Leaf<'a>,
+    /// A nullable column's bitmap and the depth whose elements it covers (`levels.len()`
+    /// for a leaf of values, one less for a string column, whose bitmap covers strings).
+    pub(crate) validity: Option<(&'a Validity, usize)>,
 }
 
 /// A selected column: the offsets of the selected rows at every level (each starting at
@@ -166,6 +170,8 @@ pub(crate) struct Column<'a> {
 pub(crate) struct SelectedColumn {
     pub(crate) levels: Vec<Vec<i32>>,
     pub(crate) leaf: LeafVec,
+    /// The bits of the selected elements, for a nullable column.
+    pub(crate) validity: Option<Validity>,
 }
 
 /// One chunk's share of one column's output: where it starts at every depth (0 = top
@@ -247,12 +253,32 @@ fn select_column<R: Rows + ?Sized>(
         })
         .collect();
     let leaf = column.leaf.with_capacity(totals[depth]);
-    let mut selected = SelectedColumn { levels, leaf };
+    let mut selected = SelectedColumn {
+        levels,
+        leaf,
+        validity: None,
+    };
     let parts = split_parts(&mut selected, counts.iter().map(Vec::as_slice), starts);
-    parts
+    // Each chunk gathers the bits of its elements beside its fill; the chunks' bitmaps
+    // are joined after.
+    let chunk_bits: Vec<Option<Validity>> = parts
         .into_par_iter()
         .zip(chunks)
-        .for_each(|(part, &chunk)| fill_column(column, rows, chunk, part));
+        .zip(&counts)
+        .map(|((part, &chunk), chunk_counts)| {
+            let bits = column
+                .validity
+                .map(|(src, at)| (at, BitWriter::new(src, chunk_counts[at])));
+            fill_column(column, rows, chunk, part, bits).map(|(_, out)| out.finish())
+        })
+        .collect();
+    if column.validity.is_some() {
+        let parts: Vec<(Option<&Validity>, usize)> = chunk_bits
+            .iter()
+            .map(|v| (v.as_ref(), v.as_ref().map_or(0, Validity::len)))
+            .collect();
+        selected.validity = Validity::concat(&parts);
+    }
     for (v, &rows) in selected.levels.iter_mut().zip(&totals) {
         // SAFETY: `v` holds its leading 0 and has room for `rows` more; `split_parts` cut
         // exactly those `rows` spare slots into the chunks' disjoint parts, and
@@ -465,12 +491,13 @@ impl<'a> LeafSlots<'a> {
 }
 
 /// Fills one chunk's part of one column, the element type dispatched once.
-fn fill_column<R: Rows + ?Sized>(
+fn fill_column<'b, R: Rows + ?Sized>(
     column: &Column<'_>,
     rows: &R,
     chunk: (usize, usize),
     (starts, offsets, leaf): PartOf<'_>,
-) {
+    bits: Option<Bits<'b>>,
+) -> Option<Bits<'b>> {
     macro_rules! fill {
         ($($variant:ident),*) => {
             match (column.leaf, leaf) {
@@ -480,6 +507,7 @@ fn fill_column<R: Rows + ?Sized>(
                     rows,
                     chunk,
                     Part { starts, offsets, leaf: slots },
+                    bits,
                 ),)*
                 _ => unreachable!("a column's slots have its element type"),
             }
@@ -489,36 +517,52 @@ fn fill_column<R: Rows + ?Sized>(
 }
 
 /// [`fill_chunk`] with leaf blocks of 32 bytes, the depth dispatched once.
-fn fill_typed<T: Copy, R: Rows + ?Sized>(
+fn fill_typed<'b, T: Copy, R: Rows + ?Sized>(
     levels: &[&[i32]],
     leaf: &[T],
     rows: &R,
     chunk: (usize, usize),
     part: Part<'_, T>,
-) {
+    bits: Option<Bits<'b>>,
+) -> Option<Bits<'b>> {
     match levels.len() {
-        0 => fill_blocked::<T, R, 0>(&[], leaf, rows, chunk, part),
-        1 => fill_blocked::<T, R, 1>(levels_array(levels), leaf, rows, chunk, part),
-        2 => fill_blocked::<T, R, 2>(levels_array(levels), leaf, rows, chunk, part),
-        3 => fill_blocked::<T, R, 3>(levels_array(levels), leaf, rows, chunk, part),
+        0 => fill_blocked::<T, R, 0>(&[], leaf, rows, chunk, part, bits),
+        1 => fill_blocked::<T, R, 1>(levels_array(levels), leaf, rows, chunk, part, bits),
+        2 => fill_blocked::<T, R, 2>(levels_array(levels), leaf, rows, chunk, part, bits),
+        3 => fill_blocked::<T, R, 3>(levels_array(levels), leaf, rows, chunk, part, bits),
         n => unreachable!("{n} levels: columns have at most {MAX_LEVELS}"),
     }
 }
 
 /// [`fill_chunk`] with `D` levels, leaf blocks of 32 bytes.
-fn fill_blocked<T: Copy, R: Rows + ?Sized, const D: usize>(
+fn fill_blocked<'b, T: Copy, R: Rows + ?Sized, const D: usize>(
     levels: &[&[i32]; D],
     leaf: &[T],
     rows: &R,
     chunk: (usize, usize),
     part: Part<'_, T>,
-) {
+    bits: Option<Bits<'b>>,
+) -> Option<Bits<'b>> {
     match std::mem::size_of::<T>() {
-        1 => fill_chunk::<T, BLOCK_BYTES, R, D>(levels, leaf, rows, chunk, part),
-        2 => fill_chunk::<T, { BLOCK_BYTES / 2 }, R, D>(levels, leaf, rows, chunk, part),
-        4 => fill_chunk::<T, { BLOCK_BYTES / 4 }, R, D>(levels, leaf, rows, chunk, part),
-        8 => fill_chunk::<T, { BLOCK_BYTES / 8 }, R, D>(levels, leaf, rows, chunk, part),
-        _ => fill_chunk::<T, 1, R, D>(levels, leaf, rows, chunk, part),
+        1 => fill_chunk::<T, BLOCK_BYTES, R, D>(levels, leaf, rows, chunk, part, bits),
+        2 => fill_chunk::<T, { BLOCK_BYTES / 2 }, R, D>(levels, leaf, rows, chunk, part, bits),
+        4 => fill_chunk::<T, { BLOCK_BYTES / 4 }, R, D>(levels, leaf, rows, chunk, part, bits),
+        8 => fill_chunk::<T, { BLOCK_BYTES / 8 }, R, D>(levels, leaf, rows, chunk, part, bits),
+        _ => fill_chunk::<T, 1, R, D>(levels, leaf, rows, chunk, part, bits),
+    }
+}
+
+/// The depth whose elements a nullable column's bitmap covers, and the writer of one
+/// chunk's selected bits from it.
+type Bits<'a> = (usize, BitWriter<'a>);
+
+/// Appends the bits of elements `lo..hi` at `depth` when `bits` covers that depth.
+#[inline(always)]
+fn take_bits(bits: &mut Option<Bits<'_>>, depth: usize, lo: usize, hi: usize) {
+    if let Some((at, out)) = bits {
+        if *at == depth {
+            out.extend(lo, hi);
+        }
     }
 }
 
@@ -526,13 +570,14 @@ fn fill_blocked<T: Copy, R: Rows + ?Sized, const D: usize>(
 /// its rows at every level, then its leaf elements (in blocks of `W`). The loops over the
 /// levels unroll and the write positions stay in registers. Panics unless the chunk
 /// filled its part exactly.
-fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
+fn fill_chunk<'b, T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
     levels: &[&[i32]; D],
     leaf: &[T],
     rows: &R,
     (first, end): (usize, usize),
     mut part: Part<'_, T>,
-) {
+    mut bits: Option<Bits<'b>>,
+) -> Option<Bits<'b>> {
     let offsets_out: &mut [&mut [MaybeUninit<i32>]; D] = part
         .offsets
         .as_mut_slice()
@@ -571,8 +616,10 @@ fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
                 );
             }
             written[k] += hi - lo;
+            take_bits(&mut bits, k, lo, hi);
             (lo, hi) = (first, last);
         }
+        take_bits(&mut bits, D, lo, hi);
         if rows.one_element_at(D) {
             part.leaf[written_leaf].write(leaf[lo]);
         } else {
@@ -593,6 +640,7 @@ fn fill_chunk<T: Copy, const W: usize, R: Rows + ?Sized, const D: usize>(
         written_leaf, n,
         "a chunk wrote {written_leaf} leaf elements, not {n}"
     );
+    bits
 }
 
 impl StructuredTensor {
@@ -609,21 +657,9 @@ impl StructuredTensor {
         self.leaf_columns(&mut columns)?;
         // One entry into the pool for the whole selection: from a thread outside it,
         // every parallel loop would put the caller to sleep and wake the workers.
-        // Validity bitmaps follow the rows through each nullable leaf's partitions.
-        let runs: Option<Vec<(usize, usize)>> = self
-            .has_nullable_leaf()
-            .then(|| (0..rows.count()).map(|i| rows.run(i)).collect());
         rayon::scope(|_| {
             let mut selected = select_columns(&columns, rows)?.into_iter();
-            self.rebuild(&mut selected, nrows, runs.as_deref())
-        })
-    }
-
-    /// True when a leaf anywhere below carries a validity bitmap.
-    pub(crate) fn has_nullable_leaf(&self) -> bool {
-        self.fields().values().any(|f| match f {
-            FieldValue::Array(a) => a.is_nullable(),
-            FieldValue::Struct(s) => s.has_nullable_leaf(),
+            self.rebuild(&mut selected, nrows)
         })
     }
 
@@ -661,7 +697,17 @@ impl StructuredTensor {
                     if levels.len() > MAX_LEVELS {
                         return None;
                     }
-                    out.push(Column { levels, leaf });
+                    // A bitmap without a null selects to all valid (`rebuild_array`):
+                    // only bitmaps with nulls are gathered.
+                    let validity = a
+                        .validity()
+                        .filter(|v| v.null_count() > 0)
+                        .map(|v| (v, a.row_partitions().len()));
+                    out.push(Column {
+                        levels,
+                        leaf,
+                        validity,
+                    });
                 }
             }
         }
@@ -669,30 +715,19 @@ impl StructuredTensor {
     }
 
     /// This struct with every leaf column replaced, in [`StructuredTensor::leaf_columns`]
-    /// order, by the next of `selected`, `nrows` rows.
-    /// `runs` are the selected top-level rows, given when a leaf is nullable; `None` when
-    /// a nullable leaf's partitions cannot select them.
+    /// order, by the next of `selected` (its bitmap too, when it is nullable), `nrows` rows.
     fn rebuild(
         &self,
         selected: &mut impl Iterator<Item = SelectedColumn>,
         nrows: usize,
-        runs: Option<&[(usize, usize)]>,
     ) -> Option<StructuredTensor> {
         let mut fields = std::collections::BTreeMap::new();
         for (name, field) in self.fields() {
             let value = match field {
-                FieldValue::Struct(s) => FieldValue::Struct(s.rebuild(selected, nrows, runs)?),
+                FieldValue::Struct(s) => FieldValue::Struct(s.rebuild(selected, nrows)?),
                 FieldValue::Array(a) => {
                     let column = selected.next().expect("a selected column per leaf");
-                    let mut out = rebuild_array(a, column, nrows);
-                    if let (Some(validity), Some(runs)) = (a.validity(), runs) {
-                        let (_, leaf_runs) =
-                            crate::array::select_through(runs, a.row_partitions()).ok()?;
-                        out = out
-                            .with_validity(Some(validity.gather_runs(&leaf_runs)))
-                            .ok()?;
-                    }
-                    FieldValue::Array(out)
+                    FieldValue::Array(rebuild_array(a, column, nrows))
                 }
             };
             fields.insert(name.clone(), value);
@@ -706,7 +741,11 @@ impl StructuredTensor {
 
 /// The array `source` selected into `column`.
 fn rebuild_array(source: &Array, column: SelectedColumn, nrows: usize) -> Array {
-    let SelectedColumn { mut levels, leaf } = column;
+    let SelectedColumn {
+        mut levels,
+        leaf,
+        validity,
+    } = column;
     let values = match (source.values(), leaf) {
         (Values::Str(_), LeafVec::U8(bytes)) => {
             let offsets = levels.pop().expect("the offsets level");
@@ -736,14 +775,23 @@ fn rebuild_array(source: &Array, column: SelectedColumn, nrows: usize) -> Array 
             selected.expect("a selection of valid rows is a valid partition")
         })
         .collect();
-    Array::from_parts_unchecked(
+    let array = Array::from_parts_unchecked(
         source.rank(),
         nrows,
         partitions,
         std::sync::Arc::new(values),
     )
     .with_shape_dtype(source.shape_dtype())
-    .expect("the source's shape dtype")
+    .expect("the source's shape dtype");
+    // A nullable source stays nullable; one without nulls gave no bits to gather.
+    let validity = match (validity, source.is_nullable()) {
+        (Some(v), _) => Some(v),
+        (None, true) => Some(Validity::all_valid(array.values().len())),
+        (None, false) => None,
+    };
+    array
+        .with_validity(validity)
+        .expect("a bit per selected element")
 }
 
 #[cold]
@@ -848,6 +896,7 @@ mod tests {
                 .map(|(levels, leaf)| Column {
                     levels: levels.iter().map(Vec::as_slice).collect(),
                     leaf,
+                    validity: None,
                 })
                 .collect()
         }
@@ -863,6 +912,7 @@ mod tests {
                 SelectedColumn {
                     levels,
                     leaf: wrap(leaf),
+                    validity: None,
                 }
             }
             let l = &self.levels;
@@ -900,6 +950,95 @@ mod tests {
                 assert_eq!(got.unwrap(), data.expected(&runs), "seed {seed}, runs");
                 let got = select_columns_in_chunks(&data.columns(), ids.as_slice(), min_rows);
                 assert_eq!(got.unwrap(), data.expected(&id_runs), "seed {seed}, ids");
+            }
+        }
+    }
+
+    /// The indices of the elements at `depth` under the selected runs, in order.
+    fn elements_at(levels: &[Vec<i32>], runs: &[(usize, usize)], depth: usize) -> Vec<usize> {
+        let mut rows: Vec<usize> = runs.iter().flat_map(|&(a, b)| a..b).collect();
+        for offsets in &levels[..depth] {
+            rows = rows
+                .iter()
+                .flat_map(|&r| offsets[r] as usize..offsets[r + 1] as usize)
+                .collect();
+        }
+        rows
+    }
+
+    #[test]
+    fn bitmaps_follow_the_selection_at_their_depth() {
+        for seed in 0..40 {
+            let mut rng = SplitMix64(1000 + seed);
+            let top_rows = 1 + rng.below(300) as usize;
+            let data = Columns::random(&mut rng, top_rows);
+            // A bitmap at every depth of every column (depth 0 included: the top rows).
+            let mut bitmaps = Vec::new();
+            for levels in &data.levels {
+                for depth in 0..=levels.len() {
+                    let n = if depth == 0 {
+                        top_rows
+                    } else {
+                        *levels[depth - 1].last().unwrap() as usize
+                    };
+                    let flags: Vec<bool> = (0..n).map(|_| rng.below(3) != 0).collect();
+                    bitmaps.push((depth, flags));
+                }
+            }
+            let validities: Vec<Validity> = bitmaps
+                .iter()
+                .map(|(_, f)| Validity::from_bools(f))
+                .collect();
+            let ids: Vec<u32> = (0..rng.below(600))
+                .map(|_| rng.below(top_rows as u64) as u32)
+                .collect();
+            let runs: Vec<(usize, usize)> = (0..rng.below(300))
+                .map(|_| {
+                    let a = rng.below(top_rows as u64 + 1) as usize;
+                    (a, (a + rng.below(4) as usize).min(top_rows))
+                })
+                .collect();
+            let id_runs: Vec<(usize, usize)> =
+                ids.iter().map(|&i| (i as usize, i as usize + 1)).collect();
+            let mut k = 0;
+            for (c, levels) in data.levels.iter().enumerate() {
+                for depth in 0..=levels.len() {
+                    let mut column = data.columns().swap_remove(c);
+                    column.validity = Some((&validities[k], depth));
+                    for min_rows in [1, 7, 100_000] {
+                        for (got, model_runs) in [
+                            (
+                                select_columns_in_chunks(
+                                    std::slice::from_ref(&column),
+                                    ids.as_slice(),
+                                    min_rows,
+                                ),
+                                &id_runs,
+                            ),
+                            (
+                                select_columns_in_chunks(
+                                    std::slice::from_ref(&column),
+                                    runs.as_slice(),
+                                    min_rows,
+                                ),
+                                &runs,
+                            ),
+                        ] {
+                            let got = got.unwrap().pop().unwrap().validity.unwrap();
+                            let flags = &bitmaps[k].1;
+                            let expected: Vec<bool> = elements_at(levels, model_runs, depth)
+                                .iter()
+                                .map(|&i| flags[i])
+                                .collect();
+                            assert_eq!(
+                                got,
+                                Validity::from_bools(&expected),
+                                "seed {seed}, column {c}, depth {depth}, chunks of {min_rows}"
+                            );
+                        }
+                    }
+                    k += 1;
+                }
             }
         }
     }
@@ -945,6 +1084,7 @@ mod tests {
         let column = Column {
             levels: vec![&offsets],
             leaf: Leaf::U8(&leaf),
+            validity: None,
         };
         let ids = vec![0u32; 2100];
         assert_eq!(select_columns(&[column], ids.as_slice()), None);
@@ -957,6 +1097,7 @@ mod tests {
         let column = Column {
             levels: vec![&offsets],
             leaf: Leaf::U8(&[1, 2, 3]),
+            validity: None,
         };
         select_columns(&[column], [(2, 5)].as_slice());
     }
@@ -969,6 +1110,7 @@ mod tests {
         let column = Column {
             levels: vec![&offsets],
             leaf: Leaf::F64(&[1.0, 2.0, 3.0]),
+            validity: None,
         };
         let mut runs = vec![(0, 1); 40];
         runs.push((usize::MAX - 1, usize::MAX));
@@ -982,6 +1124,7 @@ mod tests {
         let column = Column {
             levels: vec![&offsets],
             leaf: Leaf::U8(&[1, 2, 3]),
+            validity: None,
         };
         select_columns(&[column], [1u32].as_slice());
     }
@@ -996,7 +1139,7 @@ mod tests {
             offsets: Vec::new(),
             leaf: &mut out.spare_capacity_mut()[..slots],
         };
-        fill_chunk::<u8, BLOCK_BYTES, _, 0>(&[], &leaf, runs.as_slice(), (0, 1), part);
+        fill_chunk::<u8, BLOCK_BYTES, _, 0>(&[], &leaf, runs.as_slice(), (0, 1), part, None);
     }
 
     #[test]
@@ -1113,6 +1256,7 @@ mod tests {
             SelectedColumn {
                 levels: vec![vec![0, 2, 4]],
                 leaf: LeafVec::I64(vec![5, 6, 1, 2]),
+                validity: None,
             },
             2,
         );
@@ -1155,6 +1299,7 @@ mod tests {
         let column = Column {
             levels: Vec::new(),
             leaf: Leaf::I64(&[1, 2, 3]),
+            validity: None,
         };
         select_columns(&[column], [0u32, 3].as_slice());
     }

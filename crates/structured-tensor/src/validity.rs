@@ -104,25 +104,56 @@ impl Validity {
         (0..self.len).map(|i| self.is_valid(i)).collect()
     }
 
-    /// Appends bits `start..end` of the bitmap `src` (bit `i` at `src[i / 8] >> (i % 8)`).
+    /// Appends `take` (0..=8) bits, the low bits of `byte` (the bits above them clear),
+    /// without crossing the byte the bitmap ends in: `take <= 8 - len % 8`.
+    #[inline(always)]
+    fn put_bits(&mut self, byte: u8, take: usize) {
+        debug_assert!(take <= 8 - self.len % 8 && (take == 8 || byte >> take == 0));
+        if self.len.is_multiple_of(8) {
+            self.bits.push(0);
+        }
+        let last = self.bits.len() - 1;
+        self.bits[last] |= byte << (self.len % 8);
+        self.null_count += take - byte.count_ones() as usize;
+        self.len += take;
+    }
+
+    /// Appends bits `start..end` of the bitmap `src` (bit `i` at `src[i / 8] >> (i % 8)`):
+    /// a few bits to bring the end of this bitmap to a byte boundary, then whole bytes
+    /// (copied when `start` is byte-aligned there, else each made of two source bytes
+    /// shifted), then the last few bits.
     fn append_range(&mut self, src: &[u8], start: usize, end: usize) {
         debug_assert!(start <= end && end.div_ceil(8) <= src.len());
-        let n = end - start;
-        let new_len = self.len + n;
-        self.bits.resize(new_len.div_ceil(8), 0);
-        let mut at = self.len;
         let mut i = start;
-        // Whole bytes when both sides are byte-aligned, else 8-bit windows read with a
-        // shift: each step moves up to 8 bits.
-        while i < end {
-            let take = (end - i).min(8 - at % 8).min(8);
-            let byte = read_bits(src, i, take);
-            self.bits[at / 8] |= byte << (at % 8);
-            self.null_count += take - byte.count_ones() as usize;
-            at += take;
+        if !self.len.is_multiple_of(8) && i < end {
+            let take = (end - i).min(8 - self.len % 8);
+            self.put_bits(read_bits(src, i, take), take);
             i += take;
         }
-        self.len = new_len;
+        let whole = (end - i) / 8;
+        if whole > 0 {
+            let (first, shift) = (i / 8, i % 8);
+            let from = self.bits.len();
+            if shift == 0 {
+                self.bits.extend_from_slice(&src[first..first + whole]);
+            } else {
+                // Output byte j holds bits i + 8j .. i + 8j + 8, which lie in source bytes
+                // first + j and first + j + 1; the last of them is below `end`, so both
+                // bytes exist.
+                self.bits.extend(
+                    src[first..first + whole + 1]
+                        .windows(2)
+                        .map(|w| (w[0] >> shift) | (w[1] << (8 - shift))),
+                );
+            }
+            self.null_count += whole * 8 - count_ones(&self.bits[from..]);
+            self.len += whole * 8;
+            i += whole * 8;
+        }
+        if i < end {
+            let take = end - i;
+            self.put_bits(read_bits(src, i, take), take);
+        }
     }
 
     /// The bits in `runs` (each `(start, end)` in range), one after another.
@@ -169,6 +200,110 @@ impl Validity {
         }
         Some(out)
     }
+}
+
+/// A bitmap built by appending runs of the bits of another, for gathers: the bits
+/// gather in a 64-bit register and go out 32 at a time, and the null count is taken once
+/// at the end ([`BitWriter::finish`]).
+pub(crate) struct BitWriter<'a> {
+    src: &'a Validity,
+    out: Vec<u8>,
+    /// Bits not yet written out, the first in the lowest bit; fewer than 32 between calls.
+    pending: u64,
+    pending_len: u32,
+    len: usize,
+}
+
+impl<'a> BitWriter<'a> {
+    /// A writer of bits of `src`, with room for `len` of them.
+    pub(crate) fn new(src: &'a Validity, len: usize) -> BitWriter<'a> {
+        BitWriter {
+            src,
+            out: Vec::with_capacity(len.div_ceil(8) + 4),
+            pending: 0,
+            pending_len: 0,
+            len: 0,
+        }
+    }
+
+    /// Appends bits `start..end` of the source (panics when the range is out of bounds).
+    #[inline(always)]
+    pub(crate) fn extend(&mut self, start: usize, end: usize) {
+        if start > end || end > self.src.len {
+            bits_out_of_range(start, end, self.src.len);
+        }
+        let mut start = start;
+        while end - start > 32 {
+            self.put(start, 32);
+            start += 32;
+        }
+        self.put(start, (end - start) as u32);
+    }
+
+    /// Appends `n` (at most 32) bits of the source from bit `start` (in range).
+    #[inline(always)]
+    fn put(&mut self, start: usize, n: u32) {
+        let window = load_u64(&self.src.bits, start / 8) >> (start % 8);
+        // At most 7 bits shifted out: the 32 wanted are all in the window.
+        let bits = window & ((1u64 << n) - 1);
+        self.pending |= bits << self.pending_len;
+        self.pending_len += n;
+        if self.pending_len >= 32 {
+            self.out
+                .extend_from_slice(&(self.pending as u32).to_le_bytes());
+            self.pending >>= 32;
+            self.pending_len -= 32;
+        }
+        self.len += n as usize;
+    }
+
+    /// The bitmap written, its null count taken.
+    pub(crate) fn finish(mut self) -> Validity {
+        let bytes = self.pending.to_le_bytes();
+        self.out
+            .extend_from_slice(&bytes[..self.pending_len.div_ceil(8) as usize]);
+        let null_count = self.len - count_ones(&self.out);
+        Validity {
+            bits: self.out,
+            len: self.len,
+            null_count,
+        }
+    }
+}
+
+/// Eight bytes of `bytes` from `at` as a little-endian word, zeros past the end.
+#[inline(always)]
+fn load_u64(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(word) => u64::from_le_bytes(word.try_into().expect("8 bytes")),
+        None => {
+            let mut word = [0u8; 8];
+            let tail = &bytes[at.min(bytes.len())..];
+            word[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(word)
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn bits_out_of_range(start: usize, end: usize, len: usize) -> ! {
+    panic!("validity run {start}..{end} out of range for {len} bits")
+}
+
+/// The number of set bits in `bytes`, eight bytes at a time.
+fn count_ones(bytes: &[u8]) -> usize {
+    let mut words = bytes.chunks_exact(8);
+    let mut n: usize = words
+        .by_ref()
+        .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")).count_ones() as usize)
+        .sum();
+    n += words
+        .remainder()
+        .iter()
+        .map(|b| b.count_ones() as usize)
+        .sum::<usize>();
+    n
 }
 
 /// `take` (1..=8) bits of `src` from bit `i`, in the low bits of the result.
