@@ -91,15 +91,20 @@ def run_ray(
     out_dir: str,
     *,
     address: Optional[str] = None,
-    batch_size: int = 256,
+    batch_size: Optional[int] = 256,
+    num_blocks: Optional[int] = None,
     fn: Callable[[pa.Table], pa.Table] = transform,
 ) -> None:
-    """The pipeline on Ray: local (``address=None``) or on the cluster at ``address``."""
+    """The pipeline on Ray: local (``address=None``) or on the cluster at ``address``.
+    ``num_blocks`` sets how many read tasks share the files (Ray Data's
+    ``override_num_blocks``; by default Ray Data decides, and may make one task of a
+    small dataset)."""
     import ray
 
     if not ray.is_initialized():
         ray.init(address=address)
-    ds = ray.data.read_parquet(in_dir)  # hive partitions (country=xx/) by default
+    # hive partitions (country=xx/) are read by default
+    ds = ray.data.read_parquet(in_dir, override_num_blocks=num_blocks)
     ds = ds.map_batches(fn, batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True)
     ds.write_parquet(out_dir)
 

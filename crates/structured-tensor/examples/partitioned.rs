@@ -12,6 +12,11 @@
 //! Run: `cargo run -p structured-tensor --features parquet --example partitioned [DIR]`
 //! (the files go under DIR, default `target/demo/partitioned`). The program starts itself
 //! with `worker IN OUT` for each partition.
+//!
+//! This is the single-machine baseline, not the way to scale out: for a real cluster use
+//! an engine that exists. `docs/scaling.md` runs the same kind of partitioned pipeline on
+//! Ray (Ray Data over Parquet, through the Python package's `arrays.structured`), tested
+//! on a two-node cluster that loses a worker and a node.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
