@@ -116,11 +116,19 @@ def run(tmp_path_factory, request):
         "truth": truth,
         "asr_local": asr_local,
         "failed": False,
+        "logs": [str(temp_dir / name) for name in sessions],
     }
     failed_before = request.session.testsfailed
     yield result
     if request.session.testsfailed > failed_before or result["failed"] or not report.get("ok"):
-        print(f"\nRay's logs are kept in {temp_dir} (sessions {sessions})\n{output}")
+        # past pytest's capture, so CI's output says where the logs are
+        message = f"Ray's logs are kept in {temp_dir}: {', '.join(sessions) or 'no session folder'}"
+        terminal = request.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            terminal.write_line(message)
+            terminal.write_line(output[-8000:])
+        else:
+            sys.stderr.write(message + "\n")
     else:
         for name in sessions:
             shutil.rmtree(temp_dir / name, ignore_errors=True)
@@ -130,7 +138,10 @@ def _check_ok(run):
     report = run["report"]
     if not report.get("ok"):
         run["failed"] = True
-        pytest.fail(f"the cluster scenario failed:\n{report.get('error', '')}\n{report['output'][-4000:]}")
+        pytest.fail(
+            f"the cluster scenario failed (Ray's logs: {run['logs']}):\n{report.get('error', '')}\n"
+            f"{report['output'][-4000:]}"
+        )
 
 
 def test_the_cluster_has_two_nodes_on_loopback_only(run):
