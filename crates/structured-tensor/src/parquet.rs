@@ -550,19 +550,7 @@ pub fn read_parquet_dir(
     dir: impl AsRef<Path>,
     mode: PartitionMode,
 ) -> Result<Vec<StructuredTensor>, Error> {
-    let dir = dir.as_ref();
-    let parts = parquet_dir_files(dir)?;
-    if parts.is_empty() {
-        return Err(Error::ParquetDirEmpty {
-            dir: dir.to_path_buf(),
-        });
-    }
-    let keys = key_columns(&parts)?;
-    let read: Vec<Result<StructuredTensor, Error>> = parts
-        .par_iter()
-        .zip(&keys)
-        .map(|(part, keys)| read_file(&part.path, keys))
-        .collect();
+    let (parts, read) = read_dir_files(dir.as_ref(), &ArrowOptions::default())?;
     let mut tensors = Vec::with_capacity(read.len());
     let mut expected: Option<Spec> = None;
     for (part, tensor) in parts.iter().zip(read) {
@@ -582,6 +570,39 @@ pub fn read_parquet_dir(
         }
         tensors.push(tensor);
     }
+    combine(tensors, mode)
+}
+
+/// One file of a directory, read.
+pub(crate) type FileRead = Result<StructuredTensor, Error>;
+
+/// The data files under `dir` ([`parquet_dir_files`]; none is
+/// [`Error::ParquetDirEmpty`]), each read in parallel under `options` with its partition
+/// keys as fields, the results in the files' order.
+pub(crate) fn read_dir_files(
+    dir: &Path,
+    options: &ArrowOptions,
+) -> Result<(Vec<ParquetPart>, Vec<FileRead>), Error> {
+    let parts = parquet_dir_files(dir)?;
+    if parts.is_empty() {
+        return Err(Error::ParquetDirEmpty {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let keys = key_columns(&parts)?;
+    let read = parts
+        .par_iter()
+        .zip(&keys)
+        .map(|(part, keys)| read_file_with(&part.path, keys, options))
+        .collect();
+    Ok((parts, read))
+}
+
+/// The tensors of a directory's files as `mode` asks: one per file, or their rows joined.
+pub(crate) fn combine(
+    tensors: Vec<StructuredTensor>,
+    mode: PartitionMode,
+) -> Result<Vec<StructuredTensor>, Error> {
     match mode {
         PartitionMode::PerFile => Ok(tensors),
         PartitionMode::Combined if tensors.len() == 1 => Ok(tensors),

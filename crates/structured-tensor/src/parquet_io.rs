@@ -11,12 +11,12 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
-use rayon::prelude::*;
 
 use crate::arrow::ArrowOptions;
 use crate::error::{Error, FieldPath};
 use crate::parquet::{
-    io_error, key_columns, parquet_dir_files, parquet_error, read_file_with, PartitionMode,
+    combine, io_error, parquet_dir_files, parquet_error, read_dir_files, read_file_with,
+    PartitionMode,
 };
 use crate::schema::{node_to_spec, unify, Node};
 use crate::spec::Spec;
@@ -254,19 +254,7 @@ pub fn read_parquet_dir_with(
     mode: PartitionMode,
     options: &DirReadOptions,
 ) -> Result<Vec<StructuredTensor>, Error> {
-    let dir = dir.as_ref();
-    let parts = parquet_dir_files(dir)?;
-    if parts.is_empty() {
-        return Err(Error::ParquetDirEmpty {
-            dir: dir.to_path_buf(),
-        });
-    }
-    let keys = key_columns(&parts)?;
-    let read: Vec<Result<StructuredTensor, Error>> = parts
-        .par_iter()
-        .zip(&keys)
-        .map(|(part, keys)| read_file_with(&part.path, keys, &options.arrow))
-        .collect();
+    let (parts, read) = read_dir_files(dir.as_ref(), &options.arrow)?;
     let tensors = read.into_iter().collect::<Result<Vec<_>, Error>>()?;
     let spec = match &options.spec {
         Some(s) => s.clone(),
@@ -297,14 +285,7 @@ pub fn read_parquet_dir_with(
         .zip(&tensors)
         .map(|(part, st)| st.conform(&spec).map_err(with_file(&part.path)))
         .collect::<Result<_, _>>()?;
-    match mode {
-        PartitionMode::PerFile => Ok(conformed),
-        PartitionMode::Combined if conformed.len() == 1 => Ok(conformed),
-        PartitionMode::Combined => {
-            let all: Vec<&StructuredTensor> = conformed.iter().collect();
-            Ok(vec![StructuredTensor::concat(&all, 0)?])
-        }
-    }
+    combine(conformed, mode)
 }
 
 /// [`crate::write_parquet_dir`] with any [`Codec`], files named `<file_stem>.parquet`,
