@@ -43,6 +43,9 @@
 //!
 //! Feature flags: none.
 
+// Every public function that can panic says when, in a `# Panics` section.
+#![warn(clippy::missing_panics_doc)]
+
 mod dispatch;
 mod level;
 mod testing;

@@ -232,6 +232,9 @@ pub struct Stencil2<K, const H: usize, const W: usize> {
 
 impl<K: Tap, const N: usize> Stencil1<K, N> {
     /// A stencil from its taps; `N` must be odd (checked at compile time).
+    ///
+    /// # Panics
+    /// If `N` is even (a compile error where the stencil is built in a `const`).
     pub const fn new(taps: [K; N]) -> Self {
         assert!(N % 2 == 1, "stencil sizes must be odd");
         Stencil1 { taps }
@@ -240,6 +243,9 @@ impl<K: Tap, const N: usize> Stencil1<K, N> {
 
 impl<K: Tap, const H: usize, const W: usize> Stencil2<K, H, W> {
     /// A stencil from its taps; `H` and `W` must be odd (checked at compile time).
+    ///
+    /// # Panics
+    /// If `H` or `W` is even (a compile error where the stencil is built in a `const`).
     pub const fn new(taps: [[K; W]; H]) -> Self {
         assert!(H % 2 == 1 && W % 2 == 1, "stencil sizes must be odd");
         Stencil2 { taps }

@@ -389,6 +389,10 @@ impl<'a, T: Copy> View<'a, T, Dim3> {
 
 impl<T: Copy> Array<T, Dim2> {
     /// Copies the array into a 2-D ndarray.
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "an array's length is its extent's size (checked at construction)"
+    )]
     pub fn to_ndarray(&self) -> ndarray::Array2<T> {
         let Dim2(r, c) = self.extent;
         ndarray::Array2::from_shape_vec((r, c), self.data.clone()).expect("extent matches length")
@@ -397,6 +401,9 @@ impl<T: Copy> Array<T, Dim2> {
 
 impl Array<u8, Dim2> {
     /// Converts into a grey image buffer without copying.
+    ///
+    /// # Panics
+    /// If the width or the height exceeds `u32::MAX`, the image crate's limit.
     pub fn into_luma(self) -> image::GrayImage {
         let Dim2(h, w) = self.extent;
         image::GrayImage::from_raw(w as u32, h as u32, self.data).expect("extent matches length")
@@ -405,6 +412,9 @@ impl Array<u8, Dim2> {
 
 impl Array<[u8; 3], Dim2> {
     /// Converts into an RGB image buffer.
+    ///
+    /// # Panics
+    /// If the width or the height exceeds `u32::MAX`, the image crate's limit.
     pub fn into_rgb(self) -> image::RgbImage {
         let Dim2(h, w) = self.extent;
         let raw: Vec<u8> = self.data.iter().flatten().copied().collect();

@@ -40,6 +40,9 @@
 //! Feature flags: `imageproc-peer` (off by default) only adds the crate imageproc for the
 //! Rust peer benchmarks; the crate depends on rayon, ndarray and image (PNG only).
 
+// Every public function that can panic says when, in a `# Panics` section.
+#![warn(clippy::missing_panics_doc)]
+
 mod convolve;
 mod delayed;
 mod error;

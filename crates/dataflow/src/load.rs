@@ -401,7 +401,8 @@ pub(crate) fn schedule_bands(
 /// Loads the part of `a` inside `block` into `t` (Yarr's `rangeLoadP`/`rangeLoadS`):
 /// static row bands, one per thread; the result does not depend on `threads`.
 ///
-/// Panics when the extents of `a` and `t` differ.
+/// # Panics
+/// If the extents of `a` and `t` differ, or the extent's size overflows `usize`.
 #[track_caller]
 pub fn range_load<A, T, F>(a: &A, t: &mut T, block: Block<A::Shape>, fill: F, threads: Threads)
 where
@@ -441,6 +442,10 @@ where
 }
 
 /// Evaluates `a` into a new explicit array (Yarr's `compute`).
+///
+/// # Panics
+/// If the extent's size overflows `usize` (no such array fits in memory; a delayed source
+/// can claim one).
 pub fn compute_with<A: Source, F: Fill>(
     a: &A,
     fill: F,
@@ -484,6 +489,10 @@ pub fn compute<A: Source>(a: &A) -> Array<A::Elem, A::Shape> {
 /// Loads an array of `[T; N]` vectors component by component into separate arrays (Yarr's
 /// `loadSlicesP`): each component is an independent job, and components are split into
 /// row bands when there are more threads than components.
+///
+/// # Panics
+/// If the extent's size overflows `usize` (no such array fits in memory; a delayed source
+/// can claim one).
 pub fn compute_slices<A, T, const N: usize, F>(
     a: &A,
     fill: F,

@@ -675,6 +675,10 @@ impl CompressedMatrix {
 
     /// Kaldi's binary `Read` of a `CM`, `CM2` or `CM3` object. Sizes from the header are
     /// checked and the data is read in bounded pieces.
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "the format tokens are ASCII constants"
+    )]
     pub fn read_kaldi(r: &mut impl BufRead) -> Result<Self, Error> {
         let expected = "the compressed-matrix token `CM `, `CM2 ` or `CM3 `";
         let mut t = [0u8; 3];

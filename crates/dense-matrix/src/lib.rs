@@ -60,6 +60,9 @@
 //!
 //! See `docs/dense-matrix.md` for the Kaldi -> Rust mapping table.
 
+// Every public function that can panic says when, in a `# Panics` section.
+#![warn(clippy::missing_panics_doc)]
+
 // The `openblas-src` crate carries only the link line; naming it keeps it linked.
 #[cfg(feature = "openblas-src")]
 extern crate openblas_src as _;

@@ -588,6 +588,10 @@ impl<R: Real> SpMatrix<R> {
 
     /// [`SpMatrix::limit_cond`] computed in `f64` whatever `R` is (Kaldi's
     /// `LimitCondDouble`).
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "the f64 copy has the same packed length"
+    )]
     pub fn limit_cond_double(&mut self, max_cond: R, invert: bool) -> Result<usize, Error> {
         let mut wide = SpMatrix::<f64>::from_packed(
             self.num_rows(),

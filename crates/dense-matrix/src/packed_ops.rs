@@ -896,6 +896,10 @@ impl<R: Real> TpMatrix<R> {
 
     /// Inverts in place through `f64` arithmetic whatever `R` is (Kaldi's
     /// `InvertDouble`); the errors of [`TpMatrix::invert`], leaving the matrix unchanged.
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "the f64 copy has the same packed length"
+    )]
     pub fn invert_double(&mut self) -> Result<(), Error> {
         let mut wide = TpMatrix::<f64>::from_packed(
             self.num_rows(),

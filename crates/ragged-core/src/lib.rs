@@ -47,6 +47,9 @@
 //! column of a Parquet file (`write_ragged_parquet`, `read_ragged_parquet`);
 //! rayon is always on (see [`with_parallel_threshold`]).
 
+// Every public function that can panic says when, in a `# Panics` section.
+#![warn(clippy::missing_panics_doc)]
+
 mod append;
 #[cfg(feature = "arrow")]
 mod arrow;

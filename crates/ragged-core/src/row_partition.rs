@@ -70,6 +70,10 @@ impl RowPartition {
     }
 
     /// A regular partition: `nrows` rows of `len` elements each (TF's `from_uniform_row_length`).
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "the partition was built just above, so nothing shares it"
+    )]
     pub fn from_uniform_row_length(len: usize, nrows: usize) -> Result<Self, Error> {
         let total = (len as u128) * (nrows as u128);
         if total > i32::MAX as u128 || nrows > i32::MAX as usize {
@@ -138,6 +142,10 @@ impl RowPartition {
     }
 
     /// The row of each element (`nvals` entries), computed on first use and cached.
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "row splits are never empty (the type's invariant)"
+    )]
     pub fn row_ids(&self) -> &[i32] {
         let all = self.inner.row_ids.get_or_init(|| {
             let splits = &self.inner.row_splits;
@@ -481,6 +489,10 @@ impl fmt::Debug for RowPartition {
 /// ragged_core::row_splits_to_row_ids(&[0, 2, 2, 5], &mut ids).unwrap();
 /// assert_eq!(ids, [0, 0, 2, 2, 2]);
 /// ```
+#[allow(
+    clippy::missing_panics_doc,
+    reason = "`check_row_splits` refused empty row splits"
+)]
 pub fn row_splits_to_row_ids(row_splits: &[i32], row_ids: &mut [i32]) -> Result<(), Error> {
     check_row_splits(row_splits)?;
     let nvals = *row_splits.last().expect("checked non-empty") as usize;

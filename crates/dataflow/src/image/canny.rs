@@ -1048,6 +1048,10 @@ fn edge_positions(map: &[u8], range: std::ops::Range<usize>) -> Vec<usize> {
 /// every band's first and last row crosses bands, so the result does not depend on the
 /// bands. Working memory: the edge map (`u8`, which becomes the output), row buffers and
 /// the flood stacks.
+///
+/// # Panics
+/// If the extent's size overflows `usize` (no such image fits in memory; a delayed source
+/// can claim one).
 pub fn canny<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     params: &Canny,

@@ -356,6 +356,10 @@ fn run_bands<J: Send>(jobs: Vec<J>, job: impl Fn(J) + Sync + Send) {
 /// Both Sobel derivatives of a grey image loaded in one pass over it: `(dx, dy)` equal to
 /// loading [`sobel_dx`] and [`sobel_dy`] with the same border, bit for bit, in static row
 /// bands (the result does not depend on `threads`).
+///
+/// # Panics
+/// If the extent's size overflows `usize` (no such image fits in memory; a delayed source
+/// can claim one).
 pub fn sobel_xy<A: Source<Shape = Dim2, Elem = u8>>(
     a: &A,
     border: Border<u8>,

@@ -16,6 +16,10 @@ use crate::{CompressedMatrix, Error, Matrix, MatrixBase, Real, StrideType};
 /// [`Error::AppendDim`] if two inputs with rows differ in their column count (inputs
 /// without rows may have any); [`Error::EmptyDimension`] if the full result would have rows
 /// but no columns.
+#[allow(
+    clippy::missing_panics_doc,
+    reason = "a full result is built only when some input has rows, which set the column count"
+)]
 pub fn append_general_matrix_rows<R: Real>(
     src: &[&GeneralMatrix<R>],
 ) -> Result<GeneralMatrix<R>, Error> {

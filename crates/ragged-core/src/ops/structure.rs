@@ -17,7 +17,9 @@ impl RaggedShape {
     /// The sub-shape at index `i` of axis 0, with one fewer axis, and the range of element
     /// offsets it covers (k2's `RaggedShape::Index(0, i, &value_offset)`). Offsets are rebased,
     /// so this copies the row splits; [`crate::Ragged::index`] borrows instead.
-    /// Needs `num_axes() > 2`, `axis == 0` and `i < dim0()` (panics otherwise).
+    ///
+    /// # Panics
+    /// If `axis != 0`, `num_axes() < 3` or `i >= dim0()`.
     #[track_caller]
     pub fn index(&self, axis: usize, i: usize) -> (RaggedShape, Range<usize>) {
         if axis != 0 || self.num_axes() < 3 {

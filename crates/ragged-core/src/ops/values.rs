@@ -505,6 +505,10 @@ impl<T: Clone + Send + Sync> Ragged<T> {
     /// hashes and may merge colliding lists; we never do). With 2 axes the whole array is one
     /// group; with more, each item of axis `num_axes() - 3` is a group of its own. Within a
     /// group the unique sublists come in increasing lexicographic order.
+    #[allow(
+        clippy::missing_panics_doc,
+        reason = "`new2old` is read only after an index was pushed to it"
+    )]
     pub fn unique_sequences(&self) -> Result<UniqueSequences<T>, Error>
     where
         T: Ord,
