@@ -505,3 +505,118 @@ impl Drop for Output {
         let _ = self.finish();
     }
 }
+
+/// How far past its bound a [`LineBounded`] line may go before the error: more than the
+/// input's buffer.
+const LINE_SLACK: usize = 4 * INPUT_BUFFER;
+
+/// A text object's input with a bound on its lines: more than `max` bytes without a newline
+/// is an `InvalidData` error, not a line that grows until memory runs out (dense-matrix's
+/// text readers read whole lines). The error comes once the line passes `max` by
+/// [`LINE_SLACK`], so a holder that bounds its own lines at `max` (and reports them in its
+/// own words) meets its bound first.
+pub(crate) struct LineBounded<'a, R> {
+    inner: &'a mut R,
+    max: usize,
+    /// Bytes of the current line consumed so far.
+    line: usize,
+}
+
+impl<'a, R: BufRead> LineBounded<'a, R> {
+    pub(crate) fn new(inner: &'a mut R, max: usize) -> Self {
+        LineBounded {
+            inner,
+            max,
+            line: 0,
+        }
+    }
+}
+
+impl<R: BufRead> Read for LineBounded<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for LineBounded<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let allowed = (self.max + LINE_SLACK).saturating_sub(self.line);
+        let max = self.max;
+        let buf = self.inner.fill_buf()?;
+        // the line may hold `allowed` more bytes, then its newline
+        let window = &buf[..buf.len().min(allowed + 1)];
+        if buf.len() > allowed && !window.contains(&b'\n') {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("a text line longer than {max} bytes (MAX_TEXT_LINE_LEN)"),
+            ));
+        }
+        Ok(buf)
+    }
+
+    fn consume(&mut self, n: usize) {
+        // the same bytes `fill_buf` handed out (still buffered: nothing consumed since)
+        if let Ok(buf) = self.inner.fill_buf() {
+            let taken = &buf[..n.min(buf.len())];
+            match taken.iter().rposition(|&b| b == b'\n') {
+                Some(p) => self.line = taken.len() - p - 1,
+                None => self.line += taken.len(),
+            }
+        }
+        self.inner.consume(n);
+    }
+}
+
+#[cfg(test)]
+mod line_bound_tests {
+    use std::io::{BufRead, BufReader, Cursor, Read};
+
+    use super::{LineBounded, LINE_SLACK};
+
+    /// Reads all of `text` line by line through a `LineBounded` of `max` over a reader with
+    /// a 7-byte buffer (so lines cross many buffers).
+    fn lines(text: &[u8], max: usize) -> std::io::Result<Vec<Vec<u8>>> {
+        let mut inner = BufReader::with_capacity(7, Cursor::new(text.to_vec()));
+        let mut bounded = LineBounded::new(&mut inner, max);
+        let mut out = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            if bounded.read_until(b'\n', &mut line)? == 0 {
+                return Ok(out);
+            }
+            out.push(line);
+        }
+    }
+
+    #[test]
+    fn lines_up_to_the_bound_and_its_slack_read_and_longer_ones_are_errors() {
+        let max = 10;
+        let long = vec![b'7'; max + LINE_SLACK];
+        let mut text = b"short\n".to_vec();
+        text.extend_from_slice(&long);
+        text.extend_from_slice(b"\nand again\n");
+        text.extend_from_slice(&long);
+        let got = lines(&text, max).unwrap();
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[1].len(), long.len() + 1);
+        assert_eq!(got[3], long);
+        // one byte more: an error, after no more than the bound, the slack and one buffer
+        let mut hostile = b"ok\n".to_vec();
+        hostile.extend(std::iter::repeat_n(b'7', max + LINE_SLACK + 1));
+        let err = lines(&hostile, max).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        assert!(err.to_string().contains("longer than 10 bytes"), "{err}");
+        // `read` goes through the same bound
+        let mut inner = BufReader::with_capacity(7, Cursor::new(hostile.clone()));
+        let mut all = Vec::new();
+        let err = LineBounded::new(&mut inner, max)
+            .read_to_end(&mut all)
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        assert!(all.len() <= 3 + max + LINE_SLACK, "{}", all.len());
+    }
+}

@@ -9,13 +9,13 @@ use std::thread::JoinHandle;
 
 use dense_matrix::Error as ObjError;
 
-use crate::holder::{is_token, read_binary_marker, Holder};
+use crate::holder::{is_token, read_binary_marker, Holder, MAX_TEXT_LINE_LEN};
 use crate::range::split_range;
 use crate::specifier::{
     classify_rxfilename, InputKind, Rspecifier, RspecifierKind, RspecifierOptions, Wspecifier,
     WspecifierKind, WspecifierOptions,
 };
-use crate::stream::{Input, Output};
+use crate::stream::{Input, LineBounded, Output};
 use crate::Error;
 
 /// Reads one value at the input's position: the `\0B` marker decides binary or text.
@@ -26,6 +26,9 @@ fn read_value<T: Holder>(input: &mut Input, key: Option<&str>) -> Result<T, Erro
             if let Some(value) = crate::fresh::read_new::<T>(input)? {
                 return Ok(value);
             }
+        } else if T::BINARY_MARKER {
+            // a text matrix, vector, ... : its lines bounded
+            return T::read(&mut LineBounded::new(input, MAX_TEXT_LINE_LEN), false);
         }
         T::read(input, binary)
     })
@@ -37,7 +40,12 @@ fn read_value_into<T: Holder>(
     key: Option<&str>,
     value: &mut T,
 ) -> Result<(), Error> {
-    read_object::<T, ()>(input, key, |input, binary| value.read_into(input, binary))
+    read_object::<T, ()>(input, key, |input, binary| {
+        if !binary && T::BINARY_MARKER {
+            return value.read_into(&mut LineBounded::new(input, MAX_TEXT_LINE_LEN), false);
+        }
+        value.read_into(input, binary)
+    })
 }
 
 /// Runs `read` after the marker (for holders that have one) and names the input, key and

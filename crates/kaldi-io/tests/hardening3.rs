@@ -379,3 +379,40 @@ fn an_endless_text_value_is_an_error_at_its_key_and_offset() {
     let items = read_all::<String>("ark:printf 'k1 abc\\nk2 '; yes 7 | tr -d '\\n' |");
     check(items, "a token");
 }
+
+#[test]
+fn an_endless_text_matrix_line_is_an_error_at_its_key_and_offset() {
+    // dense-matrix's text readers read whole lines: the table reader bounds them
+    #[track_caller]
+    fn check<T: Holder + std::fmt::Debug>(rspecifier: &str, offset: u64) {
+        let items = read_all::<T>(rspecifier);
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert!(items[0].is_ok(), "{:?}", items[0]);
+        match &items[1] {
+            Err(Error::Object {
+                key,
+                offset: at,
+                source: DmError::Io { kind, message },
+                ..
+            }) => {
+                assert_eq!(key.as_deref(), Some("k2"));
+                assert_eq!(*at, offset);
+                assert_eq!(*kind, std::io::ErrorKind::InvalidData);
+                assert!(message.contains("longer than 67108864 bytes"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    check::<dense_matrix::Matrix<f32>>(
+        "ark:printf 'k1  [\\n  1 2 ]\\nk2  [\\n  '; yes 7 | tr -d '\\n' |",
+        17,
+    );
+    check::<Vector<f64>>(
+        "ark:printf 'k1  [ 1 2 ]\\nk2  [ '; yes 7 | tr -d '\\n' |",
+        15,
+    );
+    check::<kaldi_io::AnyObject>(
+        "ark:printf 'k1  [\\n  1 2 ]\\nk2  [\\n  '; yes 7 | tr -d '\\n' |",
+        17,
+    );
+}
