@@ -307,8 +307,9 @@ unsafe fn run_fill<A: Source, W: Writer<A::Elem>, F: Fill>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor supports AVX2 (checked above); the rest is the caller's.
+        if cpu_features::simd_level() >= cpu_features::SimdLevel::Avx2 {
+            // SAFETY: the processor supports AVX2 (`simd_level()` never exceeds the detected
+            // level, which grants AVX2 only with it); the rest is the caller's.
             return unsafe { fill_avx2(fill, a, w, rows, cols) };
         }
     }
@@ -564,6 +565,33 @@ mod tests {
                 );
             }
         });
+    }
+
+    /// Every fill gives the naive loop's bits at every vector level (the AVX2 copy of the
+    /// fill loop and the portable one), sequential and in bands.
+    #[test]
+    fn every_simd_level_fills_the_same_bits() {
+        let extent = Dim2(29, 67);
+        let f = |Dim2(y, x): Dim2| ((y * 67 + x) as f32 * 0.37 + 1.0) / (1.0 + x as f32) - 0.1;
+        let want: Vec<u32> = naive(extent, f).iter().map(|v| v.to_bits()).collect();
+        let d = from_fn(extent, f);
+        let bits = |a: Array<f32, Dim2>| a.as_slice().iter().map(|v| v.to_bits()).collect();
+        for threshold in [usize::MAX, 0] {
+            let runs: Vec<[Vec<u32>; 3]> = cpu_features::at_every_level(|_| {
+                with_parallel_threshold(threshold, || {
+                    [
+                        bits(compute_with(&d, Plain, Threads::Fixed(3))),
+                        bits(compute_with(&d, Unrolled::<4>, Threads::Fixed(2))),
+                        bits(compute_with(&d, BlockFill { bx: 8, by: 3 }, Threads::Seq)),
+                    ]
+                })
+            });
+            for run in runs {
+                for got in run {
+                    assert_eq!(got, want, "threshold {threshold}");
+                }
+            }
+        }
     }
 
     /// `compute_with(from_fn(f), Unrolled::<N>)` over every width from 0 to 19, against the

@@ -174,8 +174,9 @@ where
     let run = |(r, piece): (std::ops::Range<usize>, &mut [U])| {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the processor supports AVX2 (checked just above).
+            if cpu_features::simd_level() >= cpu_features::SimdLevel::Avx2 {
+                // SAFETY: the processor supports AVX2: `simd_level()` never exceeds the
+                // detected level, and the AVX2 level is granted only with AVX2.
                 return unsafe { band_avx2(a, row, col, border, col_border, &finish, r, piece) };
             }
         }
@@ -219,11 +220,15 @@ mod tests {
                     Threads::Seq,
                 );
                 for threads in [Threads::Seq, Threads::Fixed(3)] {
-                    let got = crate::with_parallel_threshold(0, || {
-                        convolve_separable(&a, row, col, b1, b2, |v: i64| v, threads)
-                    });
+                    // at every vector level (the AVX2 copy of the band loop and the portable one)
+                    for got in cpu_features::at_every_level(|_| {
+                        crate::with_parallel_threshold(0, || {
+                            convolve_separable(&a, row, col, b1, b2, |v: i64| v, threads)
+                        })
+                    }) {
+                        assert_eq!(got, want, "{rows}x{cols} {b1:?}");
+                    }
                     assert_eq!(crate::load::last_band_count(), threads.count().min(rows));
-                    assert_eq!(got, want, "{rows}x{cols} {b1:?}");
                 }
             }
         }
