@@ -3,6 +3,7 @@
 
 use ndarray::Array3;
 
+use crate::dense::beam::{pruned_posteriors, used_columns};
 use crate::dense::dense_fsa::DenseFsaVec;
 use crate::dense::intersect_dense::{
     check_beam, check_trellis_size, intersect_dense_bounded, map_pairs, prepare,
@@ -10,7 +11,7 @@ use crate::dense::intersect_dense::{
 use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::kernels::scores::{self, Semiring};
-use crate::view::{FsaView, MAX_OUTPUT_ARCS};
+use crate::view::{ArcBudget, FsaView, MAX_OUTPUT_ARCS};
 
 /// The CTC loss of every supervision segment and its gradient.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,16 +30,18 @@ pub struct CtcLoss {
 pub struct CtcLossConfig {
     /// k2's `output_beam`: the lattice keeps arcs within this of the best path before the
     /// log-semiring total is taken. `f32::INFINITY` (the default) gives the exact CTC
-    /// objective (torch's), computed on the trellis directly; a finite beam builds the
-    /// pruned lattice with [`intersect_dense`](crate::intersect_dense) as k2 does.
+    /// objective (torch's), computed on the trellis directly; a finite beam keeps the arcs
+    /// of k2's pruned lattice (those [`intersect_dense`](crate::intersect_dense) keeps) and
+    /// scores them on the trellis without building the lattice.
     pub output_beam: f32,
     /// torch's `zero_infinity`: an infinite loss (no path) is reported as 0. Its gradient is
     /// zero either way.
     pub zero_infinity: bool,
     /// With a finite `output_beam`, the most arcs the pruned lattices may hold in all
-    /// (default [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS)): counted before they are
-    /// stored, and past it the loss is [`Error::OutputLimit`]. A graph with many parallel
-    /// arcs keeps up to arcs x frames of them. (The exact path stores no lattice.)
+    /// (default [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS)): no more than that many are
+    /// stored, and past it the loss is [`Error::OutputLimit`] with the whole count. A graph
+    /// with many parallel arcs keeps up to arcs x frames of them. (The exact path stores no
+    /// lattice.)
     pub max_lattice_arcs: usize,
 }
 
@@ -117,17 +120,7 @@ struct Trellis {
 
 impl Trellis {
     fn new(graph: FsaView<'_>, num_cols: usize) -> Self {
-        let mut used = vec![u32::MAX; num_cols];
-        for arc in graph.arcs {
-            used[(arc.label + 1) as usize] = 0;
-        }
-        let mut cols = Vec::new();
-        for (col, slot) in used.iter_mut().enumerate() {
-            if *slot == 0 {
-                *slot = cols.len() as u32;
-                cols.push(col as u32);
-            }
-        }
+        let (cols, used) = used_columns(graph, num_cols);
         let max_score = graph
             .arcs
             .iter()
@@ -589,7 +582,48 @@ pub(crate) fn pair_posteriors(
             },
         ));
     }
-    // k2's way: the pruned lattice, then arc posteriors on it
+    // k2's pruned lattice, scored on the kept part of the trellis
+    let budget = ArcBudget::new(max_arcs);
+    let posts = map_pairs(
+        pairs,
+        |a, b| graphs.arc_range(a).len() * (dense.duration(b) + 1),
+        |a, b| {
+            pruned_posteriors(
+                graphs.view(a),
+                dense.fsa_scores(b),
+                num_cols,
+                output_beam,
+                &budget,
+            )
+        },
+    );
+    if posts.iter().any(|p| p.is_err()) {
+        return Err(Error::OutputLimit {
+            op,
+            what,
+            count: budget.taken(),
+            limit: max_arcs,
+        });
+    }
+    let posts: Option<Vec<Posteriors>> = posts.into_iter().flatten().collect();
+    match posts {
+        Some(posts) => Ok(posts),
+        // a segment lost range in scaled probabilities: the log semiring on the lattice
+        None => lattice_posteriors(graphs, dense, pairs, output_beam, max_arcs, (op, what)),
+    }
+}
+
+/// The pruned path's reference: k2's way, the lattice built with `intersect_dense`, then
+/// arc posteriors on it in the log semiring.
+pub(crate) fn lattice_posteriors(
+    graphs: &FsaVec,
+    dense: &DenseFsaVec,
+    pairs: &[(usize, usize)],
+    output_beam: f32,
+    max_arcs: usize,
+    (op, what): (&'static str, &'static str),
+) -> Result<Vec<Posteriors>, Error> {
+    let num_cols = dense.num_cols();
     let map: Vec<i32> = pairs.iter().map(|&(_, b)| b as i32).collect();
     let bound = (op, what);
     let (lattice, _, b_arc_map) = if pairs.iter().enumerate().all(|(i, &(a, _))| a == i) {

@@ -132,6 +132,32 @@ pub(crate) fn viterbi(
         };
     }
     fwd[0] = 0.0;
+    bwd[rows * num_states + num_states - 1] = 0.0;
+    if let Some(entry) = UniformEntry::new(graph) {
+        entry.passes(dense, num_cols, &mut fwd, &mut bwd);
+    } else {
+        general_passes(graph, dense, num_cols, &mut fwd, &mut bwd);
+    }
+    let tot_fwd = fwd[rows * num_states + num_states - 1];
+    let tot_bwd = bwd[0];
+    Viterbi {
+        fwd,
+        bwd,
+        cutoff: tot_fwd.min(tot_bwd) - output_beam,
+        tot: tot_fwd.min(tot_bwd),
+    }
+}
+
+/// The Viterbi passes of any graph, arc by arc (`fwd[0]` set, everything else `-inf`).
+fn general_passes(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    fwd: &mut [f32],
+    bwd: &mut [f32],
+) {
+    let num_states = graph.num_states();
+    let rows = dense.len() / num_cols;
     for t in 0..rows {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
         let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
@@ -148,7 +174,6 @@ pub(crate) fn viterbi(
             }
         }
     }
-    bwd[rows * num_states + num_states - 1] = 0.0;
     for t in (0..rows).rev() {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
         let (cur, next) = bwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
@@ -167,13 +192,114 @@ pub(crate) fn viterbi(
             *slot = best;
         }
     }
-    let tot_fwd = fwd[rows * num_states + num_states - 1];
-    let tot_bwd = bwd[0];
-    Viterbi {
-        fwd,
-        bwd,
-        cutoff: tot_fwd.min(tot_bwd) - output_beam,
-        tot: tot_fwd.min(tot_bwd),
+}
+
+/// A graph in which all arcs into a state have one label and one score (CTC graphs, HMM
+/// topologies): an arc's score on a frame then depends on its destination only, `c[d] =
+/// score + dense[label + 1]`. Since `f32` rounding is monotonic, the largest `f + c[d]`
+/// over the arcs into `d` is exactly `max(f) + c[d]`, and the largest `c[d] + b[d]` over a
+/// state's arcs is a maximum over their destinations of one sum per state: the same values
+/// as arc by arc, with one addition per state and frame instead of one per arc.
+struct UniformEntry<'a> {
+    graph: FsaView<'a>,
+    /// Per state: the column its arcs read (`usize::MAX`: no arc enters it) and their score.
+    col: Vec<usize>,
+    score: Vec<f32>,
+    /// The sources of the arcs into each state (`sources[into[d]..into[d + 1]]`).
+    into: Vec<u32>,
+    sources: Vec<u32>,
+}
+
+impl<'a> UniformEntry<'a> {
+    fn new(graph: FsaView<'a>) -> Option<Self> {
+        let num_states = graph.num_states();
+        let mut col = vec![usize::MAX; num_states];
+        let mut score = vec![0f32; num_states];
+        let mut into = vec![0u32; num_states + 1];
+        for arc in graph.arcs {
+            let d = arc.dest_state as usize;
+            let c = (arc.label + 1) as usize;
+            if col[d] == usize::MAX {
+                (col[d], score[d]) = (c, arc.score);
+            } else if col[d] != c || score[d].to_bits() != arc.score.to_bits() {
+                return None;
+            }
+            into[d + 1] += 1;
+        }
+        for d in 0..num_states {
+            into[d + 1] += into[d];
+        }
+        let mut fill = into.clone();
+        let mut sources = vec![0u32; graph.arcs.len()];
+        for arc in graph.arcs {
+            let slot = &mut fill[arc.dest_state as usize];
+            sources[*slot as usize] = arc.src_state as u32;
+            *slot += 1;
+        }
+        Some(Self {
+            graph,
+            col,
+            score,
+            into,
+            sources,
+        })
+    }
+
+    /// The two passes, with the values [`general_passes`] gives. `NaN` sums are dropped as
+    /// its `>` comparisons drop them.
+    fn passes(&self, dense: &[f32], num_cols: usize, fwd: &mut [f32], bwd: &mut [f32]) {
+        let num_states = self.col.len();
+        let rows = dense.len() / num_cols;
+        let entry = |row: &[f32], d: usize| -> f32 {
+            match self.col[d] {
+                usize::MAX => f32::NEG_INFINITY,
+                c => self.score[d] + row[c],
+            }
+        };
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+            for (d, slot) in next.iter_mut().enumerate() {
+                let sources = &self.sources[self.into[d] as usize..self.into[d + 1] as usize];
+                let m = sources
+                    .iter()
+                    .map(|&s| cur[s as usize])
+                    .fold(f32::NEG_INFINITY, f32::max);
+                if m == f32::NEG_INFINITY {
+                    continue;
+                }
+                let v = m + entry(row, d);
+                if v > f32::NEG_INFINITY {
+                    *slot = v;
+                }
+            }
+        }
+        let mut reach = vec![f32::NEG_INFINITY; num_states];
+        for t in (0..rows).rev() {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let (cur, next) = bwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+            for (d, r) in reach.iter_mut().enumerate() {
+                let b = next[d];
+                *r = if b == f32::NEG_INFINITY {
+                    f32::NEG_INFINITY
+                } else {
+                    let v = entry(row, d) + b;
+                    if v.is_nan() {
+                        f32::NEG_INFINITY
+                    } else {
+                        v
+                    }
+                };
+            }
+            for (state, slot) in cur.iter_mut().enumerate() {
+                *slot = self
+                    .graph
+                    .state_arcs(state)
+                    .iter()
+                    .map(|arc| reach[arc.dest_state as usize])
+                    .fold(f32::NEG_INFINITY, f32::max);
+            }
+        }
     }
 }
 
@@ -429,4 +555,139 @@ pub(crate) fn assemble(
     let built: Vec<Built> = parts.into_iter().map(|p| p.0).collect();
     let (lattice, a_arc_map) = FsaVec::from_built(built, &offsets, a_fsas.attrs());
     Ok((lattice, a_arc_map, b_arc_map))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The per-destination passes against the arc-by-arc ones: the same bits.
+    use super::*;
+    use crate::{create_fsa_vec, Fsa};
+
+    fn passes_both(graph: FsaView<'_>, dense: &[f32], num_cols: usize) -> [Vec<f32>; 4] {
+        let slots = (dense.len() / num_cols + 1) * graph.num_states();
+        let fresh = || {
+            let mut fwd = vec![f32::NEG_INFINITY; slots];
+            let mut bwd = vec![f32::NEG_INFINITY; slots];
+            fwd[0] = 0.0;
+            bwd[slots - 1] = 0.0;
+            (fwd, bwd)
+        };
+        let (mut f1, mut b1) = fresh();
+        general_passes(graph, dense, num_cols, &mut f1, &mut b1);
+        let (mut f2, mut b2) = fresh();
+        UniformEntry::new(graph)
+            .expect("a uniform graph")
+            .passes(dense, num_cols, &mut f2, &mut b2);
+        [f1, b1, f2, b2]
+    }
+
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn uniform_entry_passes_give_the_same_bits() {
+        let mut state = 5u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        // hostile values too: NaN and infinite graph scores, -inf and huge dense scores
+        let specials = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            -f32::MAX,
+        ];
+        let pick = |next: &mut dyn FnMut(u64) -> u64, scale: f32| -> f32 {
+            if next(12) == 0 {
+                specials[next(5) as usize]
+            } else {
+                (next(1 << 20) as f32 / (1 << 20) as f32 - 0.5) * scale
+            }
+        };
+        let mut uniform = 0;
+        for case in 0..400 {
+            let n = 2 + next(9) as usize;
+            let symbols = 1 + next(4) as usize;
+            // per state one label and one score for every arc into it; the last state is
+            // entered by -1 arcs
+            let label: Vec<i32> = (0..n)
+                .map(|d| {
+                    if d == n - 1 {
+                        -1
+                    } else {
+                        next(symbols as u64) as i32
+                    }
+                })
+                .collect();
+            let score: Vec<f32> = (0..n).map(|_| pick(&mut next, 4.0)).collect();
+            let mut arcs = Vec::new();
+            for src in 0..n - 1 {
+                for _ in 0..1 + next(4) {
+                    let d = next(n as u64) as usize;
+                    arcs.push(crate::Arc::new(src as i32, d as i32, label[d], score[d]));
+                }
+            }
+            if case % 2 == 0 {
+                // a CTC graph instead
+                let tokens: Vec<i32> = (0..1 + next(6)).map(|_| 1 + next(3) as i32).collect();
+                let vec = crate::FsaVec::ctc_graph(&[tokens], case % 4 == 0).unwrap();
+                arcs = vec.view(0).arcs.to_vec();
+            }
+            let num_states = arcs.iter().map(|a| a.dest_state.max(a.src_state) + 1).max();
+            let Ok(fsa) = Fsa::from_arcs(arcs, num_states.unwrap_or(0) as usize) else {
+                continue;
+            };
+            let graphs = create_fsa_vec(&[fsa]);
+            let view = graphs.view(0);
+            if view.num_states() == 0 {
+                continue;
+            }
+            let num_cols = view
+                .arcs
+                .iter()
+                .map(|a| (a.label + 2) as usize)
+                .max()
+                .unwrap_or(1)
+                .max(symbols + 1);
+            let rows = 1 + next(10) as usize;
+            let dense: Vec<f32> = (0..rows * num_cols)
+                .map(|_| pick(&mut next, 10.0))
+                .map(|x| if x.is_nan() { f32::NEG_INFINITY } else { x })
+                .collect();
+            if UniformEntry::new(view).is_none() {
+                continue;
+            }
+            uniform += 1;
+            let [f1, b1, f2, b2] = passes_both(view, &dense, num_cols);
+            assert_eq!(bits(&f1), bits(&f2), "forward, case {case}");
+            assert_eq!(bits(&b1), bits(&b2), "backward, case {case}");
+        }
+        assert!(uniform > 300, "only {uniform} uniform cases");
+    }
+
+    #[test]
+    fn a_graph_with_two_entries_into_a_state_is_not_uniform() {
+        let arcs = vec![
+            crate::Arc::new(0, 1, 1, 0.0),
+            crate::Arc::new(0, 1, 2, 0.0),
+            crate::Arc::new(1, 2, -1, 0.0),
+        ];
+        let graphs = create_fsa_vec(&[Fsa::from_arcs(arcs, 3).unwrap()]);
+        assert!(UniformEntry::new(graphs.view(0)).is_none());
+        let arcs = vec![
+            crate::Arc::new(0, 1, 1, 0.0),
+            crate::Arc::new(0, 1, 1, -0.0),
+            crate::Arc::new(1, 2, -1, 0.0),
+        ];
+        let graphs = create_fsa_vec(&[Fsa::from_arcs(arcs, 3).unwrap()]);
+        assert!(
+            UniformEntry::new(graphs.view(0)).is_none(),
+            "-0 and 0 differ in bits"
+        );
+    }
 }
