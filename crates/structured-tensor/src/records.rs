@@ -35,6 +35,12 @@ pub struct JsonOptions {
     /// batch of parsed records); batches of at least 1,024 records are parsed in
     /// parallel.
     pub batch_size: usize,
+    /// Default values by field path, as `tf.io.FixedLenFeature`'s `default_value`: a key
+    /// missing from a record's object reads as its default (as if the record held it),
+    /// with or without `nulls`; an explicit `null` stays a null. A struct field's default
+    /// is an object. Each path must name a field of the spec (given or inferred) and its
+    /// default must fit that field's type, else the read fails naming the path.
+    pub defaults: BTreeMap<FieldPath, Value>,
 }
 
 impl Default for JsonOptions {
@@ -44,6 +50,7 @@ impl Default for JsonOptions {
             any_field_names: false,
             spec: None,
             batch_size: 65_536,
+            defaults: BTreeMap::new(),
         }
     }
 }
@@ -73,9 +80,17 @@ impl JsonOptions {
         self
     }
 
+    /// `value` read where the key `path` (field names from the root) is missing from a
+    /// record (see [`JsonOptions::defaults`]).
+    pub fn with_default(mut self, path: &[&str], value: Value) -> JsonOptions {
+        let path = FieldPath(path.iter().map(|name| name.to_string()).collect());
+        self.defaults.insert(path, value);
+        self
+    }
+
     /// True when these are TensorFlow's rules (the `from_json` readers apply).
     fn is_tensorflow(&self) -> bool {
-        !self.nulls && !self.any_field_names
+        !self.nulls && !self.any_field_names && self.defaults.is_empty()
     }
 }
 
@@ -430,11 +445,25 @@ pub(crate) fn read_records(
             file: None,
         });
     }
-    let mut col = Col::plan_struct(&spec, rank, options)?;
     let root = FieldPath::root();
+    let mut col = Col::plan_struct(&spec, rank, &root, options)?;
+    if let Some(path) = options
+        .defaults
+        .keys()
+        .find(|path| !spec_has_field(&spec, path))
+    {
+        return Err(Error::SchemaMismatch {
+            path: path.clone(),
+            expected: format!("a field of the spec {spec}"),
+            found: "a default value".to_string(),
+            file: None,
+        });
+    }
     for (k, item) in items.iter().enumerate() {
         let r = match &mut col {
-            Col::Struct { fields, .. } => push_object(fields, Some(item), &root, options),
+            Col::Struct {
+                fields, defaults, ..
+            } => push_object(fields, defaults, Some(item), &root, options),
             Col::Leaf { .. } => unreachable!("the root is a struct"),
         };
         r.map_err(|e| {
@@ -469,12 +498,22 @@ enum Col {
         rank: usize,
         splits: Vec<Vec<i32>>,
         fields: Vec<(String, Col)>,
+        /// Each field's default value (`JsonOptions::defaults`), checked to fit it.
+        defaults: Vec<Option<Value>>,
     },
 }
 
 impl Col {
-    fn plan_struct(spec: &Spec, parent_rank: usize, options: &JsonOptions) -> Result<Col, Error> {
+    /// The column of a struct at `path` of spec `spec` under a struct of rank
+    /// `parent_rank`.
+    fn plan_struct(
+        spec: &Spec,
+        parent_rank: usize,
+        path: &FieldPath,
+        options: &JsonOptions,
+    ) -> Result<Col, Error> {
         let mut fields = Vec::with_capacity(spec.fields.len());
+        let mut defaults = Vec::with_capacity(spec.fields.len());
         for (name, f) in &spec.fields {
             if !options.any_field_names && !is_valid_field_name(name) {
                 return Err(Error::InvalidFieldName {
@@ -482,7 +521,16 @@ impl Col {
                     path: FieldPath::root(),
                 });
             }
-            fields.push((name.clone(), Col::plan(f, spec.rank(), options)?));
+            let field_path = path.child(name);
+            let col = Col::plan(f, spec.rank(), &field_path, options)?;
+            let default = options.defaults.get(&field_path).cloned();
+            if let Some(d) = &default {
+                // The default must fit the field: read once into a scratch column.
+                let mut scratch = Col::plan(f, spec.rank(), &field_path, options)?;
+                scratch.push(Some(d), &field_path, options)?;
+            }
+            fields.push((name.clone(), col));
+            defaults.push(default);
         }
         let own = spec.rank().saturating_sub(parent_rank);
         Ok(Col::Struct {
@@ -490,12 +538,19 @@ impl Col {
             rank: spec.rank(),
             splits: vec![vec![0]; own],
             fields,
+            defaults,
         })
     }
 
-    fn plan(spec: &FieldSpec, parent_rank: usize, options: &JsonOptions) -> Result<Col, Error> {
+    /// The column of field `spec` at `path` under a struct of rank `parent_rank`.
+    fn plan(
+        spec: &FieldSpec,
+        parent_rank: usize,
+        path: &FieldPath,
+        options: &JsonOptions,
+    ) -> Result<Col, Error> {
         match spec {
-            FieldSpec::Struct(s) => Col::plan_struct(s, parent_rank, options),
+            FieldSpec::Struct(s) => Col::plan_struct(s, parent_rank, path, options),
             leaf => {
                 let (inner, nullable) = schema::strip_nullable(leaf);
                 let shape = match inner {
@@ -602,7 +657,13 @@ impl Col {
         path: &FieldPath,
         options: &JsonOptions,
     ) -> Result<(), Error> {
-        let Col::Struct { splits, fields, .. } = self else {
+        let Col::Struct {
+            splits,
+            fields,
+            defaults,
+            ..
+        } = self
+        else {
             unreachable!("push_struct on a struct")
         };
         if level < own {
@@ -629,7 +690,7 @@ impl Col {
                     if (v.is_none() || v == Some(&Value::Null)) && !options.nulls {
                         return Err(value_error(path, v, "an object"));
                     }
-                    push_object(fields, v, path, options)
+                    push_object(fields, defaults, v, path, options)
                 }
                 other => Err(value_error(path, other, "an object")),
             }
@@ -710,9 +771,11 @@ impl Col {
     }
 }
 
-/// Pushes an object's fields (`None` or `null`: every field missing).
+/// Pushes an object's fields (`None` or `null`: every field missing, and null, defaults
+/// or not); a key missing from an object takes its field's default when it has one.
 fn push_object(
     fields: &mut [(String, Col)],
+    defaults: &[Option<Value>],
     v: Option<&Value>,
     path: &FieldPath,
     options: &JsonOptions,
@@ -733,8 +796,12 @@ fn push_object(
             }
         }
     }
-    for (name, col) in fields.iter_mut() {
+    for ((name, col), default) in fields.iter_mut().zip(defaults) {
         let item = map.and_then(|m| m.get(name.as_str()));
+        let item = match (item, map, default) {
+            (None, Some(_), Some(d)) => Some(d),
+            _ => item,
+        };
         if item.is_none() && map.is_some() && !options.nulls {
             return Err(Error::MissingKey {
                 key: name.clone(),
@@ -744,6 +811,19 @@ fn push_object(
         col.push(item, &path.child(name), options)?;
     }
     Ok(())
+}
+
+/// True when `path` names a field of `spec` (through nested structs).
+fn spec_has_field(spec: &Spec, path: &FieldPath) -> bool {
+    let mut here = spec;
+    for (k, name) in path.0.iter().enumerate() {
+        match here.fields.get(name) {
+            Some(FieldSpec::Struct(s)) => here = s,
+            Some(_) => return k + 1 == path.0.len(),
+            None => return false,
+        }
+    }
+    !path.0.is_empty()
 }
 
 fn value_error(path: &FieldPath, v: Option<&Value>, wanted: &str) -> Error {

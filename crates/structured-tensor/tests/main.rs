@@ -4,6 +4,7 @@
 //! in Cargo.toml.
 
 mod arrow;
+mod defaults;
 mod dynamic_ragged_shape;
 mod gather_batch_dims;
 mod json_spec;
