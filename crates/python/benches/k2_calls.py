@@ -1,7 +1,9 @@
 """k2 from Python: `arrays.k2` against k2 1.23.2, and against the Rust benches' own times
 (the Python call overhead), alternated rounds, medians and spread of the ratios.
 
-    python crates/python/benches/k2_calls.py [ROUNDS]
+    python crates/python/benches/k2_calls.py [ROUNDS] [ctc] [small] [decode]
+
+(all three workloads when none is named)
 
 Run it in the Python 3.9 venv that holds k2 1.23.2 and torch 1.12.1, with a release build
 of the package installed (a dev build times unoptimised glue). The same workload function
@@ -201,32 +203,40 @@ def compare_overhead(name, full_run, native_run, rounds):
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    chosen = set(sys.argv[2:]) or {"ctc", "small", "decode"}
+    unknown = chosen - {"ctc", "small", "decode"}
+    if unknown:
+        sys.exit(f"k2_calls.py: unknown workload(s) {sorted(unknown)}: ctc, small, decode")
     torch.set_num_threads(1)
     os.environ.setdefault("RAYON_NUM_THREADS", "1")
     print(f"k2 {peer.__version__ if hasattr(peer, '__version__') else '1.23.2'}, "
           f"torch {torch.__version__}, {rounds} alternated rounds, one thread",
           flush=True)
 
-    peer_ctc = ctc_workload(peer)
-    l2, g2 = peer_ctc()
-    for name, beam in (("ctc_loss", float("inf")), ("ctc_loss_beam10", 10.0)):
-        ours_ctc = ctc_workload(ours, beam)
-        l1, g1 = ours_ctc()
-        if beam == 10.0:
-            assert abs(l1 - l2) <= 1e-6 * abs(l2), (name, l1, l2)
-            assert np.allclose(g1.numpy(), g2.numpy(), atol=1e-5), name
-        else:
-            # the exact loss also sums the paths k2's beam drops: its total is close (here
-            # 0.02 % apart), its gradient a different function (frames near the pruning
-            # differ by up to 0.8), as torch's exact ctc_loss differs from k2's
-            assert abs(l1 - l2) <= 1e-3 * abs(l2), (name, l1, l2)
-        compare(name, ours_ctc, peer_ctc, rounds, rust_seconds(f"{name}_t1"))
-        compare_overhead(name, ours_ctc, ctc_native(beam), rounds)
+    if "ctc" in chosen:
+        peer_ctc = ctc_workload(peer)
+        l2, g2 = peer_ctc()
+        for name, beam in (("ctc_loss", float("inf")), ("ctc_loss_beam10", 10.0)):
+            ours_ctc = ctc_workload(ours, beam)
+            l1, g1 = ours_ctc()
+            if beam == 10.0:
+                assert abs(l1 - l2) <= 1e-6 * abs(l2), (name, l1, l2)
+                assert np.allclose(g1.numpy(), g2.numpy(), atol=1e-5), name
+            else:
+                # the exact loss also sums the paths k2's beam drops: its total is close (here
+                # 0.02 % apart), its gradient a different function (frames near the pruning
+                # differ by up to 0.8), as torch's exact ctc_loss differs from k2's
+                assert abs(l1 - l2) <= 1e-3 * abs(l2), (name, l1, l2)
+            compare(name, ours_ctc, peer_ctc, rounds, rust_seconds(f"{name}_t1"))
+            compare_overhead(name, ours_ctc, ctc_native(beam), rounds)
 
-    ours_small, peer_small = small_workload(ours), small_workload(peer)
-    one_ours, one_peer = small_workload(ours, 1)(), small_workload(peer, 1)()
-    assert one_ours.labels.tolist() == one_peer.labels.tolist(), "best paths differ"
-    compare("small_calls", ours_small, peer_small, rounds)
+    if "small" in chosen:
+        ours_small, peer_small = small_workload(ours), small_workload(peer)
+        one_ours, one_peer = small_workload(ours, 1)(), small_workload(peer, 1)()
+        assert one_ours.labels.tolist() == one_peer.labels.tolist(), "best paths differ"
+        compare("small_calls", ours_small, peer_small, rounds)
+    if "decode" not in chosen:
+        return
 
     ours_dec, peer_dec = decode_workload(ours), decode_workload(peer)
     if ours_dec is None:
