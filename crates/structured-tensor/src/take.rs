@@ -1232,6 +1232,52 @@ mod tests {
     }
 
     #[test]
+    fn a_bitmap_without_nulls_selects_to_all_valid_and_stays() {
+        let records = serde_json::json!([
+            {"age": 1, "tags": ["a", "b"]},
+            {"age": null, "tags": []},
+            {"age": 3, "tags": ["c"]},
+        ]);
+        let options = crate::JsonOptions::default().with_nulls(true);
+        let st = StructuredTensor::from_json_with_options(&records, &options).unwrap();
+        // `tags` gets an all-valid bitmap through a spec that makes it nullable.
+        let mut spec = st.spec();
+        let tags = spec.fields["tags"].clone();
+        spec.fields.insert(
+            "tags".to_string(),
+            crate::FieldSpec::Nullable(Box::new(tags)),
+        );
+        let st = st.conform(&spec).unwrap();
+        let leaf = |st: &StructuredTensor, name: &str| match &st.fields()[name] {
+            FieldValue::Array(a) => a.clone(),
+            FieldValue::Struct(_) => unreachable!(),
+        };
+        assert_eq!(leaf(&st, "tags").null_count(), 0);
+        assert!(leaf(&st, "tags").is_nullable());
+        for threshold in [0, usize::MAX] {
+            let got =
+                ragged_core::with_parallel_threshold(threshold, || st.gather(&[2, 1, 1, 0], 0))
+                    .unwrap();
+            let tags = leaf(&got, "tags");
+            assert!(tags.is_nullable(), "threshold {threshold}");
+            assert_eq!(tags.validity().unwrap().to_bools(), [true; 3]);
+            assert_eq!(
+                leaf(&got, "age").validity().unwrap().to_bools(),
+                [true, false, false, true]
+            );
+            assert_eq!(
+                got.to_json(),
+                serde_json::json!([
+                    {"age": 3, "tags": ["c"]},
+                    {"age": null, "tags": []},
+                    {"age": null, "tags": []},
+                    {"age": 1, "tags": ["a", "b"]},
+                ])
+            );
+        }
+    }
+
+    #[test]
     fn chunked_gathers_keep_uniform_partitions_and_the_shape_dtype() {
         let records = serde_json::json!([
             {"xy": [1, 2], "s": ["a", "b"]},
