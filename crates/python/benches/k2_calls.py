@@ -168,37 +168,39 @@ def timed(fn):
     return time.perf_counter() - t0
 
 
-def compare(name, ours_run, peer_run, rounds, rust=None):
-    ours_run()  # warm-up (and first allocations) outside the timed rounds
-    peer_run()
-    ours_t, peer_t = [], []
+def alternate(a_run, b_run, rounds):
+    """Each run once to warm up (first allocations), then `rounds` alternated timings:
+    their medians and the sorted per-round ratios a / b."""
+    a_run()
+    b_run()
+    a_t, b_t = [], []
     for _ in range(rounds):
-        ours_t.append(timed(ours_run))
-        peer_t.append(timed(peer_run))
-    ratios = sorted(o / p for o, p in zip(ours_t, peer_t))
+        a_t.append(timed(a_run))
+        b_t.append(timed(b_run))
+    ratios = sorted(a / b for a, b in zip(a_t, b_t))
+    return a_t, statistics.median(b_t), ratios
+
+
+def spread(ratios):
+    return f"{statistics.median(ratios):.3f} ({ratios[0]:.3f}-{ratios[-1]:.3f})"
+
+
+def compare(name, ours_run, peer_run, rounds, rust=None):
+    ours_t, peer, ratios = alternate(ours_run, peer_run, rounds)
     line = (f"{name:12s} ours {statistics.median(ours_t) * 1e3:9.2f} ms   "
-            f"k2 {statistics.median(peer_t) * 1e3:9.2f} ms   ours/k2 "
-            f"{statistics.median(ratios):.3f} ({ratios[0]:.3f}-{ratios[-1]:.3f})")
+            f"k2 {peer * 1e3:9.2f} ms   ours/k2 {spread(ratios)}")
     if rust is not None:
-        over = sorted(o / rust for o in ours_t)
-        line += (f"   Rust {rust * 1e3:8.2f} ms   ours/Rust {statistics.median(over):.3f} "
-                 f"({over[0]:.3f}-{over[-1]:.3f})")
+        line += (f"   Rust {rust * 1e3:8.2f} ms   ours/Rust "
+                 f"{spread(sorted(o / rust for o in ours_t))}")
     print(line, flush=True)
 
 
 def compare_overhead(name, full_run, native_run, rounds):
     """The package's k2 call (torch in, autograd, backward) against the bare native call of
     the same work, alternated in this process: the cost of the Python layer."""
-    full_run()
-    native_run()
-    full_t, native_t = [], []
-    for _ in range(rounds):
-        full_t.append(timed(full_run))
-        native_t.append(timed(native_run))
-    ratios = sorted(f / n for f, n in zip(full_t, native_t))
+    full_t, native, ratios = alternate(full_run, native_run, rounds)
     print(f"{name:12s} through arrays.k2 {statistics.median(full_t) * 1e3:9.2f} ms   bare "
-          f"native call {statistics.median(native_t) * 1e3:9.2f} ms   ratio "
-          f"{statistics.median(ratios):.3f} ({ratios[0]:.3f}-{ratios[-1]:.3f})", flush=True)
+          f"native call {native * 1e3:9.2f} ms   ratio {spread(ratios)}", flush=True)
 
 
 def main():
