@@ -165,6 +165,8 @@ pub fn run(options: &Options) -> Step {
         None => known,
     };
     ensure_engine()?;
+    // the commit the harness is built from, for the ledger
+    let commit = head_commit();
     let afl_target = target_dir().join("afl");
     run_step(
         "cargo afl build --release (the fuzz harness, into target/afl)",
@@ -177,7 +179,7 @@ pub fn run(options: &Options) -> Step {
     let mut table = Vec::new();
     for target in &targets {
         let figures = fuzz_one(&fuzz, &harness, target, options)?;
-        record(&fuzz.join("campaigns.tsv"), target, &figures)?;
+        record(&fuzz.join("campaigns.tsv"), &commit, target, &figures)?;
         println!(
             "xtask: fuzz {target}: {} executions in {} s ({:.0}/s), {} crashes, {} hangs, corpus {}",
             figures.execs,
@@ -405,17 +407,10 @@ fn within_budget(dir: &Path, max_len: u64, budget: u64) -> Result<Vec<PathBuf>, 
         .collect())
 }
 
-/// Appends one run to the ledger (made with its header when missing) and prints the
-/// target's executions over every run the ledger holds since its last crash or hang.
-fn record(ledger: &Path, target: &str, figures: &Figures) -> Step {
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .current_dir(root())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".to_string());
+/// Appends one run, fuzzed at `commit`, to the ledger (made with its header when missing)
+/// and prints the target's executions over every run the ledger holds since its last crash
+/// or hang.
+fn record(ledger: &Path, commit: &str, target: &str, figures: &Figures) -> Step {
     let date = Command::new("date")
         .args(["-u", "+%Y-%m-%d"])
         .output()
@@ -436,6 +431,27 @@ fn record(ledger: &Path, target: &str, figures: &Figures) -> Step {
         clean_executions(&text, target)
     );
     Ok(())
+}
+
+/// The checked-out commit (12 hex digits), with `+` when the working tree differs from it.
+fn head_commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|out| !out.is_empty());
+    if dirty {
+        format!("{head}+")
+    } else {
+        head
+    }
 }
 
 /// The executions of `target` over the ledger's runs after its last run with a crash or a

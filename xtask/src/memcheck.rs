@@ -44,7 +44,10 @@ pub const QUICK: &[(&str, &[&str])] = &[
 /// not among [`CRATES`]; its kernels' dispatch is checked in the crates that expand it.)
 pub const SKIP: &[(&str, &str)] = &[
     ("cpu-features", "level::tests::zen4_is_amd_family_25"),
-    ("cpu-features", "level::tests::detection_matches_the_processor_features"),
+    (
+        "cpu-features",
+        "level::tests::detection_matches_the_processor_features",
+    ),
 ];
 
 /// The memcheck exit code of a binary in which valgrind found errors.
