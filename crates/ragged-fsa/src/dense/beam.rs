@@ -2,19 +2,15 @@
 //! `intersect_dense` keeps), computed on the kept part of the trellis without building the
 //! lattice as an FSA and without the log semiring's `exp`/`log` per arc.
 //!
-//! What is kept is decided exactly as [`intersect_one`](super::intersect_dense) decides it
-//! (the same Viterbi scores in `f32`, the same sums in the same order), so the arcs are the
-//! lattice's. Each kept arc's score is its lattice score (graph score plus dense score,
+//! What is kept is what `intersect_dense` keeps: both walk one [`KeptTrellis`], so the arcs
+//! are the lattice's. Each kept arc's score is its lattice score (graph score plus dense score,
 //! summed in `f32`); forward and backward run in scaled probabilities (each frame's vector
 //! divided by its largest entry, one `exp` per kept arc), and a segment whose scaled run
 //! loses range returns `None`, for the caller to score the built lattice instead.
 
-use crate::dense::ctc::Posteriors;
-use crate::dense::intersect_dense::viterbi;
+use crate::dense::ctc::{Posteriors, TINY};
+use crate::dense::intersect_dense::KeptTrellis;
 use crate::view::{ArcBudget, FsaView};
-
-/// Scaled probabilities below this (relative to their frame's largest) are flushed to zero.
-const TINY: f64 = 1e-120;
 
 /// The dense-score columns (label + 1) a graph's arcs read, ascending, and per column its
 /// index in that list (`u32::MAX` for a column no arc reads).
@@ -34,8 +30,9 @@ pub(crate) fn used_columns(graph: FsaView<'_>, num_cols: usize) -> (Vec<u32>, Ve
 }
 
 /// The posteriors of one pair's pruned lattice (`output_beam` finite), or `None` when the
-/// scaled run lost range. The kept arcs are counted and taken from `budget` first; past
-/// it, nothing is stored and the count is the error.
+/// scaled run lost range. Each frame's kept arcs are taken from `budget` as they are
+/// stored; past it nothing more is stored, the rest is only counted, and the whole count
+/// is the error.
 pub(crate) fn pruned_posteriors(
     graph: FsaView<'_>,
     dense: &[f32],
@@ -46,54 +43,14 @@ pub(crate) fn pruned_posteriors(
     let (cols, index) = used_columns(graph, num_cols);
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
-    let vit = viterbi(graph, dense, num_cols, output_beam);
-    if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
+    let Some(kept) = KeptTrellis::new(graph, dense, num_cols, output_beam) else {
         return Ok(Some(Posteriors {
             tot: f64::NEG_INFINITY,
             cols,
             occ: Vec::new(),
         }));
-    }
-    let cutoff = vit.cutoff;
-    // the kept states, numbered by frame, then graph state; those of frame t are the ids
-    // frame_ids[t]..frame_ids[t + 1]
-    let mut id = vec![u32::MAX; (rows + 1) * num_states];
-    let mut frame_ids = Vec::with_capacity(rows + 2);
-    let mut num_kept = 0u32;
-    for (slot, id) in id.iter_mut().enumerate() {
-        if slot % num_states == 0 {
-            frame_ids.push(num_kept as usize);
-        }
-        if vit.fwd[slot] + vit.bwd[slot] > cutoff {
-            *id = num_kept;
-            num_kept += 1;
-        }
-    }
-    frame_ids.push(num_kept as usize);
-    // each kept arc of frame `t` in order, as `intersect_one` visits them
-    let for_each_kept = |t: usize, f: &mut dyn FnMut(u32, u32, usize, f32)| {
-        let row = &dense[t * num_cols..(t + 1) * num_cols];
-        for state in 0..num_states {
-            let slot = t * num_states + state;
-            let src = id[slot];
-            if src == u32::MAX {
-                continue;
-            }
-            let f_score = vit.fwd[slot];
-            for arc in graph.state_arcs(state) {
-                let dest_slot = (t + 1) * num_states + arc.dest_state as usize;
-                let dest = id[dest_slot];
-                if dest == u32::MAX {
-                    continue;
-                }
-                let col = (arc.label + 1) as usize;
-                let score = arc.score + row[col];
-                if f_score + score + vit.bwd[dest_slot] > cutoff {
-                    f(src, dest, col, score);
-                }
-            }
-        }
     };
+    let frame_ids = &kept.frame_ids;
     // the kept arcs, frame by frame: ends, column index, weight exp(score - frame's best);
     // each frame's count is taken from `budget` once visited, and past it nothing more is
     // stored: the rest is only counted, so that the error carries the whole count
@@ -110,14 +67,14 @@ pub(crate) fn pruned_posteriors(
     let (mut within, mut lost) = (true, false);
     for t in 0..rows {
         if !within || lost {
-            for_each_kept(t, &mut |_, _, _, _| count += 1);
+            kept.for_each_arc(t, &mut |_, _, _, _, _| count += 1);
             continue;
         }
         let begin = weight.len();
-        for_each_kept(t, &mut |s, d, col, score| {
+        kept.for_each_arc(t, &mut |s, d, _, arc, score| {
             src.push(s);
             dest.push(d);
-            lab.push(index[col]);
+            lab.push(index[(arc.label + 1) as usize]);
             weight.push(score as f64);
         });
         let n = weight.len() - begin;
@@ -149,13 +106,11 @@ pub(crate) fn pruned_posteriors(
     if lost {
         return Ok(None);
     }
-    let first = id[0];
-    let last = id[rows * num_states + num_states - 1];
-    if first == u32::MAX || last == u32::MAX {
+    let (Some(first), Some(last)) = (kept.state(0, 0), kept.state(rows, num_states - 1)) else {
         return Ok(None);
-    }
+    };
     // forward
-    let mut alpha = vec![0f64; num_kept as usize];
+    let mut alpha = vec![0f64; kept.num_kept()];
     alpha[first as usize] = 1.0;
     let mut log_scale = 0f64;
     for t in 0..rows {
@@ -188,7 +143,7 @@ pub(crate) fn pruned_posteriors(
     let k = cols.len();
     let frames = rows - 1;
     let mut occ = vec![0f64; frames * k];
-    let mut beta = vec![0f64; num_kept as usize];
+    let mut beta = vec![0f64; kept.num_kept()];
     beta[last as usize] = 1.0;
     let mut post = Vec::new();
     let mut log_scale_bwd = 0f64;

@@ -69,7 +69,7 @@ pub(crate) struct Posteriors {
 }
 
 /// Scaled probabilities below this (relative to their frame's largest) are flushed to zero.
-const TINY: f64 = 1e-120;
+pub(crate) const TINY: f64 = 1e-120;
 
 fn log_add(a: f64, b: f64) -> f64 {
     ragged_core::log_add(a, b)
@@ -560,6 +560,8 @@ pub(crate) fn pair_posteriors(
     check_trellis_size(graphs, dense, pairs)?;
     check_loss_inputs(graphs, dense, pairs, op)?;
     let num_cols = dense.num_cols();
+    // each pair's work: arcs times frames
+    let work = |a: usize, b: usize| graphs.arc_range(a).len() * (dense.duration(b) + 1);
     if output_beam == f32::INFINITY {
         // prepare each distinct graph once
         let trellises: Vec<Option<Trellis>> = {
@@ -571,32 +573,24 @@ pub(crate) fn pair_posteriors(
                 .map(|(a, &n)| n.then(|| Trellis::new(graphs.view(a), num_cols)))
                 .collect()
         };
-        return Ok(map_pairs(
-            pairs,
-            |a, b| graphs.arc_range(a).len() * (dense.duration(b) + 1),
-            |a, b| {
-                trellises[a]
-                    .as_ref()
-                    .expect("prepared above")
-                    .run(dense.fsa_scores(b), num_cols)
-            },
-        ));
+        return Ok(map_pairs(pairs, work, |a, b| {
+            trellises[a]
+                .as_ref()
+                .expect("prepared above")
+                .run(dense.fsa_scores(b), num_cols)
+        }));
     }
     // k2's pruned lattice, scored on the kept part of the trellis
     let budget = ArcBudget::new(max_arcs);
-    let posts = map_pairs(
-        pairs,
-        |a, b| graphs.arc_range(a).len() * (dense.duration(b) + 1),
-        |a, b| {
-            pruned_posteriors(
-                graphs.view(a),
-                dense.fsa_scores(b),
-                num_cols,
-                output_beam,
-                &budget,
-            )
-        },
-    );
+    let posts = map_pairs(pairs, work, |a, b| {
+        pruned_posteriors(
+            graphs.view(a),
+            dense.fsa_scores(b),
+            num_cols,
+            output_beam,
+            &budget,
+        )
+    });
     if posts.iter().any(|p| p.is_err()) {
         return Err(Error::OutputLimit {
             op,
@@ -644,7 +638,7 @@ pub(crate) fn lattice_posteriors(
         })
         .collect();
     Ok(lattice.map_views(|i, view| {
-        let cols = Trellis::new(graphs.view(pairs[i].0), num_cols).cols;
+        let (cols, _) = used_columns(graphs.view(pairs[i].0), num_cols);
         let b = pairs[i].1;
         let frames = dense.duration(b);
         let tot = scores::tot::<f64>(view, Semiring::Log);

@@ -307,17 +307,107 @@ impl<'a> UniformEntry<'a> {
 /// the pair's scores and the column.
 pub(crate) type Part = (Built, Vec<(u32, u32)>);
 
-/// A visitor of the kept arcs of [`intersect_one`]: source id, destination id, frame, local
-/// arc index, the graph arc, the lattice arc's score.
-type KeptArcs<'a> = dyn FnMut(i32, i32, usize, usize, &Arc, f32) + 'a;
+/// What k2's pruning keeps of one graph x dense FSA trellis: a state `(t, s)` when
+/// `fwd + bwd > tot - beam`, an arc when its destination is kept and
+/// `fwd[src] + score + bwd[dest] > tot - beam`, where `tot` is the smaller of the forward
+/// and backward best scores. Kept states are numbered by frame, then by graph state.
+pub(crate) struct KeptTrellis<'a> {
+    graph: FsaView<'a>,
+    dense: &'a [f32],
+    num_cols: usize,
+    vit: Viterbi,
+    /// Per (frame, graph state) slot, the kept state's number (`u32::MAX`: pruned).
+    id: Vec<u32>,
+    /// The kept states of frame `t` are numbered `frame_ids[t]..frame_ids[t + 1]`.
+    pub(crate) frame_ids: Vec<usize>,
+}
+
+impl<'a> KeptTrellis<'a> {
+    /// The kept part of the trellis, or `None` when no path survives (no states, or a best
+    /// score of `-inf` or NaN).
+    pub(crate) fn new(
+        graph: FsaView<'a>,
+        dense: &'a [f32],
+        num_cols: usize,
+        output_beam: f32,
+    ) -> Option<Self> {
+        let num_states = graph.num_states();
+        let vit = viterbi(graph, dense, num_cols, output_beam);
+        if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
+            return None;
+        }
+        let rows = dense.len() / num_cols;
+        let mut id = vec![u32::MAX; (rows + 1) * num_states];
+        let mut frame_ids = Vec::with_capacity(rows + 2);
+        let mut num_kept = 0u32;
+        for (slot, id) in id.iter_mut().enumerate() {
+            if slot % num_states == 0 {
+                frame_ids.push(num_kept as usize);
+            }
+            if vit.fwd[slot] + vit.bwd[slot] > vit.cutoff {
+                *id = num_kept;
+                num_kept += 1;
+            }
+        }
+        frame_ids.push(num_kept as usize);
+        Some(Self {
+            graph,
+            dense,
+            num_cols,
+            vit,
+            id,
+            frame_ids,
+        })
+    }
+
+    /// The number of kept states.
+    pub(crate) fn num_kept(&self) -> usize {
+        self.frame_ids.last().copied().unwrap_or(0)
+    }
+
+    /// The kept state of graph state `state` after `t` frames, if it is kept.
+    pub(crate) fn state(&self, t: usize, state: usize) -> Option<u32> {
+        let id = self.id[t * self.graph.num_states() + state];
+        (id != u32::MAX).then_some(id)
+    }
+
+    /// Visits the kept arcs leaving frame `t`'s kept states, in order (source, then the
+    /// graph's arc order): source and destination numbers, the arc's index within the
+    /// graph, the graph arc and its score on the frame (graph score plus dense score, in
+    /// `f32`).
+    pub(crate) fn for_each_arc(&self, t: usize, f: &mut dyn FnMut(u32, u32, usize, &Arc, f32)) {
+        let num_states = self.graph.num_states();
+        let num_cols = self.num_cols;
+        let row = &self.dense[t * num_cols..(t + 1) * num_cols];
+        let base = self.graph.splits[0];
+        for state in 0..num_states {
+            let slot = t * num_states + state;
+            let src = self.id[slot];
+            if src == u32::MAX {
+                continue;
+            }
+            let f_score = self.vit.fwd[slot];
+            let first = (self.graph.splits[state] - base) as usize;
+            for (k, arc) in self.graph.state_arcs(state).iter().enumerate() {
+                let dest_slot = (t + 1) * num_states + arc.dest_state as usize;
+                let dest = self.id[dest_slot];
+                if dest == u32::MAX {
+                    continue;
+                }
+                let score = arc_score(arc, row);
+                if f_score + score + self.vit.bwd[dest_slot] > self.vit.cutoff {
+                    f(src, dest, first + k, arc, score);
+                }
+            }
+        }
+    }
+}
 
 /// Intersects one graph with one dense FSA (its rows of the scores) and prunes to
-/// `output_beam` as k2 does: a state `(t, s)` is kept when `fwd + bwd > tot - beam`, an arc
-/// when its destination is kept and `fwd[src] + score + bwd[dest] > tot - beam`, where `tot`
-/// is the smaller of the forward and backward best scores. States are numbered by frame,
-/// then by graph state. Returns the lattice (local arc map into the graph) and, per arc, the
-/// row within these scores and the column. The kept arcs are counted first and taken from
-/// `budget`; past it, nothing is stored and the count is returned as the error.
+/// `output_beam` as k2 does (see [`KeptTrellis`]). Returns the lattice (local arc map into
+/// the graph) and, per arc, the row within these scores and the column. The kept arcs are
+/// counted first and taken from `budget`; past it, nothing is stored and the count is
+/// returned as the error.
 pub(crate) fn intersect_one(
     graph: FsaView<'_>,
     dense: &[f32],
@@ -325,67 +415,30 @@ pub(crate) fn intersect_one(
     output_beam: f32,
     budget: &ArcBudget,
 ) -> Result<Part, usize> {
-    let num_states = graph.num_states();
-    let rows = dense.len() / num_cols;
-    let vit = viterbi(graph, dense, num_cols, output_beam);
-    let cutoff = vit.cutoff;
-    if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
+    let Some(kept) = KeptTrellis::new(graph, dense, num_cols, output_beam) else {
         return Ok((Built::empty(), Vec::new()));
-    }
-    let slots = (rows + 1) * num_states;
-    // new state numbers, -1 for pruned
-    let mut new_state = vec![-1i32; slots];
-    let mut next_id = 0i32;
-    for (slot, id) in new_state.iter_mut().enumerate() {
-        if vit.fwd[slot] + vit.bwd[slot] > cutoff {
-            *id = next_id;
-            next_id += 1;
-        }
-    }
-    // the kept arcs, in order: (source id, destination id, frame, local arc, score); the
-    // source's id is non-decreasing
-    let for_each_kept = |f: &mut KeptArcs<'_>| {
-        let base = graph.splits[0];
-        for t in 0..rows {
-            let row = &dense[t * num_cols..(t + 1) * num_cols];
-            for state in 0..num_states {
-                let slot = t * num_states + state;
-                let src = new_state[slot];
-                if src < 0 {
-                    continue;
-                }
-                let f_score = vit.fwd[slot];
-                let first = (graph.splits[state] - base) as usize;
-                for (k, arc) in graph.state_arcs(state).iter().enumerate() {
-                    let dest_slot = (t + 1) * num_states + arc.dest_state as usize;
-                    let dest = new_state[dest_slot];
-                    if dest < 0 {
-                        continue;
-                    }
-                    let score = arc_score(arc, row);
-                    if f_score + score + vit.bwd[dest_slot] > cutoff {
-                        f(src, dest, t, first + k, arc, score);
-                    }
-                }
-            }
-        }
     };
+    let rows = dense.len() / num_cols;
     let mut count = 0usize;
-    for_each_kept(&mut |_, _, _, _, _, _| count += 1);
+    for t in 0..rows {
+        kept.for_each_arc(t, &mut |_, _, _, _, _| count += 1);
+    }
     if !budget.take(count) {
         return Err(count);
     }
     // per kept state, its arc count; then the splits
-    let mut splits = vec![0i32; next_id as usize + 1];
+    let mut splits = vec![0i32; kept.num_kept() + 1];
     let mut arcs = Vec::with_capacity(count);
     let mut arc_map = Vec::with_capacity(count);
     let mut b_map = Vec::with_capacity(count);
-    for_each_kept(&mut |src, dest, t, local, arc, score| {
-        splits[src as usize + 1] += 1;
-        arcs.push(Arc::new(src, dest, arc.label, score));
-        arc_map.push(local as i32);
-        b_map.push((t as u32, (arc.label + 1) as u32));
-    });
+    for t in 0..rows {
+        kept.for_each_arc(t, &mut |src, dest, local, arc, score| {
+            splits[src as usize + 1] += 1;
+            arcs.push(Arc::new(src as i32, dest as i32, arc.label, score));
+            arc_map.push(local as i32);
+            b_map.push((t as u32, (arc.label + 1) as u32));
+        });
+    }
     for i in 1..splits.len() {
         splits[i] += splits[i - 1];
     }
