@@ -236,6 +236,40 @@ fn read_column(path: &Path, file: File, column: &str) -> Result<ArrayRef, Error>
 /// two-byte offset, is 3 bytes that stand for 64 (so 64/3, rounded up).
 pub const SNAPPY_MAX_EXPANSION: u64 = 22;
 
+/// The most a gzip (deflate) stream can grow when decompressed: a 258-byte match costs at
+/// least two bits in deflate's fixed or dynamic codes, which gives deflate's known limit of
+/// 1032 to 1 (a gzip member's header and trailer only lower it).
+pub const GZIP_MAX_EXPANSION: u64 = 1032;
+
+/// The most a zstd frame can grow when decompressed: an RLE block is a 3-byte block header
+/// and one byte standing for up to 128 KiB (a block's maximum size), so 131,072 / 4; every
+/// other kind of block, and the frame header, expands less.
+pub const ZSTD_MAX_EXPANSION: u64 = 32_768;
+
+/// How many times its compressed size a page of `codec` can declare when decompressed;
+/// `None` for uncompressed pages (nothing is decompressed) and for codecs this build cannot
+/// decode (the `parquet` crate refuses their column chunks before it reads a page).
+fn max_expansion(codec: parquet::basic::Compression) -> Option<u64> {
+    use parquet::basic::Compression as Codec;
+    match codec {
+        Codec::SNAPPY => Some(SNAPPY_MAX_EXPANSION),
+        Codec::GZIP(_) => Some(GZIP_MAX_EXPANSION),
+        Codec::ZSTD(_) => Some(ZSTD_MAX_EXPANSION),
+        _ => None,
+    }
+}
+
+/// The codec's name in an error message.
+fn codec_name(codec: parquet::basic::Compression) -> &'static str {
+    use parquet::basic::Compression as Codec;
+    match codec {
+        Codec::SNAPPY => "Snappy",
+        Codec::GZIP(_) => "gzip",
+        Codec::ZSTD(_) => "zstd",
+        _ => "this codec",
+    }
+}
+
 /// How deep the page header reader follows nested Thrift structs and lists before it calls
 /// a header corrupt (a page header nests three deep: header, statistics, a value).
 const THRIFT_MAX_DEPTH: u32 = 16;
@@ -246,11 +280,13 @@ const THRIFT_MAX_DEPTH: u32 = 16;
 /// (`dictionary_page_offset` or `data_page_offset`, `total_compressed_size`) must lie between
 /// the leading magic and the footer; each page header in it (read here with a small Thrift
 /// reader that allocates nothing) must declare a non-negative compressed size that fits in
-/// what is left of the chunk, and, for Snappy, a decompressed size no larger than
-/// [`SNAPPY_MAX_EXPANSION`] times the compressed one. Chunks of other codecs are checked for
-/// their range only (this build reads no other codec). So a page never takes more memory
-/// than 22 times the file's size. A violation is [`Error::Parquet`] naming the row group,
-/// the column, the byte offset and both sizes.
+/// what is left of the chunk, and a decompressed size no larger than its codec can expand
+/// the compressed one: [`SNAPPY_MAX_EXPANSION`], [`GZIP_MAX_EXPANSION`] or
+/// [`ZSTD_MAX_EXPANSION`] times. Uncompressed chunks, and chunks of codecs this build cannot
+/// decode (which the `parquet` crate refuses before reading a page), are checked for their
+/// range only. So a page never takes more memory than 22 times the file's size for Snappy,
+/// 1,032 times for gzip and 32,768 times for zstd. A violation is [`Error::Parquet`] naming
+/// the row group, the column, the byte offset, both sizes and the codec.
 pub fn check_declared_sizes(
     path: &Path,
     file: &File,
@@ -292,12 +328,13 @@ pub fn check_declared_sizes(
                      outside the file's data (bytes 4..{data_end})"
                 )));
             }
-            let max_expansion = match chunk.compression() {
-                parquet::basic::Compression::UNCOMPRESSED => None,
-                parquet::basic::Compression::SNAPPY => Some(SNAPPY_MAX_EXPANSION),
-                _ => continue,
+            let codec = chunk.compression();
+            let bound = match max_expansion(codec) {
+                Some(factor) => Some((factor, codec_name(codec))),
+                None if codec == parquet::basic::Compression::UNCOMPRESSED => None,
+                None => continue,
             };
-            check_pages(&mut reader, start, end, max_expansion).map_err(at)?;
+            check_pages(&mut reader, start, end, bound).map_err(at)?;
         }
     }
     Ok(())
@@ -328,7 +365,7 @@ fn check_pages(
     reader: &mut BufReader<&File>,
     start: u64,
     end: u64,
-    max_expansion: Option<u64>,
+    max_expansion: Option<(u64, &str)>,
 ) -> Result<(), String> {
     let mut position = start;
     let mut here = None;
@@ -371,11 +408,11 @@ fn check_pages(
                  {left} are left in the column chunk"
             ));
         }
-        if let Some(factor) = max_expansion {
+        if let Some((factor, codec)) = max_expansion {
             if uncompressed > compressed.saturating_mul(factor) {
                 return Err(format!(
                     "the page at byte {position} declares {uncompressed} bytes decompressed \
-                     from {compressed} compressed ones, more than Snappy can expand them \
+                     from {compressed} compressed ones, more than {codec} can expand them \
                      (at most {factor} times)"
                 ));
             }

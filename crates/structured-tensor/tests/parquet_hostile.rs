@@ -13,8 +13,8 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use parquet::arrow::ArrowWriter;
 use serde_json::{json, Value};
 use structured_tensor::{
-    parquet_dir_files, read_parquet, read_parquet_dir, write_parquet, Compression, Error,
-    FieldPath, ParquetOptions, PartitionMode, StructuredTensor,
+    parquet_dir_files, read_parquet, read_parquet_dir, write_parquet, write_parquet_with, Codec,
+    Compression, Error, FieldPath, ParquetOptions, PartitionMode, StructuredTensor, WriteOptions,
 };
 
 /// A fresh, empty scratch directory under cargo's temporary directory for tests.
@@ -36,6 +36,14 @@ fn small_file(dir: &Path) -> Vec<u8> {
     let path = dir.join("valid.parquet");
     let options = ParquetOptions::default();
     write_parquet(&path, &st(json!([{"a": 1}, {"a": 2}, {"a": 3}])), &options).unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+/// The bytes of `small_file`'s records written with `codec`.
+fn small_file_with(dir: &Path, codec: Codec) -> Vec<u8> {
+    let path = dir.join("valid.parquet");
+    let options = WriteOptions::default().with_codec(codec);
+    write_parquet_with(&path, &st(json!([{"a": 1}, {"a": 2}, {"a": 3}])), &options).unwrap();
     std::fs::read(&path).unwrap()
 }
 
@@ -247,6 +255,34 @@ fn a_page_declaring_2_pow_31_minus_1_bytes_is_an_error_before_any_allocation() {
 }
 
 #[test]
+fn gzip_and_zstd_pages_declaring_more_than_their_codec_expands_are_errors() {
+    // deflate expands at most 1032 times, zstd 32,768 times (an RLE block); a 2^31-1 byte
+    // page from a few compressed bytes is past both, and refused before the allocation
+    for (codec, name, factor) in [
+        (Codec::Gzip(6), "gzip", 1032),
+        (Codec::Zstd(3), "zstd", 32_768),
+    ] {
+        let dir = scratch(&format!("page-size-{name}"));
+        let hostile = with_first_page_uncompressed_size(&small_file_with(&dir, codec), i32::MAX);
+        let path = dir.join("hostile.parquet");
+        std::fs::write(&path, &hostile).unwrap();
+        let started = Instant::now();
+        let message = parquet_message(read_parquet(&path).unwrap_err());
+        assert!(started.elapsed() < Duration::from_secs(5), "{name}");
+        assert!(
+            message.starts_with("row group 0, column 'a': the page at byte 4 declares 2147483647"),
+            "{name}: {message}"
+        );
+        assert!(
+            message.contains(&format!(
+                "more than {name} can expand them (at most {factor} times)"
+            )),
+            "{name}: {message}"
+        );
+    }
+}
+
+#[test]
 fn a_negative_page_size_is_an_error() {
     let dir = scratch("page-negative");
     let hostile = with_first_page_uncompressed_size(&small_file(&dir), -1);
@@ -323,6 +359,19 @@ fn every_page_size_patched_is_an_error_or_the_data() {
                 Ok(got) => assert_eq!(got.to_json(), expected, "{compression:?} {size}"),
                 Err(Error::Ragged(ragged_core::Error::Parquet { .. })) => {}
                 Err(other) => panic!("{compression:?} {size}: {other:?}"),
+            }
+        }
+    }
+    // the same for gzip and zstd: the data or a Parquet error, never a panic
+    for codec in [Codec::Gzip(6), Codec::Zstd(3)] {
+        let file = small_file_with(&dir, codec);
+        for size in (0..4096).step_by(7) {
+            let path = dir.join("patched.parquet");
+            std::fs::write(&path, with_first_page_uncompressed_size(&file, size)).unwrap();
+            match read_parquet(&path) {
+                Ok(got) => assert_eq!(got.to_json(), expected, "{codec:?} {size}"),
+                Err(Error::Ragged(ragged_core::Error::Parquet { .. })) => {}
+                Err(other) => panic!("{codec:?} {size}: {other:?}"),
             }
         }
     }
