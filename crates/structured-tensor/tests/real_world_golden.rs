@@ -1,5 +1,6 @@
-//! Goldens written by pyarrow (every nullable type we hold, with nulls, in every codec) and
-//! polars (zstd, its default), by `tests/golden/make_real_world.py`; the rows are in
+//! Goldens written by pyarrow (every nullable type we hold, with nulls, in every codec),
+//! polars (zstd, its default) and DuckDB (zstd and Snappy), by
+//! `tests/golden/make_real_world.py`; the rows are in
 //! `real_world.json`. Read with nulls and any field name, each file must give those rows
 //! under our documented policy (a null list is an empty list, a null struct's leaves are
 //! null). No Python is needed here.
@@ -56,7 +57,7 @@ fn expected() -> Vec<Value> {
 }
 
 #[test]
-fn pyarrow_and_polars_nullable_files_read_as_written() {
+fn pyarrow_polars_and_duckdb_nullable_files_read_as_written() {
     let rows = expected();
     for name in [
         "nullable_snappy.parquet",
@@ -64,6 +65,8 @@ fn pyarrow_and_polars_nullable_files_read_as_written() {
         "nullable_zstd.parquet",
         "nullable_uncompressed.parquet",
         "polars_zstd.parquet",
+        "duckdb_zstd.parquet",
+        "duckdb_snappy.parquet",
     ] {
         let st = read_parquet_with_options(golden(name), &ArrowOptions::permissive())
             .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -5,16 +5,21 @@ we hold, with actual nulls, written by pyarrow with each codec, a file written b
 (zstd, its default), and real_world.json, the rows as pyarrow's to_pylist() returns them
 (the same for every file). Bytes are written as hex strings in the JSON.
 
-Needs pyarrow (polars optional). Run from anywhere:
+Needs pyarrow (polars and duckdb optional). Where this package's Python module
+(`arrays`, crates/python) is importable too, the script also writes the table with it in
+each codec and checks that pyarrow, polars and DuckDB read those files back as written;
+real_world.json records which readers did. Run from anywhere:
 
     python3.11 -m venv target/tmp/golden-venv
-    target/tmp/golden-venv/bin/pip install pyarrow polars
+    target/tmp/golden-venv/bin/pip install pyarrow polars duckdb target/python/wheels/python/*.whl
     target/tmp/golden-venv/bin/python crates/structured-tensor/tests/golden/make_real_world.py
 
 Files:
 - nullable_{snappy,gzip,zstd,uncompressed}.parquet: the table below, row groups of 2 rows.
 - polars_zstd.parquet: the same rows through polars' write_parquet (zstd), where polars
   installs; skipped otherwise.
+- duckdb_{zstd,snappy}.parquet: the same rows through DuckDB's `COPY ... (FORMAT parquet)`,
+  row groups of 2 rows, where duckdb installs; skipped otherwise.
 - real_world.json: the rows, and the versions that wrote them.
 """
 
@@ -86,11 +91,68 @@ def main():
         versions["polars"] = pl.__version__
     except ImportError:
         pass
-    back = pq.read_table(os.path.join(HERE, "nullable_snappy.parquet")).to_pylist()
-    assert back == ROWS, "pyarrow reads back what it wrote"
+    try:
+        import duckdb
+
+        con = duckdb.connect()
+        con.register("rows", table)
+        for codec in ["zstd", "snappy"]:
+            path = os.path.join(HERE, f"duckdb_{codec}.parquet")
+            con.execute(f"COPY (SELECT * FROM rows) TO '{path}' "
+                        f"(FORMAT parquet, COMPRESSION {codec}, ROW_GROUP_SIZE 2)")
+        versions["duckdb"] = duckdb.__version__
+    except ImportError:
+        pass
+    for name in sorted(os.listdir(HERE)):
+        if name.endswith(".parquet"):
+            back = pq.read_table(os.path.join(HERE, name)).to_pylist()
+            assert back == ROWS, f"pyarrow reads {name} as written"
+    doc = {"versions": versions, "rows": jsonable(ROWS)}
+    read_back = ours_read_back(table)
+    if read_back:
+        doc["ours_read_back_by"] = read_back
     with open(os.path.join(HERE, "real_world.json"), "w") as f:
-        json.dump({"versions": versions, "rows": jsonable(ROWS)}, f, indent=1)
+        json.dump(doc, f, indent=1)
         f.write("\n")
+
+
+def ours_read_back(table):
+    """Writes `table` with this package in each codec (to a scratch folder; the files are
+    not kept) and reads each file back with pyarrow, polars and DuckDB, where installed:
+    the readers that gave ROWS, with their versions. Empty when `arrays` is missing."""
+    try:
+        from arrays.structured import StructuredTensor
+    except ImportError:
+        return {}
+    import tempfile
+
+    ours = StructuredTensor.from_arrow(table, nulls=True, any_field_names=True)
+    readers = {"pyarrow": (pa.__version__, lambda path: pq.read_table(path).to_pylist())}
+    try:
+        import polars as pl
+
+        readers["polars"] = (pl.__version__, lambda path: pl.read_parquet(path).to_dicts())
+    except ImportError:
+        pass
+    try:
+        import duckdb
+
+        def by_duckdb(path):
+            return duckdb.sql(f"SELECT * FROM '{path}'").arrow().read_all().to_pylist()
+
+        readers["duckdb"] = (duckdb.__version__, by_duckdb)
+    except ImportError:
+        pass
+    result = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for codec in ["snappy", "gzip", "zstd", "none"]:
+            path = os.path.join(scratch, f"ours_{codec}.parquet")
+            ours.write_parquet(path, compression=codec)
+            for reader, (version, read) in readers.items():
+                rows = [{key: row[key] for key in SCHEMA.names} for row in read(path)]
+                assert rows == ROWS, f"{reader} reads our {codec} file as written: {rows}"
+                result[reader] = version
+    return result
 
 
 if __name__ == "__main__":
