@@ -28,8 +28,44 @@
 /// let a: Vec<f32> = (0..100).map(|i| i as f32).collect();
 /// assert_eq!(fast_dot(&a, &a), dot(&a, &a));
 /// ```
+///
+/// `at_level!(level, max Avx2, [...], (...) -> ret, body)` compiles only the portable and
+/// the AVX2 copies and runs the AVX2 one at `Avx512` too: for a kernel whose AVX-512 copy
+/// was measured to gain nothing, so that the binary carries no copy that does not pay.
+///
+/// ```
+/// use cpu_features::{at_level, simd_level};
+///
+/// #[inline(always)]
+/// fn total(xs: &[i32]) -> i64 {
+///     xs.iter().map(|&x| i64::from(x)).sum()
+/// }
+///
+/// fn fast_total(xs: &[i32]) -> i64 {
+///     at_level!(simd_level(), max Avx2, [], (xs: &[i32]) -> i64, total(xs))
+/// }
+///
+/// assert_eq!(fast_total(&[1, -2, 3]), 2);
+/// ```
 #[macro_export]
 macro_rules! at_level {
+    ($level:expr, max Avx2, [$($gen:tt)*], ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2_copy<$($gen)*>($($arg: $ty),*) -> $ret {
+            $body
+        }
+        let level: $crate::SimdLevel = $level;
+        match level.min($crate::detected_simd()) {
+            #[cfg(target_arch = "x86_64")]
+            $crate::SimdLevel::Avx2 | $crate::SimdLevel::Avx512 => {
+                // SAFETY: the level was lowered to `detected_simd()` just above, so the
+                // processor has AVX2 and FMA (`Avx512` includes both).
+                unsafe { avx2_copy($($arg),*) }
+            }
+            _ => $body,
+        }
+    }};
     ($level:expr, [$($gen:tt)*], ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, $body:expr) => {{
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
@@ -92,6 +128,24 @@ mod tests {
         for g in got {
             assert_eq!(g.to_bits(), want.to_bits());
         }
+    }
+
+    #[test]
+    fn the_form_without_an_avx512_copy_gives_the_same_bits_at_every_level() {
+        let xs: Vec<f64> = (0..1003).map(|i| (i as f64).cos() * 1e7).collect();
+        let want = sum_squares(&xs);
+        let got = at_every_level(|_| {
+            let xs = xs.as_slice();
+            at_level!(simd_level(), max Avx2, [], (xs: &[f64]) -> f64, sum_squares(xs))
+        });
+        assert!(!got.is_empty());
+        for g in got {
+            assert_eq!(g.to_bits(), want.to_bits());
+        }
+        // asked for AVX-512 on any processor, it runs a copy it has
+        let xs: &[f64] = &[1.5, -2.0, 3.25];
+        let got = at_level!(SimdLevel::Avx512, max Avx2, [], (xs: &[f64]) -> f64, sum_squares(xs));
+        assert_eq!(got, 1.5 * 1.5 + 4.0 + 3.25 * 3.25);
     }
 
     #[test]
