@@ -13,12 +13,6 @@ use std::os::raw::{c_char, c_int};
 use cblas_sys as cb;
 use lapack_sys as lp;
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
 /// The transpose flag of BLAS-like calls, Kaldi's `kNoTrans` / `kTrans`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Trans {
@@ -37,95 +31,17 @@ impl Trans {
     }
 }
 
-/// A floating-point element type: `f32` or `f64` (sealed).
-///
-/// Besides arithmetic, it carries the BLAS and LAPACK routine of its precision
-/// (`sgemm` / `dgemm` and so on), so generic code is compiled once per type.
+/// The raw BLAS and LAPACK routines of one precision (`sgemm` / `dgemm` and so on),
+/// private to this crate: [`Real`] requires it, so only `f32` and `f64` can be `Real`,
+/// and code outside the crate can neither call these routines nor implement `Real`.
 ///
 /// # Safety
 ///
 /// The `cblas_*` and `lapack_*` methods are the raw routines of the element's precision
 /// (row-major CBLAS, column-major LAPACK): every pointer must address a buffer of the
 /// size and leading dimension passed with it, exactly as the C or Fortran routine needs.
-#[allow(missing_docs, clippy::missing_safety_doc)] // raw entry points named after their routines
-pub trait Real:
-    sealed::Sealed
-    + Copy
-    + Send
-    + Sync
-    + 'static
-    + Default
-    + PartialOrd
-    + PartialEq
-    + fmt::Debug
-    + fmt::Display
-    + fmt::LowerExp
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-    + AddAssign
-    + SubAssign
-    + MulAssign
-    + DivAssign
-    + Sum
-{
-    /// Zero.
-    const ZERO: Self;
-    /// One.
-    const ONE: Self;
-    /// Machine epsilon.
-    const EPSILON: Self;
-    /// Positive infinity.
-    const INFINITY: Self;
-    /// Negative infinity.
-    const NEG_INFINITY: Self;
-    /// Not a number.
-    const NAN: Self;
-    /// `"f32"` or `"f64"`.
-    const NAME: &'static str;
-
-    /// Conversion from `f64` (rounding for `f32`).
-    fn from_f64(x: f64) -> Self;
-    /// Conversion to `f64` (exact).
-    fn to_f64(self) -> f64;
-    /// `e^self`.
-    fn exp(self) -> Self;
-    /// Natural logarithm.
-    fn ln(self) -> Self;
-    /// `ln(1 + self)`, accurate near zero.
-    fn ln_1p(self) -> Self;
-    /// Square root.
-    fn sqrt(self) -> Self;
-    /// Absolute value.
-    fn abs(self) -> Self;
-    /// `self^p`.
-    fn powf(self, p: Self) -> Self;
-    /// Largest integer not above `self`.
-    fn floor(self) -> Self;
-    /// Smallest integer not below `self`.
-    fn ceil(self) -> Self;
-    /// Hyperbolic tangent.
-    fn tanh(self) -> Self;
-    /// Cosine.
-    fn cos(self) -> Self;
-    /// Sine.
-    fn sin(self) -> Self;
-    /// Four-quadrant arctangent of `self / x`.
-    fn atan2(self, x: Self) -> Self;
-    /// True for NaN.
-    fn is_nan(self) -> bool;
-    /// True unless infinite or NaN.
-    fn is_finite(self) -> bool;
-    /// Maximum (NaN-ignoring, as `f64::max`).
-    fn max(self, other: Self) -> Self;
-    /// Minimum (NaN-ignoring, as `f64::min`).
-    fn min(self, other: Self) -> Self;
-
-    /// Applies `exp` to every element of a slice (vectorisable kernel).
-    fn exp_slice(xs: &mut [Self]);
-
+#[allow(clippy::missing_safety_doc)] // raw entry points named after their routines
+pub(crate) trait Blas: Sized {
     unsafe fn cblas_dot(n: c_int, x: *const Self, incx: c_int, y: *const Self, incy: c_int)
         -> Self;
     unsafe fn cblas_axpy(
@@ -136,7 +52,6 @@ pub trait Real:
         y: *mut Self,
         incy: c_int,
     );
-    unsafe fn cblas_scal(n: c_int, alpha: Self, x: *mut Self, incx: c_int);
     #[allow(clippy::too_many_arguments)]
     unsafe fn cblas_gemv(
         trans: Trans,
@@ -318,13 +233,164 @@ pub trait Real:
     );
 }
 
+/// A floating-point element type: `f32` or `f64` (sealed).
+///
+/// Besides arithmetic, it carries (through a supertrait private to this crate) the BLAS
+/// and LAPACK routines of its precision, so generic code is compiled once per type. The
+/// routines cannot be reached from outside the crate, nor can `Real` be implemented there:
+///
+/// ```compile_fail,E0624
+/// fn dot<T: dense_matrix::Real>(x: &[T]) -> T {
+///     // the raw routine is private to dense-matrix
+///     unsafe { T::cblas_dot(x.len() as i32, x.as_ptr(), 1, x.as_ptr(), 1) }
+/// }
+/// ```
+///
+/// ```compile_fail,E0599
+/// use dense_matrix::Real;
+/// let x = [1.0f64, 2.0];
+/// // f64's raw routine is not reachable either
+/// let d = unsafe { f64::cblas_dot(2, x.as_ptr(), 1, x.as_ptr(), 1) };
+/// ```
+///
+/// ```compile_fail,E0277
+/// # use std::{fmt, iter::Sum, ops::*};
+/// #
+/// # #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+/// # struct Half(f32);
+/// # impl fmt::Display for Half {
+/// #     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { fmt::Display::fmt(&self.0, f) }
+/// # }
+/// # impl fmt::LowerExp for Half {
+/// #     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { fmt::LowerExp::fmt(&self.0, f) }
+/// # }
+/// # macro_rules! ops { ($($tr:ident $m:ident $tra:ident $ma:ident),*) => {$(
+/// #     impl $tr for Half { type Output = Half; fn $m(self, o: Half) -> Half { Half(self.0.$m(o.0)) } }
+/// #     impl $tra for Half { fn $ma(&mut self, o: Half) { self.0.$ma(o.0) } }
+/// # )*} }
+/// # ops!(Add add AddAssign add_assign, Sub sub SubAssign sub_assign,
+/// #      Mul mul MulAssign mul_assign, Div div DivAssign div_assign);
+/// # impl Neg for Half { type Output = Half; fn neg(self) -> Half { Half(-self.0) } }
+/// # impl Sum for Half { fn sum<I: Iterator<Item = Half>>(i: I) -> Half { Half(i.map(|h| h.0).sum()) } }
+/// #
+/// // Half has every public supertrait of Real; the private one cannot be written
+/// impl dense_matrix::Real for Half {
+/// #     const ZERO: Self = Half(0.0);
+/// #     const ONE: Self = Half(1.0);
+/// #     const EPSILON: Self = Half(f32::EPSILON);
+/// #     const INFINITY: Self = Half(f32::INFINITY);
+/// #     const NEG_INFINITY: Self = Half(f32::NEG_INFINITY);
+/// #     const NAN: Self = Half(f32::NAN);
+/// #     const NAME: &'static str = "half";
+/// #     fn from_f64(x: f64) -> Self { Half(x as f32) }
+/// #     fn to_f64(self) -> f64 { self.0 as f64 }
+/// #     fn exp(self) -> Self { Half(self.0.exp()) }
+/// #     fn ln(self) -> Self { Half(self.0.ln()) }
+/// #     fn ln_1p(self) -> Self { Half(self.0.ln_1p()) }
+/// #     fn sqrt(self) -> Self { Half(self.0.sqrt()) }
+/// #     fn abs(self) -> Self { Half(self.0.abs()) }
+/// #     fn floor(self) -> Self { Half(self.0.floor()) }
+/// #     fn ceil(self) -> Self { Half(self.0.ceil()) }
+/// #     fn tanh(self) -> Self { Half(self.0.tanh()) }
+/// #     fn cos(self) -> Self { Half(self.0.cos()) }
+/// #     fn sin(self) -> Self { Half(self.0.sin()) }
+/// #     fn powf(self, p: Self) -> Self { Half(self.0.powf(p.0)) }
+/// #     fn atan2(self, x: Self) -> Self { Half(self.0.atan2(x.0)) }
+/// #     fn is_nan(self) -> bool { self.0.is_nan() }
+/// #     fn is_finite(self) -> bool { self.0.is_finite() }
+/// #     fn max(self, o: Self) -> Self { Half(self.0.max(o.0)) }
+/// #     fn min(self, o: Self) -> Self { Half(self.0.min(o.0)) }
+/// #     fn exp_slice(xs: &mut [Self]) { xs.iter_mut().for_each(|x| x.0 = x.0.exp()) }
+/// }
+/// ```
+// `Blas` is private on purpose: it seals `Real` and keeps the FFI out of the public API.
+#[allow(private_bounds)]
+pub trait Real:
+    Blas
+    + Copy
+    + Send
+    + Sync
+    + 'static
+    + Default
+    + PartialOrd
+    + PartialEq
+    + fmt::Debug
+    + fmt::Display
+    + fmt::LowerExp
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + Sum
+{
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// Machine epsilon.
+    const EPSILON: Self;
+    /// Positive infinity.
+    const INFINITY: Self;
+    /// Negative infinity.
+    const NEG_INFINITY: Self;
+    /// Not a number.
+    const NAN: Self;
+    /// `"f32"` or `"f64"`.
+    const NAME: &'static str;
+
+    /// Conversion from `f64` (rounding for `f32`).
+    fn from_f64(x: f64) -> Self;
+    /// Conversion to `f64` (exact).
+    fn to_f64(self) -> f64;
+    /// `e^self`.
+    fn exp(self) -> Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+    /// `ln(1 + self)`, accurate near zero.
+    fn ln_1p(self) -> Self;
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// `self^p`.
+    fn powf(self, p: Self) -> Self;
+    /// Largest integer not above `self`.
+    fn floor(self) -> Self;
+    /// Smallest integer not below `self`.
+    fn ceil(self) -> Self;
+    /// Hyperbolic tangent.
+    fn tanh(self) -> Self;
+    /// Cosine.
+    fn cos(self) -> Self;
+    /// Sine.
+    fn sin(self) -> Self;
+    /// Four-quadrant arctangent of `self / x`.
+    fn atan2(self, x: Self) -> Self;
+    /// True for NaN.
+    fn is_nan(self) -> bool;
+    /// True unless infinite or NaN.
+    fn is_finite(self) -> bool;
+    /// Maximum (NaN-ignoring, as `f64::max`).
+    fn max(self, other: Self) -> Self;
+    /// Minimum (NaN-ignoring, as `f64::min`).
+    fn min(self, other: Self) -> Self;
+
+    /// Applies `exp` to every element of a slice (vectorisable kernel).
+    fn exp_slice(xs: &mut [Self]);
+}
+
 fn uplo_blas() -> cb::CBLAS_UPLO {
     cb::CblasLower
 }
 
 macro_rules! impl_real {
     ($t:ty, $name:expr, $expmod:ident,
-     $dot:ident, $axpy:ident, $scal:ident, $gemv:ident, $ger:ident, $gemm:ident, $syrk:ident,
+     $dot:ident, $axpy:ident, $gemv:ident, $ger:ident, $gemm:ident, $syrk:ident,
      $symm:ident, $spmv:ident, $tpmv:ident, $tpsv:ident,
      $gesdd:ident, $syevd:ident, $geev:ident, $getrf:ident, $getri:ident, $potrf:ident,
      $pptrf:ident, $tptri:ident, $sptrf:ident, $sptri:ident) => {
@@ -412,7 +478,9 @@ macro_rules! impl_real {
             fn exp_slice(xs: &mut [Self]) {
                 crate::exp::$expmod::exp_slice(xs)
             }
+        }
 
+        impl Blas for $t {
             unsafe fn cblas_dot(
                 n: c_int,
                 x: *const Self,
@@ -437,12 +505,6 @@ macro_rules! impl_real {
                 // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
                 // (every pointer addresses a buffer of the size and leading dimension passed).
                 unsafe { cb::$axpy(n, alpha, x, incx, y, incy) }
-            }
-            unsafe fn cblas_scal(n: c_int, alpha: Self, x: *mut Self, incx: c_int) {
-                crate::kernel::ensure_kernel();
-                // SAFETY: forwarded unchanged; the caller upholds the trait's `# Safety` contract
-                // (every pointer addresses a buffer of the size and leading dimension passed).
-                unsafe { cb::$scal(n, alpha, x, incx) }
             }
             unsafe fn cblas_gemv(
                 trans: Trans,
@@ -828,7 +890,6 @@ impl_real!(
     exp_f32,
     cblas_sdot,
     cblas_saxpy,
-    cblas_sscal,
     cblas_sgemv,
     cblas_sger,
     cblas_sgemm,
@@ -854,7 +915,6 @@ impl_real!(
     exp_f64,
     cblas_ddot,
     cblas_daxpy,
-    cblas_dscal,
     cblas_dgemv,
     cblas_dger,
     cblas_dgemm,
