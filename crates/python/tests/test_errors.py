@@ -101,3 +101,14 @@ def test_ragged_text_errors():
 def test_symbol_table_gets_eps_as_k2():
     t = k2.SymbolTable.from_str("a 1\nb 2\n")
     assert t.get(0) == "<eps>" and t.ids == [0, 1, 2]
+
+
+def test_symbol_table_merge_conflicts_name_both_sides():
+    a = k2.SymbolTable.from_str("a 1\nb 2\n")
+    with pytest.raises(ValueError, match="id 2 is 'b' here and 'c' there"):
+        a.merge(k2.SymbolTable.from_str("c 2\n"))
+    with pytest.raises(ValueError, match="'b' is id 2 here and 3 there"):
+        a.merge(k2.SymbolTable.from_str("b 3\n"))
+    # the union, by hand
+    m = a.merge(k2.SymbolTable.from_str("a 1\nh 12\n"))
+    assert m.ids == [0, 1, 2, 12] and m["h"] == 12 and m != a

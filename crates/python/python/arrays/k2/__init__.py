@@ -595,7 +595,9 @@ class Fsa:
     # -- attributes
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
+        # k2's own internal attributes (levenshtein_graph's
+        # `__ins_del_score_offset_internal_attr_`) are arc attributes too
+        if name.startswith("_") and not name.endswith("_internal_attr_"):
             raise AttributeError(name)
         raw = object.__getattribute__(self, "_raw")
         v = raw.get_attr(name)
@@ -985,6 +987,27 @@ class SymbolTable:
     def __len__(self) -> int:
         return len(self._id2sym)
 
+    def merge(self, other: "SymbolTable") -> "SymbolTable":
+        """The union of two tables (k2's merge); an id or a symbol the two map
+        differently is a ValueError naming both."""
+        for i in set(self._id2sym) & set(other._id2sym):
+            if self._id2sym[i] != other._id2sym[i]:
+                raise ValueError(
+                    f"merge: id {i} is {self._id2sym[i]!r} here and {other._id2sym[i]!r} there"
+                )
+        for sym in set(self._sym2id) & set(other._sym2id):
+            if self._sym2id[sym] != other._sym2id[sym]:
+                raise ValueError(
+                    f"merge: {sym!r} is id {self._sym2id[sym]} here and "
+                    f"{other._sym2id[sym]} there"
+                )
+        return SymbolTable({**self._id2sym, **other._id2sym}, {**self._sym2id, **other._sym2id})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SymbolTable):
+            return NotImplemented
+        return self._id2sym == other._id2sym and self._sym2id == other._sym2id
+
     @property
     def ids(self) -> List[int]:
         return sorted(self._id2sym)
@@ -1020,7 +1043,17 @@ class DenseFsaVec:
 
     @property
     def duration(self) -> Any:
-        return _out(np.asarray(self._raw.durations(), dtype=np.int32))
+        """The frames of each segment, int32 (cached in ``_duration`` as k2 does)."""
+        d = self.__dict__.get("_duration")
+        if d is None:
+            d = _out(np.asarray(self._raw.durations(), dtype=np.int32))
+            self._duration = d
+        return d
+
+    @property
+    def device(self) -> Any:
+        t = _torch()
+        return t.device("cpu") if t is not None else "cpu"
 
     def dim0(self) -> int:
         return int(self._raw.num_fsas)
