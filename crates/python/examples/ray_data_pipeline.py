@@ -50,8 +50,6 @@ def transform(batch: pa.Table) -> pa.Table:
     docstring). Arrow in, Arrow out: the same function serves Ray Data's ``map_batches``,
     Spark's ``mapInArrow`` and Dask's ``map_partitions``."""
     st = StructuredTensor.from_arrow(_plain(batch))
-    if st.nrows() == 0:
-        return batch
     # the events' durations per user: the session offsets composed with the event offsets
     # of the tensor's own Arrow form (its row partitions, shared, not copied)
     arrow = st.to_arrow()
