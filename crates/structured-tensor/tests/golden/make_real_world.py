@@ -116,10 +116,23 @@ def main():
         f.write("\n")
 
 
+def as_we_hold(row):
+    """A row under our documented null policy: a null list is an empty list, a null
+    struct a struct of null leaves."""
+    row = dict(row)
+    for name in ["tags", "grid", "events"]:
+        if row[name] is None:
+            row[name] = []
+    if row["point"] is None:
+        row["point"] = {"x": None, "label": None}
+    return row
+
+
 def ours_read_back(table):
     """Writes `table` with this package in each codec (to a scratch folder; the files are
     not kept) and reads each file back with pyarrow, polars and DuckDB, where installed:
-    the readers that gave ROWS, with their versions. Empty when `arrays` is missing."""
+    the readers that gave ROWS (under our null policy, `as_we_hold`), with their versions.
+    Empty when `arrays` is missing."""
     try:
         from arrays.structured import StructuredTensor
     except ImportError:
@@ -150,7 +163,7 @@ def ours_read_back(table):
             ours.write_parquet(path, compression=codec)
             for reader, (version, read) in readers.items():
                 rows = [{key: row[key] for key in SCHEMA.names} for row in read(path)]
-                assert rows == ROWS, f"{reader} reads our {codec} file as written: {rows}"
+                assert rows == [as_we_hold(r) for r in ROWS], f"{reader}, our {codec} file: {rows}"
                 result[reader] = version
     return result
 
