@@ -101,6 +101,11 @@ def run_ray(
 
     if not ray.is_initialized():
         ray.init(address=address)
+    # The pipeline is one operator (read, transform and write fuse into one task per
+    # block). Ray Data's per-operator reservation held it to half the CPUs of a small
+    # cluster: on two one-CPU nodes its tasks ran one at a time, taking turns. Without
+    # the reservation every CPU takes a block.
+    ray.data.DataContext.get_current().op_resource_reservation_enabled = False
     # hive partitions (country=xx/) are read by default
     ds = ray.data.read_parquet(in_dir, override_num_blocks=num_blocks)
     ds = ds.map_batches(fn, batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True)
