@@ -113,11 +113,16 @@ pub struct Options {
     pub levels: Vec<Level>,
     /// The crates to bench (empty: every crate).
     pub crates: Vec<String>,
+    /// The bench targets to run (`--bench NAME`, empty: all): criterion's `benches/NAME.rs`
+    /// and the peer scripts `<crate>-NAME.py` / `<crate>-NAME_k2.py` (a crate's bench named
+    /// after it goes with `<crate>.py` / `<crate>_k2.py`); the section keeps every row the
+    /// run did not measure.
+    pub benches: Vec<String>,
 }
 
 impl Options {
-    /// Parses `--quick`, `--peers`, `--rounds N`, `--simd-cap native|avx2|both` and crate
-    /// names.
+    /// Parses `--quick`, `--peers`, `--rounds N`, `--simd-cap native|avx2|both`,
+    /// `--bench NAME` and crate names.
     pub fn parse(args: &[String]) -> Result<Options, Failure> {
         let mut options = Options::default();
         let mut args = args.iter();
@@ -142,6 +147,15 @@ impl Options {
                 }
                 other if other.starts_with("--simd-cap=") => {
                     options.levels = parse_levels(&other["--simd-cap=".len()..])?;
+                }
+                "--bench" => {
+                    let value = args.next().ok_or_else(|| {
+                        Failure("bench: `--bench` needs a bench target's name".into())
+                    })?;
+                    options.benches.push(value.clone());
+                }
+                other if other.starts_with("--bench=") => {
+                    options.benches.push(other["--bench=".len()..].to_string());
                 }
                 other if other.starts_with('-') => {
                     return Err(Failure(format!("bench: unknown option `{other}`")))
@@ -227,6 +241,7 @@ mod tests {
                 rounds: None,
                 levels: Vec::new(),
                 crates: vec!["dataflow".into()],
+                benches: Vec::new(),
             }
         );
         assert_eq!(parsed.levels(), [Level::Native]);
@@ -235,9 +250,12 @@ mod tests {
         let parsed = Options::parse(&args(&["--rounds", "5", "a", "b"])).unwrap();
         assert_eq!((parsed.rounds(), parsed.crates.len()), (5, 2));
         assert_eq!(Options::parse(&args(&["--rounds=2"])).unwrap().rounds(), 2);
+        let parsed = Options::parse(&args(&["ragged-fsa", "--bench", "rnnt", "--bench=dense"]));
+        assert_eq!(parsed.unwrap().benches, ["rnnt", "dense"]);
         for bad in [
             &["--fast"][..],
             &["--rounds"],
+            &["--bench"],
             &["--rounds", "0"],
             &["--rounds=x"],
             &["--simd-cap"],

@@ -29,7 +29,8 @@ commands:
   python-test        only the Python step of `test`: each crate with a pyproject.toml
                      built by maturin and its tests/ run by pytest in two venvs under
                      target/python/ (Python 3.11 without torch; 3.9 with k2 and torch)
-  bench [--quick] [--peers] [--rounds N] [--simd-cap native|avx2|both] [CRATE...]
+  bench [--quick] [--peers] [--rounds N] [--simd-cap native|avx2|both] [--bench NAME]
+        [CRATE...]
                      criterion benchmarks side by side with the peers, written to
                      docs/BENCHMARKS.md (one section per kind of machine); --quick makes a
                      short smoke run, --peers installs and runs the Python peers (numpy,
@@ -38,7 +39,9 @@ commands:
                      --quick); --simd-cap avx2 masks AVX-512 on both sides (our kernels
                      capped with ARRAYS_SIMD_CAP=avx2, OpenBLAS on Haswell, the peers'
                      AVX-512 dispatch off) into its own section, both runs both levels;
-                     crate names restrict the run to those crates
+                     crate names restrict the run to those crates, --bench NAME to one
+                     bench target (benches/NAME.rs and the peers <crate>-NAME*.py), whose
+                     rows replace only the workloads it measured
   fuzz [target] [--seconds N] [--execs N]
                      the AFL++ campaign (cargo-afl, installed if missing) of one target or
                      all, N seconds each (default 60) or N executions if sooner: new corpus

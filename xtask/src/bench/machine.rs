@@ -141,6 +141,9 @@ pub(super) fn machine_facts(
         }
         _ => run.push_str(" --simd-cap both"),
     }
+    for name in &options.benches {
+        let _ = write!(run, " --bench {name}");
+    }
     for name in &options.crates {
         let _ = write!(run, " {name}");
     }

@@ -32,7 +32,12 @@ const K2_PACKAGES: &[&str] = &["k2==1.23.2", "numpy<2"];
 /// The peer scripts of the selected crates, with the crate each belongs to: a script
 /// `benches/peers/<crate>.py`, `<crate>_k2.py` or `<crate>-<anything>.py` belongs to
 /// `<crate>`; other scripts there (shared generators such as `common.py`) are not peers.
-pub(super) fn peer_scripts(selected: &[String]) -> Result<Vec<(PathBuf, String)>, Failure> {
+/// With `benches` named (`--bench`), only the scripts of those bench targets
+/// ([`script_bench`]).
+pub(super) fn peer_scripts(
+    selected: &[String],
+    benches: &[String],
+) -> Result<Vec<(PathBuf, String)>, Failure> {
     let peers_dir = root().join("benches").join("peers");
     let mut scripts: Vec<(PathBuf, String)> = std::fs::read_dir(&peers_dir)
         .map_err(|err| Failure(format!("{}: {err}", peers_dir.display())))?
@@ -42,7 +47,8 @@ pub(super) fn peer_scripts(selected: &[String]) -> Result<Vec<(PathBuf, String)>
         .filter_map(|path| {
             let stem = path.file_stem()?.to_string_lossy().into_owned();
             let krate = script_crate(&stem, selected)?;
-            Some((path, krate))
+            let wanted = benches.is_empty() || benches.contains(&script_bench(&stem, &krate));
+            wanted.then_some((path, krate))
         })
         .collect();
     scripts.sort();
@@ -62,6 +68,18 @@ fn script_crate(stem: &str, crates: &[String]) -> Option<String> {
             })
         })
         .cloned()
+}
+
+/// The bench target a peer script of `krate` times the workloads of: `<crate>-<bench>.py`
+/// and `<crate>-<bench>_k2.py` go with `benches/<bench>.rs`, `<crate>.py` and
+/// `<crate>_k2.py` with the crate's bench named after it.
+fn script_bench(stem: &str, krate: &str) -> String {
+    let rest = stem.strip_prefix(krate).unwrap_or(stem);
+    let rest = rest.strip_suffix("_k2").unwrap_or(rest);
+    match rest.strip_prefix('-') {
+        Some(bench) if !bench.is_empty() => bench.to_string(),
+        _ => krate.to_string(),
+    }
 }
 
 /// Parses the JSON lines a peer script prints: measurements, notes for skipped peers, and
@@ -272,5 +290,15 @@ mod tests {
         let two = ["ragged-core".to_string()];
         assert_eq!(script_crate("ragged-corex", &two), None);
         assert_eq!(script_crate("graphs", &two), None);
+    }
+
+    #[test]
+    fn peer_scripts_go_with_the_bench_target_they_name() {
+        let check = |stem: &str, bench: &str| assert_eq!(script_bench(stem, "ragged-fsa"), bench);
+        check("ragged-fsa-rnnt_k2", "rnnt");
+        check("ragged-fsa-algebra", "algebra");
+        check("ragged-fsa-decode_k2", "decode");
+        check("ragged-fsa", "ragged-fsa");
+        check("ragged-fsa_k2", "ragged-fsa");
     }
 }

@@ -37,9 +37,35 @@ pub fn run(options: &Options) -> Step {
         .collect();
     let with_benches: Vec<&String> = selected
         .iter()
-        .filter(|name| has_rust_files(&root().join("crates").join(name.as_str()).join("benches")))
+        .filter(|name| {
+            let dir = root().join("crates").join(name.as_str()).join("benches");
+            if options.benches.is_empty() {
+                has_rust_files(&dir)
+            } else {
+                options
+                    .benches
+                    .iter()
+                    .any(|bench| dir.join(format!("{bench}.rs")).is_file())
+            }
+        })
         .collect();
-    let scripts = peer_scripts(&selected)?;
+    for bench in &options.benches {
+        let owners = selected.iter().filter(|name| {
+            root()
+                .join("crates")
+                .join(name.as_str())
+                .join("benches")
+                .join(format!("{bench}.rs"))
+                .is_file()
+        });
+        if owners.count() == 0 {
+            return Err(Failure(format!(
+                "bench: no selected crate ({}) has a bench target `{bench}` (benches/{bench}.rs)",
+                selected.join(", ")
+            )));
+        }
+    }
+    let scripts = peer_scripts(&selected, &options.benches)?;
 
     let mut notes = Vec::new();
     if with_benches.is_empty() {
@@ -154,7 +180,14 @@ fn build_benches(
     if !peer_features.is_empty() {
         command.args(["--features", &peer_features.join(",")]);
     }
-    command.args(["--bench", "*", "--no-run"]);
+    if options.benches.is_empty() {
+        command.args(["--bench", "*"]);
+    } else {
+        for bench in &options.benches {
+            command.args(["--bench", bench.as_str()]);
+        }
+    }
+    command.arg("--no-run");
     command.args(["--message-format", "json-render-diagnostics"]);
     if options.quick {
         command.env(QUICK_ENV, "1");
@@ -172,7 +205,10 @@ fn build_benches(
         .map(|member| (member.dir.join("Cargo.toml"), member.name))
         .collect();
     for line in String::from_utf8_lossy(&output.stdout).lines() {
-        if let Some((manifest, executable)) = bench_artifact(line) {
+        if let Some((manifest, target, executable)) = bench_artifact(line) {
+            if !options.benches.is_empty() && !options.benches.contains(&target) {
+                continue;
+            }
             let owner = dirs
                 .iter()
                 .find(|(path, _)| same_file(path, Path::new(&manifest)));
@@ -195,8 +231,9 @@ fn peer_features(manifest: &str) -> Vec<String> {
         .collect()
 }
 
-/// The (manifest path, executable) of a cargo `compiler-artifact` message for a bench target.
-fn bench_artifact(line: &str) -> Option<(String, String)> {
+/// The (manifest path, target name, executable) of a cargo `compiler-artifact` message for
+/// a bench target.
+fn bench_artifact(line: &str) -> Option<(String, String, String)> {
     let value: Value = serde_json::from_str(line).ok()?;
     if value["reason"] != "compiler-artifact" {
         return None;
@@ -207,6 +244,7 @@ fn bench_artifact(line: &str) -> Option<(String, String)> {
     }
     Some((
         value["manifest_path"].as_str()?.to_string(),
+        value["target"]["name"].as_str()?.to_string(),
         value["executable"].as_str()?.to_string(),
     ))
 }
@@ -361,6 +399,7 @@ mod tests {
             bench_artifact(bench),
             Some((
                 "/w/crates/a/Cargo.toml".to_string(),
+                "a".to_string(),
                 "/w/target/release/deps/a-123".to_string()
             ))
         );
