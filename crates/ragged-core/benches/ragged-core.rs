@@ -14,16 +14,14 @@
 //! - `from_index`: 10 M f32 values (seed 8) gathered by a 2-axis index of 1 M rows of
 //!   `below(21)` lengths (seed 9) and `below(10 M)` entries (seed 10).
 //!
-//! The workloads with vector paths (`row_ids`, the per-sublist reductions, `from_index`)
-//! are timed at the processor's best level and then, right after, capped at AVX2 as an
-//! AVX2-only processor runs them (`peer_avx2__<workload>`), so the ratio ours / `avx2` is
-//! what the AVX-512 copies gain (1.0 where the processor has no AVX-512).
+//! No workload is also timed capped at AVX2 (`peer_avx2__<workload>`, as dataflow's and
+//! dense-matrix's are): ragged-core's kernels have no AVX-512 copy, so the capped run would
+//! time the same code again.
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
-use criterion::measurement::WallTime;
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use ragged_core::{set_simd_cap, Ragged, RaggedShape, RowPartition, SimdLevel};
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use ragged_core::{Ragged, RaggedShape, RowPartition};
 
 fn lengths(seed: u64, rows: usize) -> Vec<i32> {
     let mut rng = benches::SplitMix64::new(seed);
@@ -41,38 +39,29 @@ fn array_2axis() -> Ragged<f32> {
     Ragged::new(shape, values).unwrap()
 }
 
-/// Times `f` as `name` at the best level, then capped at AVX2 as `peer_avx2__name` (only
-/// when the level is above AVX2: under `ARRAYS_SIMD_CAP=avx2` the copy would time the
-/// same code again).
-fn at_best_and_avx2(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut f: impl FnMut()) {
-    g.bench_function(name, |b| b.iter(&mut f));
-    if ragged_core::simd_level() <= SimdLevel::Avx2 {
-        return;
-    }
-    let old = set_simd_cap(SimdLevel::Avx2);
-    g.bench_function(format!("peer_avx2__{name}"), |b| b.iter(&mut f));
-    set_simd_cap(old);
-}
-
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("ragged-core");
 
     let row_lengths = lengths(1, benches::size(5_000_000, 100));
     let partition = RowPartition::from_row_lengths(&row_lengths).unwrap();
     let mut ids = vec![0i32; partition.nvals()];
-    at_best_and_avx2(&mut g, "row_ids", || {
-        black_box(&partition).write_row_ids(&mut ids)
+    g.bench_function("row_ids", |b| {
+        b.iter(|| black_box(&partition).write_row_ids(&mut ids))
     });
     g.bench_function("peer_memset__row_ids", |b| {
         b.iter(|| black_box(&mut ids[..]).fill(black_box(7)))
     });
 
     let a = array_2axis();
-    at_best_and_avx2(&mut g, "sum_per_sublist", || {
-        black_box(black_box(&a).sum_per_sublist(0.0));
+    g.bench_function("sum_per_sublist", |b| {
+        b.iter(|| {
+            black_box(black_box(&a).sum_per_sublist(0.0));
+        })
     });
-    at_best_and_avx2(&mut g, "max_per_sublist", || {
-        black_box(black_box(&a).max_per_sublist(f32::NEG_INFINITY));
+    g.bench_function("max_per_sublist", |b| {
+        b.iter(|| {
+            black_box(black_box(&a).max_per_sublist(f32::NEG_INFINITY));
+        })
     });
     let mut rng = benches::SplitMix64::new(7);
     let bits = Ragged::new(
@@ -82,8 +71,10 @@ fn bench(c: &mut Criterion) {
             .collect(),
     )
     .unwrap();
-    at_best_and_avx2(&mut g, "and_per_sublist", || {
-        black_box(black_box(&bits).and_per_sublist(!0));
+    g.bench_function("and_per_sublist", |b| {
+        b.iter(|| {
+            black_box(black_box(&bits).and_per_sublist(!0));
+        })
     });
     drop(bits);
 
@@ -111,8 +102,10 @@ fn bench(c: &mut Criterion) {
         .map(|_| rng.below(n_src as u64) as i32)
         .collect();
     let idx = Ragged::new(RaggedShape::from_layers(vec![p]).unwrap(), picks).unwrap();
-    at_best_and_avx2(&mut g, "from_index", || {
-        black_box(Ragged::from_index(black_box(&src), &idx).unwrap());
+    g.bench_function("from_index", |b| {
+        b.iter(|| {
+            black_box(Ragged::from_index(black_box(&src), &idx).unwrap());
+        })
     });
     drop((src, idx));
     let lens = lengths(2, benches::size(1_000_000, 100));
