@@ -112,3 +112,14 @@ def test_symbol_table_merge_conflicts_name_both_sides():
     # the union, by hand
     m = a.merge(k2.SymbolTable.from_str("a 1\nh 12\n"))
     assert m.ids == [0, 1, 2, 12] and m["h"] == 12 and m != a
+
+
+def test_create_fsa_vec_keeps_the_non_tensor_attributes_of_all():
+    a = k2.Fsa.from_str("0 1 -1 0\n1")
+    b = k2.Fsa.from_str("0 1 -1 0\n1")
+    a.name, b.other = "x", "y"
+    both = k2.create_fsa_vec([a, b])
+    assert (both.name, both.other) == ("x", "y")
+    b.name = "z"
+    with pytest.raises(ValueError, match="attribute 'name' differs between the FSAs"):
+        k2.create_fsa_vec([a, b])

@@ -231,3 +231,29 @@ def test_mutual_information_recursion_equals_k2(torch, k2, dtype, modified):
     _close_loss(outs[0][0], outs[1][0])
     for a, b in zip(outs[0][1:], outs[1][1:]):
         _close_grad(a.to(torch.float32), b.to(torch.float32))
+
+
+@pytest.mark.parametrize("modified", [False, True])
+def test_joint_mutual_information_recursion_equals_k2(torch, k2, modified):
+    g = torch.Generator().manual_seed(31)
+    shape_x = (B, S, T if modified else T + 1)
+    px = [torch.randn(*shape_x, generator=g) for _ in range(3)]
+    py = [torch.randn(B, S + 1, T, generator=g) for _ in range(3)]
+    px[1][:, :, -1] = float("-inf")  # a -inf term: k2 clamps it, no nan
+    boundary = torch.tensor([[0, 0, S, T], [0, 1, S - 1, T - 1]], dtype=torch.int64)
+    outs = []
+    for mod in (ak2, k2):
+        xs = [x.clone().requires_grad_(True) for x in px]
+        ys = [y.clone().requires_grad_(True) for y in py]
+        prods = mod.joint_mutual_information_recursion(xs, ys, boundary)
+        (prods * torch.tensor([[1.0], [0.5], [2.0]])).sum().backward()
+        outs.append((prods, *[x.grad for x in xs], *[y.grad for y in ys]))
+    assert outs[0][0].shape == (3, B)
+    _close_loss(outs[0][0], outs[1][0])
+    for a, b in zip(outs[0][1:], outs[1][1:]):
+        _close_grad(a, b)
+    # numpy in, numpy out, the same values
+    plain = ak2.joint_mutual_information_recursion(
+        [x.numpy() for x in px], [y.numpy() for y in py], boundary.numpy()
+    )
+    np.testing.assert_allclose(plain, outs[1][0].detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -138,3 +138,30 @@ def test_scores_grad_flows_through_algorithms(torch):
     c = k2.intersect(a, b)
     c.scores.sum().backward()
     assert a.scores.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("pruned", [False, True])
+def test_intersect_dense_lattice_equals_k2(torch, pruned):
+    """The lattice's frame attributes and the gradients of its total scores into the graph
+    scores and the log-probs, against k2 1.23.2 run live (two segments of one sequence,
+    one truncated, a CTC graph each)."""
+    real_k2 = need("k2")
+    g = torch.Generator().manual_seed(5)
+    log_probs0 = torch.randn(2, 6, 4, generator=g).log_softmax(-1)
+    segments = torch.tensor([[0, 0, 5], [1, 3, 4], [0, 3, 3]], dtype=torch.int32)
+    outs = []
+    for mod in (k2, real_k2):
+        graph = mod.ctc_graph([[1, 2], [3], [2, 2]])
+        graph.requires_grad_(True)
+        log_probs = log_probs0.clone().requires_grad_(True)
+        dense = mod.DenseFsaVec(log_probs, segments, allow_truncate=1)
+        if pruned:
+            lat = mod.intersect_dense_pruned(graph, dense, 20.0, 20.0, 1, 1000, "seqframe", "frame")
+        else:
+            lat = mod.intersect_dense(graph, dense, 20.0, seqframe_idx_name="seqframe", frame_idx_name="frame")
+        lat.get_tot_scores(use_double_scores=True, log_semiring=True).sum().backward()
+        outs.append((lat.seqframe, lat.frame, graph.grad, log_probs.grad))
+    for ours, theirs in zip(*outs):
+        assert torch.allclose(ours.to(torch.float32), theirs.to(torch.float32), atol=1e-5)
+    with pytest.raises(ValueError, match="labels: the lattice already has"):
+        k2.intersect_dense(k2.ctc_graph([[1]]), k2.DenseFsaVec(log_probs0, segments[:1]), 20.0, frame_idx_name="labels")

@@ -63,6 +63,7 @@ __all__ = [
     "get_rnnt_prune_ranges",
     "do_rnnt_pruning",
     "mutual_information_recursion",
+    "joint_mutual_information_recursion",
     "rnnt_loss_simple_with_grad",
     "rnnt_loss_smoothed_with_grad",
     "rnnt_loss_with_grad",
@@ -438,6 +439,8 @@ class Fsa:
         object.__setattr__(self, "_raw", raw)
         object.__setattr__(self, "_non_tensor_attr", {})
         object.__setattr__(self, "_scores_t", None)
+        # float32 attributes set as tensors that require grad (k2 back-propagates into them)
+        object.__setattr__(self, "_attr_t", {})
         if aux_labels is not None:
             self.aux_labels = aux_labels
 
@@ -599,6 +602,9 @@ class Fsa:
         # `__ins_del_score_offset_internal_attr_`) are arc attributes too
         if name.startswith("_") and not name.endswith("_internal_attr_"):
             raise AttributeError(name)
+        attr_t = object.__getattribute__(self, "_attr_t")
+        if name in attr_t:
+            return attr_t[name]
         raw = object.__getattribute__(self, "_raw")
         v = raw.get_attr(name)
         if v is None:
@@ -616,6 +622,7 @@ class Fsa:
                 raise AttributeError(f"{name} cannot be set")
             object.__setattr__(self, name, value)
             return
+        self._attr_t.pop(name, None)
         if isinstance(value, RaggedTensor):
             if value.num_axes != 2:
                 raise ValueError(f"{name}: a ragged attribute has 2 axes, not {value.num_axes}")
@@ -634,10 +641,13 @@ class Fsa:
                     f"{a.shape} (attributes of more dimensions are not reproduced)"
                 )
             self._set_raw(self._raw.with_attr(name, a), True)
+            if _is_tensor(value) and value.requires_grad and a.dtype == np.float32:
+                self._attr_t[name] = value
         else:
             self._non_tensor_attr[name] = value
 
     def __delattr__(self, name: str) -> None:
+        self._attr_t.pop(name, None)
         if name in self._raw.attr_names():
             self._set_raw(self._raw.without_attr(name), True)
         elif name in self._non_tensor_attr:
@@ -663,7 +673,7 @@ class Fsa:
                 "Fsa[...] takes an int; for several FSAs use create_fsa_vec([fsas[i], ...])"
             )
         out = Fsa._wrap(self._raw.get(int(i)), self)
-        if self.requires_grad:
+        if self.requires_grad or self._attr_t:
             splits = self._raw.row_splits(1)
             arcs = self._raw.row_splits(2)
             k = int(i) % int(self._raw.num_fsas)
@@ -746,7 +756,10 @@ def _raw_from_arcs(a: np.ndarray) -> Any:
 
 def _track(out: Fsa, a: Fsa, a_map: np.ndarray, b: Optional[Fsa] = None, b_map: Any = None) -> Fsa:
     """Carries the autograd of the input scores to `out`'s (k2's index_select of the scores
-    through the arc maps), when an input's scores require grad."""
+    through the arc maps), when an input's scores require grad; the same for the float
+    attributes set as tensors that require grad."""
+    if a._attr_t or (b is not None and b._attr_t):
+        _track_attrs(out, a, a_map, b, b_map)
     sa = a._scores_t
     sb = None if b is None else b._scores_t
     if (sa is None or not sa.requires_grad) and (sb is None or not sb.requires_grad):
@@ -763,6 +776,36 @@ def _track(out: Fsa, a: Fsa, a_map: np.ndarray, b: Optional[Fsa] = None, b_map: 
     return out
 
 
+def _track_attrs(out: Fsa, a: Fsa, a_map: np.ndarray, b: Optional[Fsa], b_map: Any) -> None:
+    """k2's index_select of the float attributes through the arc maps (a float attribute of
+    both sides is the sum), as autograd nodes for those that require grad."""
+    from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+    t = _torch()
+
+    def source(f: Optional[Fsa], name: str) -> Any:
+        if f is None:
+            return None
+        if name in f._attr_t:
+            return f._attr_t[name]
+        v = f._raw.get_attr(name)
+        return t.from_numpy(v) if isinstance(v, np.ndarray) and v.dtype == np.float32 else None
+
+    names = set(a._attr_t) | (set(b._attr_t) if b is not None else set())
+    for name in sorted(names):
+        v = out._raw.get_attr(name)
+        if not isinstance(v, np.ndarray) or v.dtype != np.float32:
+            continue
+        sa, sb = source(a, name), source(b, name)
+        view = t.from_numpy(v)
+        if sa is None:
+            out._attr_t[name] = _autograd.map_scores(view, b_map, sb)
+        elif sb is None:
+            out._attr_t[name] = _autograd.map_scores(view, a_map, sa)
+        else:
+            out._attr_t[name] = _autograd.map_scores(view, a_map, sa, b_map, sb)
+
+
 def _unary(fsa: Fsa, op: str, ret_arc_map: bool = False) -> Any:
     raw, arc_map = getattr(fsa._raw, op)()
     out = _track(Fsa._wrap(raw, fsa), fsa, arc_map)
@@ -771,8 +814,26 @@ def _unary(fsa: Fsa, op: str, ret_arc_map: bool = False) -> Any:
 
 def create_fsa_vec(fsas: Sequence[Fsa]) -> Fsa:
     out = Fsa(_native.create_fsa_vec([f._raw for f in fsas]))
-    if fsas:
-        out._non_tensor_attr.update(fsas[0]._non_tensor_attr)
+    # k2's rule: the non-tensor attributes of all the FSAs, equal where two have one
+    for f in fsas:
+        for name, value in f._non_tensor_attr.items():
+            if name in out._non_tensor_attr and out._non_tensor_attr[name] != value:
+                raise ValueError(
+                    f"create_fsa_vec: attribute {name!r} differs between the FSAs "
+                    f"({out._non_tensor_attr[name]!r} and {value!r})"
+                )
+            out._non_tensor_attr.setdefault(name, value)
+    grad_names = sorted({name for f in fsas for name in f._attr_t})
+    if grad_names:
+        from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+        t = _torch()
+        for name in grad_names:
+            v = out._raw.get_attr(name)
+            if isinstance(v, np.ndarray) and v.dtype == np.float32:
+                srcs = [f._attr_t.get(name, None) for f in fsas]
+                srcs = [s if s is not None else t.from_numpy(f._raw.get_attr(name)) for s, f in zip(srcs, fsas)]
+                out._attr_t[name] = _autograd.cat_scores(t.from_numpy(v), srcs)
     if any(f.requires_grad for f in fsas):
         from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
 
@@ -1073,11 +1134,55 @@ def intersect_dense(
     seqframe_idx_name: Optional[str] = None,
     frame_idx_name: Optional[str] = None,
 ) -> Fsa:
-    if seqframe_idx_name or frame_idx_name:
-        raise NotImplementedError("seqframe_idx_name/frame_idx_name are not reproduced")
     m = None if a_to_b_map is None else _array(a_to_b_map, np.int32, "a_to_b_map", 1)
-    raw, _, _ = _native.intersect_dense(a_fsas._raw, b_fsas._raw, float(output_beam), m)
-    return Fsa._wrap(raw, a_fsas)
+    raw, a_map, b_map = _native.intersect_dense(a_fsas._raw, b_fsas._raw, float(output_beam), m)
+    return _dense_lattice(raw, a_fsas, b_fsas, a_map, b_map, seqframe_idx_name, frame_idx_name)
+
+
+def _dense_lattice(
+    raw: Any,
+    a_fsas: Fsa,
+    b_fsas: DenseFsaVec,
+    a_map: np.ndarray,
+    b_map: np.ndarray,
+    seqframe_idx_name: Optional[str],
+    frame_idx_name: Optional[str],
+) -> Fsa:
+    """The lattice of intersect_dense(_pruned) as k2 makes it: the graphs' attributes, the
+    frame attributes asked for, and scores that back-propagate into the graphs' scores and
+    the log-probs (k2's arc maps: `b_map` indexes the dense scores, `C + 1` columns, a
+    segment's frames and its final row one after another; column 0 is the final arc's)."""
+    out = Fsa._wrap(raw, a_fsas)
+    num_cols = int(b_fsas._raw.scores().shape[1])
+    b_map = np.asarray(b_map, dtype=np.int64)
+    seqframe = b_map // num_cols
+    durations = np.asarray(b_fsas._raw.durations(), dtype=np.int64)
+    row_splits = np.concatenate([[0], np.cumsum(durations + 1)])
+    segment = np.searchsorted(row_splits, seqframe, side="right") - 1
+    frame = seqframe - row_splits[segment]
+    for name, value in ((frame_idx_name, frame), (seqframe_idx_name, seqframe)):
+        if name is not None:
+            if name in out or name in _RESERVED:
+                raise ValueError(f"{name}: the lattice already has an attribute of that name")
+            setattr(out, name, value.astype(np.int32))
+    log_probs = b_fsas._log_probs
+    if (_is_tensor(log_probs) and log_probs.requires_grad) or a_fsas.requires_grad:
+        # the log-prob of each arc (-1 for the final arcs, whose column 0 is constant)
+        col = b_map % num_cols
+        seq = b_fsas._segments[segment, 0].astype(np.int64)
+        start = b_fsas._segments[segment, 1].astype(np.int64)
+        num_frames, num_classes = np.shape(log_probs)[1], np.shape(log_probs)[2]
+        lp_map = ((seq * num_frames + start + frame) * num_classes + col - 1).astype(np.int64)
+        lp_map[col == 0] = -1
+        from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+        t = _torch()
+        a_scores = a_fsas._scores_t if a_fsas.requires_grad else t.from_numpy(a_fsas._raw.scores())
+        lp = log_probs if _is_tensor(log_probs) else t.from_numpy(np.asarray(log_probs))
+        view = t.from_numpy(out._raw.scores())
+        scores = _autograd.map_scores(view, a_map, a_scores, lp_map, lp.reshape(-1))
+        object.__setattr__(out, "_scores_t", scores)
+    return out
 
 
 def intersect_dense_pruned(
@@ -1090,9 +1195,7 @@ def intersect_dense_pruned(
     seqframe_idx_name: Optional[str] = None,
     frame_idx_name: Optional[str] = None,
 ) -> Fsa:
-    if seqframe_idx_name or frame_idx_name:
-        raise NotImplementedError("seqframe_idx_name/frame_idx_name are not reproduced")
-    raw, _, _ = _native.intersect_dense_pruned(
+    raw, a_map, b_map = _native.intersect_dense_pruned(
         a_fsas._raw,
         b_fsas._raw,
         float(search_beam),
@@ -1100,7 +1203,7 @@ def intersect_dense_pruned(
         int(min_active_states),
         int(max_active_states),
     )
-    return Fsa._wrap(raw, a_fsas)
+    return _dense_lattice(raw, a_fsas, b_fsas, a_map, b_map, seqframe_idx_name, frame_idx_name)
 
 
 def _segment_weights(dense: DenseFsaVec, weights: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
@@ -1408,6 +1511,38 @@ def mutual_information_recursion(
             out = t.from_numpy(scores)
         return (out, (t.from_numpy(gx), t.from_numpy(gy))) if return_grad else out
     return (scores, (gx, gy)) if return_grad else scores
+
+
+def joint_mutual_information_recursion(
+    px: Sequence[Any], py: Sequence[Any], boundary: Any = None
+) -> Any:
+    """k2's joint_mutual_information_recursion: the recursion of the sums of the terms
+    ``px[i]``, ``py[i]``, broken down per term as k2 does it: (N, B), term i's inner product
+    with the occupation counts (d total / d px_sum), the first term also carrying the offset
+    to the total. Tensors in: back-propagates into every term (the counts are constants,
+    as in k2); numpy in: numpy out."""
+    if len(px) != len(py) or len(px) == 0:
+        raise ValueError(f"px and py: expected equally many terms (at least 1), got {len(px)} and {len(py)}")
+    n_terms = len(px)
+    t = _torch() if any(_is_tensor(x) for x in (*px, *py)) else None
+    if t is not None:
+        x_cat, y_cat = t.stack(list(px), dim=0), t.stack(list(py), dim=0)
+        x_tot, y_tot = x_cat.detach().sum(dim=0), y_cat.detach().sum(dim=0)
+        finfo_min = t.finfo(x_cat.dtype).min
+    else:
+        x_cat, y_cat = np.stack(list(px), axis=0), np.stack(list(py), axis=0)
+        x_tot, y_tot = x_cat.sum(axis=0), y_cat.sum(axis=0)
+        finfo_min = np.finfo(x_cat.dtype).min
+    n_seqs = x_tot.shape[0]
+    tot, (gx, gy) = mutual_information_recursion(x_tot, y_tot, boundary, return_grad=True)
+    gx, gy = gx.reshape(1, n_seqs, -1), gy.reshape(1, n_seqs, -1)
+    # -inf terms would give nan against a zero count (k2 clamps them the same way)
+    x_cat = x_cat.reshape(n_terms, n_seqs, -1).clip(finfo_min)
+    y_cat = y_cat.reshape(n_terms, n_seqs, -1).clip(finfo_min)
+    prods = (gx * x_cat).sum(2) + (gy * y_cat).sum(2)
+    offset = tot - (prods.detach() if t is not None else prods).sum(0)
+    prods[0] = prods[0] + offset
+    return prods
 
 
 def do_rnnt_pruning(am: Any, lm: Any, ranges: Any) -> Tuple[Any, Any]:
