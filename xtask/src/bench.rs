@@ -11,9 +11,10 @@
 //!
 //! By concern: [`running`] builds the criterion benches and alternates them with the peers
 //! round by round, [`peers`] finds the peer scripts and runs them in their venvs,
-//! [`machine`] describes the machine a section was measured on, and [`report`] writes the
-//! sections of `docs/BENCHMARKS.md`.
+//! [`machine`] describes the machine a section was measured on, [`report`] writes the
+//! sections of `docs/BENCHMARKS.md`, and [`chart`] draws their ratios as SVG beside it.
 
+mod chart;
 mod machine;
 mod peers;
 mod report;
@@ -111,6 +112,8 @@ pub struct Options {
     /// The levels to measure at, each into its own section (`--simd-cap`; empty: the
     /// processor's own level only).
     pub levels: Vec<Level>,
+    /// Only redraw the charts from the tables of the benchmarks document (`--charts-only`).
+    pub charts_only: bool,
     /// The crates to bench (empty: every crate).
     pub crates: Vec<String>,
     /// The bench targets to run (`--bench NAME`, empty: all): criterion's `benches/NAME.rs`
@@ -122,7 +125,7 @@ pub struct Options {
 
 impl Options {
     /// Parses `--quick`, `--peers`, `--rounds N`, `--simd-cap native|avx2|both`,
-    /// `--bench NAME` and crate names.
+    /// `--bench NAME`, `--charts-only` and crate names.
     pub fn parse(args: &[String]) -> Result<Options, Failure> {
         let mut options = Options::default();
         let mut args = args.iter();
@@ -130,6 +133,7 @@ impl Options {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--peers" => options.peers = true,
+                "--charts-only" => options.charts_only = true,
                 "--rounds" => {
                     let value = args
                         .next()
@@ -240,6 +244,7 @@ mod tests {
                 peers: true,
                 rounds: None,
                 levels: Vec::new(),
+                charts_only: false,
                 crates: vec!["dataflow".into()],
                 benches: Vec::new(),
             }

@@ -30,7 +30,7 @@ commands:
                      built by maturin and its tests/ run by pytest in two venvs under
                      target/python/ (Python 3.11 without torch; 3.9 with k2 and torch)
   bench [--quick] [--peers] [--rounds N] [--simd-cap native|avx2|both] [--bench NAME]
-        [CRATE...]
+        [--charts-only] [CRATE...]
                      criterion benchmarks side by side with the peers, written to
                      docs/BENCHMARKS.md (one section per kind of machine); --quick makes a
                      short smoke run, --peers installs and runs the Python peers (numpy,
@@ -41,7 +41,9 @@ commands:
                      AVX-512 dispatch off) into its own section, both runs both levels;
                      crate names restrict the run to those crates, --bench NAME to one
                      bench target (benches/NAME.rs and the peers <crate>-NAME*.py), whose
-                     rows replace only the workloads it measured
+                     rows replace only the workloads it measured; each section's ratios
+                     are drawn per crate as SVG in docs/bench-charts/, linked from it
+                     (--charts-only redraws them from the tables without a run)
   fuzz [target] [--seconds N] [--execs N]
                      the AFL++ campaign (cargo-afl, installed if missing) of one target or
                      all, N seconds each (default 60) or N executions if sooner: new corpus

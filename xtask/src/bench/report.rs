@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::chart::{with_charts, CHART_DIR};
 use super::machine::machine_title;
 use super::{Level, Measurement, Options};
 use crate::{root, target_dir, Failure, Step};
@@ -37,10 +38,52 @@ pub(super) fn write_section(options: &Options, level: Level, section: String) ->
         _ => section,
     };
     let doc = merge_machine_section(&old, &title, &section);
-    std::fs::write(&path, &doc)
-        .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
+    write_with_charts(&path, &doc)?;
     println!("xtask: wrote {} ({} level)", path.display(), level.flag());
     Ok(())
+}
+
+/// Writes the benchmarks document `doc` to `path` with every section's chart line, and the
+/// charts into [`CHART_DIR`] beside it (removing the charts no section links any more).
+pub(super) fn write_with_charts(path: &Path, doc: &str) -> Step {
+    let mut charts = Vec::new();
+    let sections = machine_sections(doc)
+        .into_iter()
+        .map(|(head, body)| {
+            let (body, of_section) = with_charts(&head, &body);
+            charts.extend(of_section);
+            (head, body)
+        })
+        .collect();
+    let doc = assemble(sections);
+    std::fs::write(path, &doc)
+        .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
+    let dir = path.parent().unwrap_or(Path::new(".")).join(CHART_DIR);
+    std::fs::create_dir_all(&dir)
+        .map_err(|err| Failure(format!("creating {}: {err}", dir.display())))?;
+    for (name, svg) in &charts {
+        let file = dir.join(name);
+        std::fs::write(&file, svg)
+            .map_err(|err| Failure(format!("writing {}: {err}", file.display())))?;
+    }
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".svg") && !charts.iter().any(|(chart, _)| *chart == name) {
+            std::fs::remove_file(entry.path())
+                .map_err(|err| Failure(format!("removing {name}: {err}")))?;
+        }
+    }
+    println!("xtask: drew {} charts in {}", charts.len(), dir.display());
+    Ok(())
+}
+
+/// Redraws the charts of the benchmarks document from its tables, without running a
+/// bench (`cargo xtask bench --charts-only`).
+pub(super) fn redraw_charts(options: &Options) -> Step {
+    let path = benchmarks_path(options);
+    let doc = std::fs::read_to_string(&path)
+        .map_err(|err| Failure(format!("reading {}: {err}", path.display())))?;
+    write_with_charts(&path, &assemble(machine_sections(&doc)))
 }
 
 /// The file a run writes its table into: `docs/BENCHMARKS.md` for a full run; for
@@ -102,6 +145,11 @@ pub fn merge_machine_section(old: &str, title: &str, section: &str) -> String {
         Some(existing) => existing.1 = new_body,
         None => sections.push((heading, new_body)),
     }
+    assemble(sections)
+}
+
+/// The document of the preamble and `sections` (heading, body).
+fn assemble(sections: Vec<(String, String)>) -> String {
     let mut doc = String::from(PREAMBLE);
     for (head, body) in sections {
         // One blank line between sections: a body read back holds the blank lines that

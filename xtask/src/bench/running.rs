@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::machine::{blas_kernel, cpu_info, kernel_name_of, machine_facts};
 use super::peers::{peer_scripts, PeerEnvs};
-use super::report::{render, write_section};
+use super::report::{redraw_charts, render, write_section};
 use super::{Level, Measurement, Options, OPENBLAS_FORCING, QUICK_ENV, SIMD_CAP_ENV};
 use crate::{cargo, members, root, run_step, target_dir, Failure, Step};
 
@@ -20,6 +20,9 @@ use crate::{cargo, members, root, run_step, target_dir, Failure, Step};
 /// a ratio rather than on one; the table reports the median ratio over the rounds with its
 /// spread.
 pub fn run(options: &Options) -> Step {
+    if options.charts_only {
+        return redraw_charts(options);
+    }
     let all_members = members()?;
     for name in &options.crates {
         if !all_members.iter().any(|member| &member.name == name) {
