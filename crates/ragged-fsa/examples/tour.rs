@@ -350,9 +350,13 @@ fn ctc_training_and_decoding(dir: &Path) -> Result<(), Box<dyn Error>> {
         "gradient descent lowers the loss"
     );
 
-    let png = dir.join("ctc_loss.png");
-    draw_curve(&png, &curve)?;
-    println!("artefact: {}", png.display());
+    let svg = dir.join("ctc_loss.svg");
+    draw_curves_with_axes(
+        &svg,
+        "A tiny CTC model: ctc_loss under gradient descent",
+        &[("ctc_loss, summed over the 3 segments", &curve)],
+    )?;
+    println!("artefact: {}", svg.display());
 
     let log_probs = log_softmax(&logits);
     let dense = DenseFsaVec::new(log_probs.view(), &segments)?;
@@ -374,34 +378,6 @@ fn ctc_training_and_decoding(dir: &Path) -> Result<(), Box<dyn Error>> {
         "ctc_lattice",
         &lattice.get(1).to_dot("lattice of segment 1"),
     )?;
-    Ok(())
-}
-
-/// The loss curve as a PNG: a line over the steps, no text (no font dependency), drawn by
-/// plotters into an RGB buffer that `image` (already in the workspace) encodes.
-fn draw_curve(path: &Path, curve: &[f64]) -> Result<(), Box<dyn Error>> {
-    use plotters::prelude::*;
-
-    let (width, height) = (640u32, 400u32);
-    let mut pixels = vec![0u8; (width * height * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let top = curve.iter().copied().fold(0f64, f64::max) * 1.05;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(20)
-            .build_cartesian_2d(0f64..(curve.len() - 1) as f64, 0f64..top)?;
-        chart.plotting_area().draw(&Rectangle::new(
-            [(0.0, 0.0), ((curve.len() - 1) as f64, top)],
-            BLACK.stroke_width(1),
-        ))?;
-        chart.draw_series(LineSeries::new(
-            curve.iter().enumerate().map(|(i, &y)| (i as f64, y)),
-            BLUE.stroke_width(3),
-        ))?;
-        root.present()?;
-    }
-    image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8)?;
     Ok(())
 }
 
@@ -489,111 +465,73 @@ fn transducer_training(dir: &Path) -> Result<(), Box<dyn Error>> {
         pruned_curve[steps - 1] < pruned_curve[0] && simple_curve[steps - 1] < simple_curve[0],
         "gradient descent lowers both losses"
     );
-    let png = dir.join("rnnt_loss.png");
-    draw_curves_with_axes(&png, &[&simple_curve, &pruned_curve])?;
-    println!(
-        "artefact: {} (blue: smoothed loss, red: pruned loss; x: step, y: loss)",
-        png.display()
-    );
+    let svg = dir.join("rnnt_loss.svg");
+    draw_curves_with_axes(
+        &svg,
+        "A tiny transducer: pruned RNN-T under gradient descent",
+        &[
+            ("rnnt_loss_smoothed, utterances summed", &simple_curve),
+            ("rnnt_loss_pruned, utterances summed", &pruned_curve),
+        ],
+    )?;
+    println!("artefact: {}", svg.display());
     Ok(())
 }
 
-/// Glyphs of a 3 x 5 pixel font for the axis values: the digits, `.` and `-`.
-fn glyph(ch: char) -> [u8; 5] {
-    match ch {
-        '0' => [7, 5, 5, 5, 7],
-        '1' => [2, 6, 2, 2, 7],
-        '2' => [7, 1, 7, 4, 7],
-        '3' => [7, 1, 7, 1, 7],
-        '4' => [5, 5, 7, 1, 1],
-        '5' => [7, 4, 7, 1, 7],
-        '6' => [7, 4, 7, 5, 7],
-        '7' => [7, 1, 1, 1, 1],
-        '8' => [7, 5, 7, 5, 7],
-        '9' => [7, 5, 7, 1, 7],
-        '.' => [0, 0, 0, 0, 2],
-        '-' => [0, 0, 7, 0, 0],
-        _ => [0; 5],
-    }
-}
-
-/// Loss curves as a PNG with axes, ticks and their values (drawn with a 3 x 5 pixel font,
-/// as plotters has no font without a font dependency): blue, then red.
-fn draw_curves_with_axes(path: &Path, curves: &[&[f64]]) -> Result<(), Box<dyn Error>> {
+/// Loss curves over the gradient steps as an SVG with a title, axis names, tick values and
+/// a legend: plotters' SVG backend writes the text as SVG text, which needs no font file.
+fn draw_curves_with_axes(
+    path: &Path,
+    title: &str,
+    curves: &[(&str, &[f64])],
+) -> Result<(), Box<dyn Error>> {
     use plotters::prelude::*;
 
-    let (width, height) = (720u32, 440u32);
-    let (left, right, top, bottom) = (70i32, 20i32, 20i32, 50i32);
-    let mut pixels = vec![0u8; (width * height * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let steps = curves.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
-        let y_max = curves
-            .iter()
-            .flat_map(|c| c.iter())
-            .copied()
-            .fold(0f64, f64::max)
-            * 1.05;
-        let (x0, x1) = (left, width as i32 - right);
-        let (y0, y1) = (height as i32 - bottom, top);
-        let to_px = |step: f64, y: f64| {
-            let x = x0 as f64 + step / (steps - 1) as f64 * (x1 - x0) as f64;
-            let yy = y0 as f64 - y / y_max * (y0 - y1) as f64;
-            (x.round() as i32, yy.round() as i32)
-        };
-        let text = |root: &DrawingArea<BitMapBackend, _>, s: &str, x: i32, y: i32| {
-            // 3 pixels per font pixel, one blank column between characters
-            for (i, ch) in s.chars().enumerate() {
-                for (row, bits) in glyph(ch).iter().enumerate() {
-                    for col in 0..3 {
-                        if bits & (4 >> col) != 0 {
-                            let px = x + (i as i32 * 4 + col) * 3;
-                            let py = y + row as i32 * 3;
-                            root.draw(&Rectangle::new(
-                                [(px, py), (px + 3, py + 3)],
-                                BLACK.filled(),
-                            ))?;
-                        }
-                    }
-                }
-            }
-            Ok::<(), Box<dyn Error>>(())
-        };
-        root.draw(&PathElement::new(
-            vec![(x0, y1), (x0, y0), (x1, y0)],
-            BLACK.stroke_width(2),
-        ))?;
-        for k in 0..=5 {
-            let value = y_max / 5.0 * k as f64;
-            let (_, y) = to_px(0.0, value);
-            root.draw(&PathElement::new(
-                vec![(x0 - 6, y), (x0, y)],
-                BLACK.stroke_width(1),
-            ))?;
-            let label = format!("{value:.1}");
-            text(&root, &label, x0 - 10 - label.len() as i32 * 12, y - 7)?;
-        }
-        let tick = (steps / 6).max(1);
-        for step in (0..steps).step_by(tick) {
-            let (x, _) = to_px(step as f64, 0.0);
-            root.draw(&PathElement::new(
-                vec![(x, y0), (x, y0 + 6)],
-                BLACK.stroke_width(1),
-            ))?;
-            let label = step.to_string();
-            text(&root, &label, x - label.len() as i32 * 6, y0 + 12)?;
-        }
-        for (curve, color) in curves.iter().zip([BLUE, RED]) {
-            let points: Vec<(i32, i32)> = curve
-                .iter()
-                .enumerate()
-                .map(|(i, &y)| to_px(i as f64, y))
-                .collect();
-            root.draw(&PathElement::new(points, color.stroke_width(3)))?;
-        }
-        root.present()?;
+    let root = SVGBackend::new(path, (760, 460)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let steps = curves
+        .iter()
+        .map(|(_, c)| c.len())
+        .max()
+        .unwrap_or(1)
+        .max(2);
+    let y_max = curves
+        .iter()
+        .flat_map(|(_, c)| c.iter())
+        .copied()
+        .fold(0f64, f64::max)
+        * 1.05;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..(steps - 1) as f64, 0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("gradient step")
+        .y_desc("loss (negative log-likelihood)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.1}"))
+        .label_style(("sans-serif", 13))
+        .draw()?;
+    for ((name, curve), color) in curves.iter().zip([BLUE, RED]) {
+        chart
+            .draw_series(LineSeries::new(
+                curve.iter().enumerate().map(|(i, &y)| (i as f64, y)),
+                color.stroke_width(2),
+            ))?
+            .label(*name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
     }
-    image::save_buffer(path, &pixels, width, height, image::ExtendedColorType::Rgb8)?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    root.present()?;
     Ok(())
 }
