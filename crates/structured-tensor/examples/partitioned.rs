@@ -81,7 +81,7 @@ fn process(input: &Path, output: &Path) -> Result<()> {
     let kept = st.boolean_mask(&keep)?;
     let result = kept.with_updates(vec![(
         "mean_temp",
-        Update::set(Array::from_values(Values::F64(means))),
+        Update::set(Array::from_values(Values::F64(means.into()))),
     )])?;
     std::fs::create_dir_all(output.parent().ok_or("an output file has a directory")?)?;
     write_parquet(output, &result, &ParquetOptions::default())?;

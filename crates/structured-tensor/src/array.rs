@@ -34,13 +34,13 @@ impl Array {
     /// A rank-0 array holding one value.
     pub fn scalar(value: Scalar) -> Array {
         let values = match value {
-            Scalar::I64(v) => Values::I64(vec![v]),
-            Scalar::F64(v) => Values::F64(vec![v]),
+            Scalar::I64(v) => Values::I64(vec![v].into()),
+            Scalar::F64(v) => Values::F64(vec![v].into()),
             Scalar::Bool(v) => Values::Bool(vec![v]),
             Scalar::Str(v) => Values::Str(std::iter::once(v).collect()),
-            Scalar::I32(v) => Values::I32(vec![v]),
-            Scalar::F32(v) => Values::F32(vec![v]),
-            Scalar::U8(v) => Values::U8(vec![v]),
+            Scalar::I32(v) => Values::I32(vec![v].into()),
+            Scalar::F32(v) => Values::F32(vec![v].into()),
+            Scalar::U8(v) => Values::U8(vec![v].into()),
             Scalar::Bytes(v) => Values::Bytes(std::iter::once(v).collect()),
         };
         Array {
@@ -234,7 +234,7 @@ impl Array {
     /// partitions; the values are copied.
     pub fn to_ragged_i64(&self) -> Option<ragged_core::Ragged<i64>> {
         match &*self.values {
-            Values::I64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.clone()).ok(),
+            Values::I64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.to_vec()).ok(),
             _ => None,
         }
     }
@@ -243,7 +243,7 @@ impl Array {
     /// partitions; the values are copied.
     pub fn to_ragged_f64(&self) -> Option<ragged_core::Ragged<f64>> {
         match &*self.values {
-            Values::F64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.clone()).ok(),
+            Values::F64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.to_vec()).ok(),
             _ => None,
         }
     }
@@ -760,7 +760,7 @@ mod tests {
 
     #[test]
     fn ragged_array_to_json() {
-        let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3]), &[2, 0, 1]).unwrap();
+        let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3].into()), &[2, 0, 1]).unwrap();
         assert_eq!(a.to_json(), json!([[1, 2], [], [3]]));
         assert_eq!(a.shape(), vec![Some(3), None]);
         assert!(!a.is_dense());
@@ -768,16 +768,20 @@ mod tests {
 
     #[test]
     fn dense_array_shape_and_json() {
-        let a = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4])).unwrap();
+        let a = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4].into())).unwrap();
         assert_eq!(a.to_json(), json!([[1, 2], [3, 4]]));
         assert_eq!(a.shape(), vec![Some(2), Some(2)]);
         assert!(a.is_dense());
-        assert!(Array::dense(&[2, 3], Values::I64(vec![1])).is_err());
+        assert!(Array::dense(&[2, 3], Values::I64(vec![1].into())).is_err());
     }
 
     #[test]
     fn merge_dims_of_dense_matches_reshape() {
-        let a = Array::dense(&[2, 2, 2], Values::I64(vec![1, 11, 2, 12, 3, 13, 4, 14])).unwrap();
+        let a = Array::dense(
+            &[2, 2, 2],
+            Values::I64(vec![1, 11, 2, 12, 3, 13, 4, 14].into()),
+        )
+        .unwrap();
         let m = a.merge_dims(1, 2).unwrap();
         assert_eq!(m.to_json(), json!([[1, 11, 2, 12], [3, 13, 4, 14]]));
         assert_eq!(m.shape(), vec![Some(2), Some(4)]);
@@ -796,7 +800,7 @@ mod tests {
 
     #[test]
     fn rows_and_gathers() {
-        let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3, 4]), &[2, 0, 2]).unwrap();
+        let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3, 4].into()), &[2, 0, 2]).unwrap();
         assert_eq!(a.row(0).unwrap().to_json(), json!([1, 2]));
         assert_eq!(a.row(1).unwrap().to_json(), json!([]));
         let g = a.gather_ranges(&[(2, 3), (0, 1)]).unwrap();
@@ -805,7 +809,7 @@ mod tests {
 
     #[test]
     fn map_f64_keeps_shape() {
-        let a = Array::from_row_lengths(Values::F64(vec![8.0, 7.5]), &[1, 1]).unwrap();
+        let a = Array::from_row_lengths(Values::F64(vec![8.0, 7.5].into()), &[1, 1]).unwrap();
         let b = a.map_f64(|x| x * 2.0).unwrap();
         assert_eq!(b.to_json(), json!([[16.0], [15.0]]));
         let s = Array::from_values(Values::Str(vec!["a"].into()));

@@ -1,7 +1,8 @@
 //! Arrow interchange (feature `arrow`): a rank-`k` `StructuredTensor` is `k - 1` nested Arrow
 //! `ListArray`s over a `StructArray` of its structs; each field is a column of that
 //! `StructArray` (nested structs are `StructArray`s, a field's own dimensions are lists).
-//! Row partitions become offsets buffers without copying (shared on the way out).
+//! Row partitions become offsets buffers without copying (shared on the way out); leaf
+//! buffers are shared both ways (booleans copied, since Arrow packs them in bits).
 //!
 //! ```text
 //! rank 1: Struct{a: Int64, b: List<Float64>, c: Struct{..}}      (one row per struct)
@@ -20,11 +21,13 @@ use arrow_array::{
     RecordBatch, StringArray, StructArray, UInt8Array,
 };
 use arrow_buffer::{
-    alloc::Allocation, BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+    alloc::Allocation, ArrowNativeType, BooleanBuffer, Buffer, NullBuffer, OffsetBuffer,
+    ScalarBuffer,
 };
 use arrow_schema::{DataType, Field, Fields};
 
 use crate::array::Array;
+use crate::buffer::{Element, ValueBuffer};
 use crate::error::{is_valid_field_name, Error, FieldPath};
 use crate::partition::RowPartition;
 use crate::strings::{BytesColumn, StringColumn};
@@ -39,8 +42,6 @@ fn arrow_error(path: &FieldPath, problem: impl Into<String>) -> Error {
     }
 }
 
-/// An Arrow buffer over `data`, a buffer held by `owner`, without copying: the Arrow buffer
-/// keeps a clone of `owner`'s `Arc`.
 /// How Arrow data (and Parquet files, read through Arrow) are taken in. The default is
 /// TensorFlow's rules: no nulls, field names `^[a-zA-Z][a-zA-Z0-9_]*$`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -83,6 +84,8 @@ fn null_buffer(validity: Option<&Validity>) -> Option<NullBuffer> {
     Some(NullBuffer::new(bits))
 }
 
+/// An Arrow buffer over `data`, a buffer held by `owner`, without copying: the Arrow buffer
+/// keeps a clone of `owner`'s `Arc`.
 fn shared_buffer<T: Copy>(owner: &Arc<Values>, data: &[T]) -> Buffer {
     let ptr = NonNull::from(data).cast::<u8>();
     let allocation: Arc<dyn Allocation> = owner.clone();
@@ -173,41 +176,75 @@ fn bytes_to_arrow(owner: &Arc<Values>, column: &BytesColumn) -> ArrayRef {
     }
 }
 
-/// A bytes column from Arrow's offsets and bytes, rebased as [`strings_from_arrow`].
-fn bytes_from_arrow<O>(offsets: &[O], bytes: &[u8], path: &FieldPath) -> Result<BytesColumn, Error>
-where
-    O: Copy + Into<i64>,
-{
-    let first = offsets[0].into();
-    let last = offsets[offsets.len() - 1].into();
-    let bytes = bytes[first as usize..last as usize].to_vec();
-    let rebased = offsets.iter().map(|&o| o.into() - first);
-    let column = match i32::try_from(last - first) {
-        Ok(_) => BytesColumn::try_from_i32_parts(rebased.map(|o| o as i32).collect(), bytes),
-        Err(_) => BytesColumn::try_from_i64_parts(rebased.collect(), bytes),
+/// The elements of an Arrow scalar buffer, shared (no copy: the returned buffer keeps the
+/// Arrow buffer alive) when they are aligned for `T`, else copied.
+fn values_from_arrow<T: Element + ArrowNativeType>(
+    values: &ScalarBuffer<T>,
+    path: &FieldPath,
+) -> Result<ValueBuffer<T>, Error> {
+    let buffer = values.inner().clone();
+    let len = buffer.len();
+    ValueBuffer::share_or_copy(Arc::new(buffer), 0..len)
+        .map_err(|e| arrow_error(path, e.to_string()))
+}
+
+/// An Arrow offset width, and the column built over offsets of that width.
+trait ArrowOffset: Element + ArrowNativeType + Into<i64> {
+    /// A checked column over these offsets and bytes.
+    fn column(offsets: ValueBuffer<Self>, bytes: ValueBuffer<u8>) -> Result<BytesColumn, Error>;
+}
+
+impl ArrowOffset for i32 {
+    fn column(offsets: ValueBuffer<i32>, bytes: ValueBuffer<u8>) -> Result<BytesColumn, Error> {
+        BytesColumn::try_from_i32_buffers(offsets, bytes)
+    }
+}
+
+impl ArrowOffset for i64 {
+    fn column(offsets: ValueBuffer<i64>, bytes: ValueBuffer<u8>) -> Result<BytesColumn, Error> {
+        BytesColumn::try_from_i64_buffers(offsets, bytes)
+    }
+}
+
+/// A bytes column from an Arrow array's offsets and value bytes. The bytes the elements
+/// cover are shared (no copy). The offsets are shared too when they start at 0 and are
+/// already the width we keep (`i32` while the bytes fit it, `i64` beyond); otherwise (a
+/// slice whose offsets start later, or `LargeBinary` offsets over few bytes) they are
+/// rebased or narrowed into a copy. The offsets are checked either way.
+fn bytes_from_arrow<O: ArrowOffset>(
+    offsets: &OffsetBuffer<O>,
+    bytes: &Buffer,
+    path: &FieldPath,
+) -> Result<BytesColumn, Error> {
+    let first: i64 = offsets[0].into();
+    let last: i64 = offsets[offsets.len() - 1].into();
+    let range = usize::try_from(first).unwrap_or(usize::MAX)..usize::try_from(last).unwrap_or(0);
+    let shared = ValueBuffer::<u8>::try_share(Arc::new(bytes.clone()), range)
+        .map_err(|e| arrow_error(path, format!("the offsets {first}..{last}: {e}")))?;
+    let fits_i32 = i32::try_from(last - first).is_ok();
+    let keeps_width = fits_i32 == (std::mem::size_of::<O>() == 4);
+    let column = if first == 0 && keeps_width {
+        O::column(values_from_arrow(offsets.inner(), path)?, shared)
+    } else {
+        let rebased = offsets.iter().map(|&o| o.into() - first);
+        if fits_i32 {
+            BytesColumn::try_from_i32_buffers(rebased.map(|o| o as i32).collect(), shared)
+        } else {
+            BytesColumn::try_from_i64_buffers(rebased.collect(), shared)
+        }
     };
     column.map_err(|e| arrow_error(path, e.to_string()))
 }
 
-/// A string column from Arrow's offsets and bytes: the bytes copied in one piece, the
-/// offsets rebased when the array is a slice.
-fn strings_from_arrow<O>(
-    offsets: &[O],
-    bytes: &[u8],
+/// A string column from an Arrow array's offsets and value bytes, shared as
+/// [`bytes_from_arrow`] shares them; the bytes are checked to be UTF-8 (a read, no copy).
+fn strings_from_arrow<O: ArrowOffset>(
+    offsets: &OffsetBuffer<O>,
+    bytes: &Buffer,
     path: &FieldPath,
-) -> Result<StringColumn, Error>
-where
-    O: Copy + Into<i64>,
-{
-    let first = offsets[0].into();
-    let last = offsets[offsets.len() - 1].into();
-    let bytes = bytes[first as usize..last as usize].to_vec();
-    let rebased = offsets.iter().map(|&o| o.into() - first);
-    let column = match i32::try_from(last - first) {
-        Ok(_) => StringColumn::try_from_i32_parts(rebased.map(|o| o as i32).collect(), bytes),
-        Err(_) => StringColumn::try_from_i64_parts(rebased.collect(), bytes),
-    };
-    column.map_err(|e| arrow_error(path, e.to_string()))
+) -> Result<StringColumn, Error> {
+    StringColumn::from_bytes(bytes_from_arrow(offsets, bytes, path)?)
+        .map_err(|e| arrow_error(path, e.to_string()))
 }
 
 /// `child` wrapped in one list per partition, the last partition innermost: `List`s whose
@@ -283,9 +320,9 @@ fn value_to_arrow(value: &FieldValue, skip: usize) -> ArrayRef {
 impl StructuredTensor {
     /// This tensor as an Arrow array (feature `arrow`): a `StructArray` with one row per
     /// struct at rank 1, inside `rank - 1` `ListArray`s at higher ranks, whose offsets are
-    /// the row partitions themselves (shared, not copied); leaf values are copied into Arrow
-    /// arrays (`Int64`, `Float64`, `Boolean`, `Utf8`), a field's own dimensions become
-    /// lists. A rank-0 tensor is [`Error::Arrow`]: take its `[0]`-free form with
+    /// the row partitions themselves (shared, not copied); leaf values become Arrow arrays
+    /// (`Int64`, `Float64`, `Utf8`, ... sharing the leaf's memory; `Boolean` copied into
+    /// bits), a field's own dimensions become lists. A rank-0 tensor is [`Error::Arrow`]: take its `[0]`-free form with
     /// `partition_outer_dimension` or build a one-row tensor instead.
     pub fn to_arrow(&self) -> Result<ArrayRef, Error> {
         if self.rank() == 0 {
@@ -318,8 +355,10 @@ impl StructuredTensor {
     /// A tensor from an Arrow array (feature `arrow`): a `StructArray` (rank 1) or lists of
     /// one (`List` or `LargeList`; rank = 1 + the list depth). Columns become fields:
     /// `Int64`, `Float64`, `Boolean`, `Utf8`/`LargeUtf8` leaves, lists of them (the field's
-    /// own ragged dimensions), nested `StructArray`s. The partitions are copied from the
-    /// offsets (rebased where the array is a slice) and shared by every field. Nulls, other
+    /// own ragged dimensions), nested `StructArray`s. Leaf values are read in place (the
+    /// tensor holds the Arrow buffers; booleans, misaligned numbers and rebased string
+    /// offsets are copied, see [`ValueBuffer`]); the partitions are copied from the offsets
+    /// (rebased where the array is a slice) and shared by every field. Nulls, other
     /// types, field names outside `^[a-zA-Z][a-zA-Z0-9_]*$` and a name given twice in one
     /// struct are errors naming the path.
     pub fn from_arrow(array: &dyn ArrowArray) -> Result<StructuredTensor, Error> {
@@ -528,37 +567,48 @@ fn value_from_arrow(
                         .tagged(dtype),
                 ));
             }
-            DataType::Int64 => Values::I64(current.as_primitive::<Int64Type>().values().to_vec()),
-            DataType::Float64 => {
-                Values::F64(current.as_primitive::<Float64Type>().values().to_vec())
-            }
+            DataType::Int64 => Values::I64(values_from_arrow(
+                current.as_primitive::<Int64Type>().values(),
+                path,
+            )?),
+            DataType::Float64 => Values::F64(values_from_arrow(
+                current.as_primitive::<Float64Type>().values(),
+                path,
+            )?),
             DataType::Boolean => Values::Bool(current.as_boolean().values().iter().collect()),
-            DataType::Int32 => Values::I32(current.as_primitive::<Int32Type>().values().to_vec()),
-            DataType::Float32 => {
-                Values::F32(current.as_primitive::<Float32Type>().values().to_vec())
-            }
-            DataType::UInt8 => Values::U8(current.as_primitive::<UInt8Type>().values().to_vec()),
+            DataType::Int32 => Values::I32(values_from_arrow(
+                current.as_primitive::<Int32Type>().values(),
+                path,
+            )?),
+            DataType::Float32 => Values::F32(values_from_arrow(
+                current.as_primitive::<Float32Type>().values(),
+                path,
+            )?),
+            DataType::UInt8 => Values::U8(values_from_arrow(
+                current.as_primitive::<UInt8Type>().values(),
+                path,
+            )?),
             DataType::Binary => {
                 let b = current.as_binary::<i32>();
-                Values::Bytes(bytes_from_arrow(b.value_offsets(), b.value_data(), path)?)
+                Values::Bytes(bytes_from_arrow(b.offsets(), b.values(), path)?)
             }
             DataType::LargeBinary => {
                 let b = current.as_binary::<i64>();
-                Values::Bytes(bytes_from_arrow(b.value_offsets(), b.value_data(), path)?)
+                Values::Bytes(bytes_from_arrow(b.offsets(), b.values(), path)?)
             }
             DataType::Utf8 => {
                 let strings = current.as_string::<i32>();
                 Values::Str(strings_from_arrow(
-                    strings.value_offsets(),
-                    strings.value_data(),
+                    strings.offsets(),
+                    strings.values(),
                     path,
                 )?)
             }
             DataType::LargeUtf8 => {
                 let strings = current.as_string::<i64>();
                 Values::Str(strings_from_arrow(
-                    strings.value_offsets(),
-                    strings.value_data(),
+                    strings.offsets(),
+                    strings.values(),
                     path,
                 )?)
             }

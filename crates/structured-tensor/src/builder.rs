@@ -16,7 +16,7 @@ use crate::values::Values;
 /// ```
 /// use structured_tensor::{Builder, Values};
 /// let st = Builder::vector(2)
-///     .scalar("age", Values::I64(vec![12, 82]))?
+///     .scalar("age", Values::I64(vec![12, 82].into()))?
 ///     .list_lengths("nicknames", Values::Str(vec!["Jo", "Bob", "Bobby"].into()), &[1, 2])?
 ///     .build()?;
 /// assert_eq!(

@@ -12,7 +12,7 @@ use crate::values::Values;
 /// The flat index values as `i64` (`int32` widened), or the dtype error.
 fn index_values(indices: &Array) -> Result<Vec<i64>, Error> {
     match indices.values() {
-        Values::I64(v) => Ok(v.clone()),
+        Values::I64(v) => Ok(v.to_vec()),
         Values::I32(v) => Ok(v.iter().map(|&i| i64::from(i)).collect()),
         other => Err(Error::GatherIndicesDType {
             dtype: other.dtype(),

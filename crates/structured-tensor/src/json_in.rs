@@ -694,11 +694,11 @@ fn to_scalar<N: Node>(v: &N) -> Result<Scalar, Error> {
 /// converting integers to floats when `values` holds floats.
 fn push_scalars<N: Node>(values: &mut Values, leaves: &[&N]) {
     match values {
-        Values::I64(out) => out.extend(leaves.iter().map(|v| match v.view() {
+        Values::I64(out) => out.to_mut().extend(leaves.iter().map(|v| match v.view() {
             View::Int(i) => i,
             _ => 0,
         })),
-        Values::F64(out) => out.extend(leaves.iter().map(|v| match v.view() {
+        Values::F64(out) => out.to_mut().extend(leaves.iter().map(|v| match v.view() {
             View::Float(f) => f,
             View::Int(i) => i as f64,
             _ => 0.0,
@@ -840,9 +840,9 @@ impl Column {
             v
         }
         match self {
-            Column::Empty => Values::F64(Vec::new()),
-            Column::I64(c) => Values::I64(exact(c)),
-            Column::F64(c) => Values::F64(exact(c)),
+            Column::Empty => Values::F64(Vec::new().into()),
+            Column::I64(c) => Values::I64(exact(c).into()),
+            Column::F64(c) => Values::F64(exact(c).into()),
             Column::Bool(c) => Values::Bool(exact(c)),
             Column::Str(mut c) => {
                 c.shrink_to_fit();

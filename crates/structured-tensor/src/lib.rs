@@ -75,6 +75,7 @@
 mod array;
 #[cfg(feature = "arrow")]
 mod arrow;
+mod buffer;
 mod builder;
 mod dynamic_shape;
 mod error;
@@ -115,6 +116,7 @@ pub use crate::parquet_io::{
     write_parquet_dir_with, write_parquet_with, Codec, DirReadOptions, WriteOptions,
 };
 pub use array::Array;
+pub use buffer::{Element, ShareError, StableBytes, ValueBuffer};
 pub use builder::Builder;
 pub use dynamic_shape::{DynamicRaggedShape, Length};
 pub use error::{is_valid_field_name, Error, FieldPath};

@@ -866,19 +866,19 @@ fn push_scalar(
         file: None,
     };
     match (values, x) {
-        (Values::I64(v), Value::Number(n)) => v.push(n.as_i64().ok_or_else(bad)?),
-        (Values::I32(v), Value::Number(n)) => v.push(
+        (Values::I64(v), Value::Number(n)) => v.to_mut().push(n.as_i64().ok_or_else(bad)?),
+        (Values::I32(v), Value::Number(n)) => v.to_mut().push(
             n.as_i64()
                 .and_then(|i| i32::try_from(i).ok())
                 .ok_or_else(bad)?,
         ),
-        (Values::U8(v), Value::Number(n)) => v.push(
+        (Values::U8(v), Value::Number(n)) => v.to_mut().push(
             n.as_i64()
                 .and_then(|i| u8::try_from(i).ok())
                 .ok_or_else(bad)?,
         ),
-        (Values::F64(v), Value::Number(n)) => v.push(n.as_f64().ok_or_else(bad)?),
-        (Values::F32(v), Value::Number(n)) => v.push(n.as_f64().ok_or_else(bad)? as f32),
+        (Values::F64(v), Value::Number(n)) => v.to_mut().push(n.as_f64().ok_or_else(bad)?),
+        (Values::F32(v), Value::Number(n)) => v.to_mut().push(n.as_f64().ok_or_else(bad)? as f32),
         (Values::Bool(v), Value::Bool(b)) => v.push(*b),
         (Values::Str(c), Value::String(s)) => c.push(s),
         (Values::Bytes(c), Value::String(s)) => c.push(s.as_bytes()),

@@ -117,9 +117,9 @@ impl Array {
             }
         }
         let out_values = if float_out {
-            Values::F64(floats)
+            Values::F64(floats.into())
         } else {
-            Values::I64(ints)
+            Values::I64(ints.into())
         };
         let parts = &self.row_partitions()[..self.rank() - 2];
         let out = if parts.is_empty() {

@@ -677,12 +677,12 @@ pub(crate) fn null_field(
 /// `n` default values (zero, false, empty) of `dtype`: what lies under a null.
 pub(crate) fn default_values(dtype: DType, n: usize) -> Values {
     match dtype {
-        DType::I64 => Values::I64(vec![0; n]),
-        DType::F64 => Values::F64(vec![0.0; n]),
+        DType::I64 => Values::I64(vec![0; n].into()),
+        DType::F64 => Values::F64(vec![0.0; n].into()),
         DType::Bool => Values::Bool(vec![false; n]),
-        DType::I32 => Values::I32(vec![0; n]),
-        DType::F32 => Values::F32(vec![0.0; n]),
-        DType::U8 => Values::U8(vec![0; n]),
+        DType::I32 => Values::I32(vec![0; n].into()),
+        DType::F32 => Values::F32(vec![0.0; n].into()),
+        DType::U8 => Values::U8(vec![0; n].into()),
         DType::Str => Values::Str(std::iter::repeat_n("", n).collect()),
         DType::Bytes => Values::Bytes(std::iter::repeat_n(Vec::<u8>::new(), n).collect()),
     }

@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use crate::buffer::ValueBuffer;
 use crate::error::{index_panic, Error};
 use crate::values::{copy_run, extend_short, put_run, BLOCK_BYTES};
 
@@ -19,9 +20,9 @@ use crate::values::{copy_run, extend_short, put_run, BLOCK_BYTES};
 #[derive(Clone)]
 enum Offsets {
     /// While the bytes fit in `i32` (Arrow's `Utf8` / `Binary`).
-    Small(Vec<i32>),
+    Small(ValueBuffer<i32>),
     /// Beyond `i32::MAX` bytes (Arrow's `LargeUtf8` / `LargeBinary`).
-    Large(Vec<i64>),
+    Large(ValueBuffer<i64>),
 }
 
 /// The two offset widths, for code written once over both.
@@ -77,11 +78,11 @@ impl Offsets {
         if bytes <= SMALL_LIMIT {
             let mut v = Vec::with_capacity(items + 1);
             v.push(0);
-            Offsets::Small(v)
+            Offsets::Small(v.into())
         } else {
             let mut v = Vec::with_capacity(items + 1);
             v.push(0);
-            Offsets::Large(v)
+            Offsets::Large(v.into())
         }
     }
 
@@ -117,15 +118,15 @@ impl Offsets {
     fn push(&mut self, end: usize) {
         self.make_room(end);
         match self {
-            Offsets::Small(v) => v.push(i32::from_usize(end)),
-            Offsets::Large(v) => v.push(i64::from_usize(end)),
+            Offsets::Small(v) => v.to_mut().push(i32::from_usize(end)),
+            Offsets::Large(v) => v.to_mut().push(i64::from_usize(end)),
         }
     }
 
     fn reserve(&mut self, items: usize) {
         match self {
-            Offsets::Small(v) => v.reserve(items),
-            Offsets::Large(v) => v.reserve(items),
+            Offsets::Small(v) => v.to_mut().reserve(items),
+            Offsets::Large(v) => v.to_mut().reserve(items),
         }
     }
 }
@@ -218,7 +219,7 @@ fn gather_into<S: OffsetInt, D: OffsetInt>(
 #[derive(Clone)]
 pub struct BytesColumn {
     offsets: Offsets,
-    bytes: Vec<u8>,
+    bytes: ValueBuffer<u8>,
 }
 
 impl Default for BytesColumn {
@@ -237,13 +238,22 @@ impl BytesColumn {
     pub fn with_capacity(items: usize, bytes: usize) -> BytesColumn {
         BytesColumn {
             offsets: Offsets::with_capacity(items, bytes),
-            bytes: Vec::with_capacity(bytes),
+            bytes: ValueBuffer::with_capacity(bytes),
         }
     }
 
     /// A column from `i32` offsets and bytes, checked: the offsets start at 0, never
     /// decrease and end at `bytes.len()` (else [`Error::InvalidStringColumn`]).
     pub fn try_from_i32_parts(offsets: Vec<i32>, bytes: Vec<u8>) -> Result<BytesColumn, Error> {
+        BytesColumn::try_from_i32_buffers(offsets.into(), bytes.into())
+    }
+
+    /// [`BytesColumn::try_from_i32_parts`] over buffers that may be shared (an Arrow
+    /// array's offsets and bytes, read in place).
+    pub fn try_from_i32_buffers(
+        offsets: ValueBuffer<i32>,
+        bytes: ValueBuffer<u8>,
+    ) -> Result<BytesColumn, Error> {
         check_offsets(&offsets, bytes.len())?;
         Ok(BytesColumn {
             offsets: Offsets::Small(offsets),
@@ -257,18 +267,39 @@ impl BytesColumn {
     pub(crate) fn from_gathered_i32_parts(offsets: Vec<i32>, bytes: Vec<u8>) -> BytesColumn {
         debug_assert!(check_offsets(&offsets, bytes.len()).is_ok());
         BytesColumn {
-            offsets: Offsets::Small(offsets),
-            bytes,
+            offsets: Offsets::Small(offsets.into()),
+            bytes: bytes.into(),
         }
     }
 
     /// A column from `i64` offsets and bytes, checked as [`BytesColumn::try_from_i32_parts`].
     pub fn try_from_i64_parts(offsets: Vec<i64>, bytes: Vec<u8>) -> Result<BytesColumn, Error> {
+        BytesColumn::try_from_i64_buffers(offsets.into(), bytes.into())
+    }
+
+    /// [`BytesColumn::try_from_i64_parts`] over buffers that may be shared.
+    pub fn try_from_i64_buffers(
+        offsets: ValueBuffer<i64>,
+        bytes: ValueBuffer<u8>,
+    ) -> Result<BytesColumn, Error> {
         check_offsets(&offsets, bytes.len())?;
         Ok(BytesColumn {
             offsets: Offsets::Large(offsets),
             bytes,
         })
+    }
+
+    /// True when the bytes are shared with another owner's memory (an Arrow buffer).
+    pub fn bytes_shared(&self) -> bool {
+        self.bytes.is_shared()
+    }
+
+    /// True when the offsets are shared with another owner's memory (an Arrow buffer).
+    pub fn offsets_shared(&self) -> bool {
+        match &self.offsets {
+            Offsets::Small(v) => v.is_shared(),
+            Offsets::Large(v) => v.is_shared(),
+        }
     }
 
     /// Number of elements.
@@ -295,7 +326,7 @@ impl BytesColumn {
     /// Appends one element.
     #[inline]
     pub fn push(&mut self, value: &[u8]) {
-        self.bytes.extend_from_slice(value);
+        self.bytes.to_mut().extend_from_slice(value);
         self.offsets.push(self.bytes.len());
     }
 
@@ -353,23 +384,23 @@ impl BytesColumn {
         // (and copy) the buffers
         let mut out = BytesColumn {
             offsets: Offsets::with_capacity(items.saturating_add(LANES), total),
-            bytes: Vec::with_capacity(total.saturating_add(BLOCK_BYTES)),
+            bytes: Vec::with_capacity(total.saturating_add(BLOCK_BYTES)).into(),
         };
         // the offset widths are fixed for the whole gather: dispatch once
-        let dst_bytes = &mut out.bytes;
+        let dst_bytes = out.bytes.to_mut();
         let counts = (items, total);
         match (&mut out.offsets, &self.offsets) {
             (Offsets::Small(d), Offsets::Small(s)) => {
-                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d.to_mut(), dst_bytes)
             }
             (Offsets::Small(d), Offsets::Large(s)) => {
-                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d.to_mut(), dst_bytes)
             }
             (Offsets::Large(d), Offsets::Small(s)) => {
-                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d.to_mut(), dst_bytes)
             }
             (Offsets::Large(d), Offsets::Large(s)) => {
-                gather_into(s, &self.bytes, ranges, counts, d, dst_bytes)
+                gather_into(s, &self.bytes, ranges, counts, d.to_mut(), dst_bytes)
             }
         }
         out
@@ -419,14 +450,14 @@ impl BytesColumn {
             let Offsets::Small(o) = &p.offsets else {
                 return None;
             };
-            offsets.push(o);
+            offsets.push(o.as_slice());
             bytes.push(&p.bytes[o[0].to_usize()..o[o.len() - 1].to_usize()]);
         }
         let offsets = ragged_core::splice_row_splits(&offsets)
             .expect("non-empty offsets whose bytes the caller checked fit in i32");
         Some(BytesColumn {
-            offsets: Offsets::Small(offsets),
-            bytes: ragged_core::append(&bytes),
+            offsets: Offsets::Small(offsets.into()),
+            bytes: ragged_core::append(&bytes).into(),
         })
     }
 
@@ -440,16 +471,16 @@ impl BytesColumn {
         self.offsets.reserve(end - start);
         match (&mut self.offsets, &other.offsets) {
             (Offsets::Small(d), Offsets::Small(s)) => {
-                append_range(s, &other.bytes, start, end, d, &mut self.bytes)
+                append_range(s, &other.bytes, start, end, d.to_mut(), self.bytes.to_mut())
             }
             (Offsets::Small(d), Offsets::Large(s)) => {
-                append_range(s, &other.bytes, start, end, d, &mut self.bytes)
+                append_range(s, &other.bytes, start, end, d.to_mut(), self.bytes.to_mut())
             }
             (Offsets::Large(d), Offsets::Small(s)) => {
-                append_range(s, &other.bytes, start, end, d, &mut self.bytes)
+                append_range(s, &other.bytes, start, end, d.to_mut(), self.bytes.to_mut())
             }
             (Offsets::Large(d), Offsets::Large(s)) => {
-                append_range(s, &other.bytes, start, end, d, &mut self.bytes)
+                append_range(s, &other.bytes, start, end, d.to_mut(), self.bytes.to_mut())
             }
         }
     }
@@ -466,7 +497,7 @@ impl BytesColumn {
     /// The `i32` offsets and the bytes, taken apart (`Err(self)` when the offsets are `i64`).
     pub fn into_i32_parts(self) -> Result<(Vec<i32>, Vec<u8>), BytesColumn> {
         match self.offsets {
-            Offsets::Small(o) => Ok((o, self.bytes)),
+            Offsets::Small(o) => Ok((o.into_vec(), self.bytes.into_vec())),
             Offsets::Large(_) => Err(self),
         }
     }

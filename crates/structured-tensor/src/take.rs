@@ -756,12 +756,12 @@ fn rebuild_array(source: &Array, column: SelectedColumn, nrows: usize) -> Array 
             let offsets = levels.pop().expect("the offsets level");
             Values::Bytes(BytesColumn::from_gathered_i32_parts(offsets, bytes))
         }
-        (_, LeafVec::I64(v)) => Values::I64(v),
-        (_, LeafVec::F64(v)) => Values::F64(v),
+        (_, LeafVec::I64(v)) => Values::I64(v.into()),
+        (_, LeafVec::F64(v)) => Values::F64(v.into()),
         (_, LeafVec::Bool(v)) => Values::Bool(v),
-        (_, LeafVec::I32(v)) => Values::I32(v),
-        (_, LeafVec::F32(v)) => Values::F32(v),
-        (_, LeafVec::U8(v)) => Values::U8(v),
+        (_, LeafVec::I32(v)) => Values::I32(v.into()),
+        (_, LeafVec::F32(v)) => Values::F32(v.into()),
+        (_, LeafVec::U8(v)) => Values::U8(v.into()),
     };
     let partitions = source
         .row_partitions()

@@ -245,13 +245,13 @@ fn check_concat_compatible(values: &[&StructuredTensor]) -> Result<(), Error> {
 fn filled_like(st: &StructuredTensor, dtype: DType, one: bool) -> Result<Array, Error> {
     let n = st.num_structs();
     let values = match dtype {
-        DType::I64 => Values::I64(vec![i64::from(one); n]),
-        DType::F64 => Values::F64(vec![if one { 1.0 } else { 0.0 }; n]),
+        DType::I64 => Values::I64(vec![i64::from(one); n].into()),
+        DType::F64 => Values::F64(vec![if one { 1.0 } else { 0.0 }; n].into()),
         DType::Bool => Values::Bool(vec![one; n]),
         DType::Str if !one => Values::Str(std::iter::repeat_n("", n).collect()),
-        DType::I32 => Values::I32(vec![i32::from(one); n]),
-        DType::F32 => Values::F32(vec![if one { 1.0 } else { 0.0 }; n]),
-        DType::U8 => Values::U8(vec![u8::from(one); n]),
+        DType::I32 => Values::I32(vec![i32::from(one); n].into()),
+        DType::F32 => Values::F32(vec![if one { 1.0 } else { 0.0 }; n].into()),
+        DType::U8 => Values::U8(vec![u8::from(one); n].into()),
         DType::Bytes if !one => Values::Bytes(std::iter::repeat_n(b"", n).collect()),
         DType::Str | DType::Bytes => {
             return Err(Error::UnsupportedDType {

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::mem::MaybeUninit;
 
+use crate::buffer::ValueBuffer;
 use crate::strings::{BytesColumn, StringColumn};
 
 /// The element type of a leaf field (TensorFlow's `dtype`): what JSON carries (`int64`,
@@ -265,23 +266,25 @@ pub(crate) fn bytes_to_json(v: &[u8]) -> serde_json::Value {
     }
 }
 
-/// A flat buffer of elements of one dtype: the `flat_values` of a leaf field.
+/// A flat buffer of elements of one dtype: the `flat_values` of a leaf field. Numbers sit
+/// in a [`ValueBuffer`], owned or shared with an Arrow buffer (`from_arrow`) and copied on
+/// write; booleans are bytes of our own (Arrow packs them in bits, so they are copied).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
     /// `int64` elements.
-    I64(Vec<i64>),
+    I64(ValueBuffer<i64>),
     /// `float64` elements.
-    F64(Vec<f64>),
+    F64(ValueBuffer<f64>),
     /// `bool` elements.
     Bool(Vec<bool>),
     /// `string` elements, Arrow-style: one byte buffer plus offsets.
     Str(StringColumn),
     /// `int32` elements.
-    I32(Vec<i32>),
+    I32(ValueBuffer<i32>),
     /// `float32` elements.
-    F32(Vec<f32>),
+    F32(ValueBuffer<f32>),
     /// `uint8` elements.
-    U8(Vec<u8>),
+    U8(ValueBuffer<u8>),
     /// `bytes` elements, in the layout of `Str`.
     Bytes(BytesColumn),
 }
@@ -295,13 +298,13 @@ impl Values {
     /// An empty buffer of the given dtype with room for `n` elements.
     pub fn with_capacity(dtype: DType, n: usize) -> Values {
         match dtype {
-            DType::I64 => Values::I64(Vec::with_capacity(n)),
-            DType::F64 => Values::F64(Vec::with_capacity(n)),
+            DType::I64 => Values::I64(ValueBuffer::with_capacity(n)),
+            DType::F64 => Values::F64(ValueBuffer::with_capacity(n)),
             DType::Bool => Values::Bool(Vec::with_capacity(n)),
             DType::Str => Values::Str(StringColumn::with_capacity(n, 0)),
-            DType::I32 => Values::I32(Vec::with_capacity(n)),
-            DType::F32 => Values::F32(Vec::with_capacity(n)),
-            DType::U8 => Values::U8(Vec::with_capacity(n)),
+            DType::I32 => Values::I32(ValueBuffer::with_capacity(n)),
+            DType::F32 => Values::F32(ValueBuffer::with_capacity(n)),
+            DType::U8 => Values::U8(ValueBuffer::with_capacity(n)),
             DType::Bytes => Values::Bytes(BytesColumn::with_capacity(n, 0)),
         }
     }
@@ -374,13 +377,13 @@ impl Values {
     /// Appends the elements `start..end` of `other` (same dtype) to `self`.
     pub(crate) fn extend_from(&mut self, other: &Values, start: usize, end: usize) {
         match (self, other) {
-            (Values::I64(a), Values::I64(b)) => a.extend_from_slice(&b[start..end]),
-            (Values::F64(a), Values::F64(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::I64(a), Values::I64(b)) => a.to_mut().extend_from_slice(&b[start..end]),
+            (Values::F64(a), Values::F64(b)) => a.to_mut().extend_from_slice(&b[start..end]),
             (Values::Bool(a), Values::Bool(b)) => a.extend_from_slice(&b[start..end]),
             (Values::Str(a), Values::Str(b)) => a.extend_from(b, start, end),
-            (Values::I32(a), Values::I32(b)) => a.extend_from_slice(&b[start..end]),
-            (Values::F32(a), Values::F32(b)) => a.extend_from_slice(&b[start..end]),
-            (Values::U8(a), Values::U8(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::I32(a), Values::I32(b)) => a.to_mut().extend_from_slice(&b[start..end]),
+            (Values::F32(a), Values::F32(b)) => a.to_mut().extend_from_slice(&b[start..end]),
+            (Values::U8(a), Values::U8(b)) => a.to_mut().extend_from_slice(&b[start..end]),
             (Values::Bytes(a), Values::Bytes(b)) => a.extend_from(b, start, end),
             (a, b) => unreachable!("extend_from between {} and {}", a.dtype(), b.dtype()),
         }
@@ -391,12 +394,12 @@ impl Values {
         match self {
             Values::Str(v) => Values::Str(v.gather_ranges(ranges)),
             Values::Bytes(v) => Values::Bytes(v.gather_ranges(ranges)),
-            Values::I64(v) => Values::I64(gather_slice(v, ranges)),
-            Values::F64(v) => Values::F64(gather_slice(v, ranges)),
+            Values::I64(v) => Values::I64(gather_slice(v, ranges).into()),
+            Values::F64(v) => Values::F64(gather_slice(v, ranges).into()),
             Values::Bool(v) => Values::Bool(gather_slice(v, ranges)),
-            Values::I32(v) => Values::I32(gather_slice(v, ranges)),
-            Values::F32(v) => Values::F32(gather_slice(v, ranges)),
-            Values::U8(v) => Values::U8(gather_slice(v, ranges)),
+            Values::I32(v) => Values::I32(gather_slice(v, ranges).into()),
+            Values::F32(v) => Values::F32(gather_slice(v, ranges).into()),
+            Values::U8(v) => Values::U8(gather_slice(v, ranges).into()),
         }
     }
 
@@ -435,7 +438,7 @@ impl Values {
                             other => unreachable!("concat of {} into {dtype}", other.dtype()),
                         })
                         .collect();
-                    Values::$variant(ragged_core::append(&buffers))
+                    Values::$variant(ragged_core::append(&buffers).into())
                 }};
             }
             return match dtype {
@@ -460,7 +463,9 @@ impl Values {
     /// `self` is `float64` (the dtype promotion of mixed lists).
     pub(crate) fn extend_promoting(&mut self, other: &Values, start: usize, end: usize) {
         match (&mut *self, other) {
-            (Values::F64(a), Values::I64(b)) => a.extend(b[start..end].iter().map(|&x| x as f64)),
+            (Values::F64(a), Values::I64(b)) => {
+                a.to_mut().extend(b[start..end].iter().map(|&x| x as f64))
+            }
             (a, b) => a.extend_from(b, start, end),
         }
     }
@@ -480,28 +485,32 @@ mod tests {
 
     #[test]
     fn every_dtype_has_tensorflows_name_and_json() {
-        check(Values::I64(vec![-3]), "int64", json!([-3]));
-        check(Values::F64(vec![0.25]), "float64", json!([0.25]));
+        check(Values::I64(vec![-3].into()), "int64", json!([-3]));
+        check(Values::F64(vec![0.25].into()), "float64", json!([0.25]));
         check(Values::Bool(vec![true]), "bool", json!([true]));
         check(Values::Str(vec!["é"].into()), "string", json!(["é"]));
-        check(Values::I32(vec![i32::MIN]), "int32", json!([-2147483648]));
+        check(
+            Values::I32(vec![i32::MIN].into()),
+            "int32",
+            json!([-2147483648]),
+        );
         // a float32 widens exactly: 0.1f32 is 0.100000001490116..., as Python prints it
         check(
-            Values::F32(vec![0.1, 2.5]),
+            Values::F32(vec![0.1, 2.5].into()),
             "float32",
             json!([0.10000000149011612, 2.5]),
         );
-        check(Values::U8(vec![0, 255]), "uint8", json!([0, 255]));
+        check(Values::U8(vec![0, 255].into()), "uint8", json!([0, 255]));
         let bytes: BytesColumn = [b"ab".as_slice(), &[0xC3], b""].into_iter().collect();
         check(Values::Bytes(bytes), "bytes", json!(["ab", [195], ""]));
     }
 
     #[test]
     fn gather_and_concat_keep_the_dtype() {
-        let v = Values::U8(vec![1, 2, 3]);
+        let v = Values::U8(vec![1, 2, 3].into());
         assert_eq!(
             v.gather_ranges(&[(2, 3), (0, 2)]),
-            Values::U8(vec![3, 1, 2])
+            Values::U8(vec![3, 1, 2].into())
         );
         let b = Values::Bytes(vec![b"x".to_vec(), b"yz".to_vec()].into());
         assert_eq!(
@@ -510,10 +519,10 @@ mod tests {
                 vec![b"x".to_vec(), b"yz".to_vec(), b"x".to_vec(), b"yz".to_vec()].into()
             )
         );
-        let f = Values::F32(vec![1.5]);
+        let f = Values::F32(vec![1.5].into());
         assert_eq!(
             Values::concat(&[&f, &f], DType::F32),
-            Values::F32(vec![1.5, 1.5])
+            Values::F32(vec![1.5, 1.5].into())
         );
     }
 

@@ -57,7 +57,7 @@ fn fields_share_partitions_instead_of_copying_them() {
     let mut builder = Builder::with_partitions(nrows, vec![partition.clone()]).unwrap();
     for (f, column) in columns.into_iter().enumerate() {
         builder = builder
-            .scalar(&format!("f{f}"), Values::I64(column))
+            .scalar(&format!("f{f}"), Values::I64(column.into()))
             .unwrap();
     }
     let st = builder.build().unwrap();

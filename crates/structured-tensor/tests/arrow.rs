@@ -354,3 +354,277 @@ fn narrow_numbers_and_bytes_map_to_their_arrow_types_and_back() {
     );
     assert_eq!(StructuredTensor::from_record_batch(&out).unwrap(), t);
 }
+
+/// The leaf `Values` of field `name` of a rank-1 tensor.
+fn leaf<'t>(t: &'t StructuredTensor, name: &str) -> &'t Values {
+    t.fields()[name].as_array().expect("a leaf field").values()
+}
+
+/// A record batch of every leaf type, a list of numbers and a nested struct, built by
+/// Arrow's own constructors.
+fn every_leaf_batch() -> RecordBatch {
+    use arrow_array::{Float64Array, ListArray, StringArray};
+    let inner: ArrayRef = Arc::new(Int64Array::from(vec![10, 20, 30, 40]));
+    let nested = StructArray::try_from(vec![("k", inner)]).unwrap();
+    let list = ListArray::from_iter_primitive::<Int64Type, _, _>(vec![
+        Some(vec![Some(1), Some(2)]),
+        Some(vec![]),
+        Some(vec![Some(3)]),
+        Some(vec![Some(4), Some(5), Some(6)]),
+    ]);
+    RecordBatch::try_from_iter(vec![
+        (
+            "i64",
+            Arc::new(Int64Array::from(vec![1, -2, 3, 4])) as ArrayRef,
+        ),
+        (
+            "f64",
+            Arc::new(Float64Array::from(vec![0.5, 1.5, -2.0, 8.0])),
+        ),
+        ("i32", Arc::new(Int32Array::from(vec![7, 8, 9, 10]))),
+        (
+            "f32",
+            Arc::new(Float32Array::from(vec![0.25, 0.5, 1.0, 2.0])),
+        ),
+        ("u8", Arc::new(UInt8Array::from(vec![0, 1, 254, 255]))),
+        ("s", Arc::new(StringArray::from(vec!["ab", "", "cde", "é"]))),
+        (
+            "b",
+            Arc::new(BinaryArray::from(vec![
+                b"x".as_slice(),
+                &[0xff],
+                b"",
+                b"yz",
+            ])),
+        ),
+        (
+            "ok",
+            Arc::new(BooleanArray::from(vec![true, false, true, true])),
+        ),
+        ("list", Arc::new(list)),
+        ("nested", Arc::new(nested)),
+    ])
+    .unwrap()
+}
+
+/// The address of the first value of column `name` of `batch` (its values buffer as the
+/// array sees it: offset applied) and, for strings and bytes, of its offsets.
+fn arrow_addresses(batch: &RecordBatch, name: &str) -> (usize, Option<usize>) {
+    let column = batch.column_by_name(name).unwrap();
+    match column.data_type() {
+        DataType::Int64 => (
+            column.as_primitive::<Int64Type>().values().as_ptr() as usize,
+            None,
+        ),
+        DataType::Float64 => (
+            column.as_primitive::<Float64Type>().values().as_ptr() as usize,
+            None,
+        ),
+        DataType::Int32 => (
+            column
+                .as_primitive::<arrow_array::types::Int32Type>()
+                .values()
+                .as_ptr() as usize,
+            None,
+        ),
+        DataType::Float32 => (
+            column
+                .as_primitive::<arrow_array::types::Float32Type>()
+                .values()
+                .as_ptr() as usize,
+            None,
+        ),
+        DataType::UInt8 => (
+            column
+                .as_primitive::<arrow_array::types::UInt8Type>()
+                .values()
+                .as_ptr() as usize,
+            None,
+        ),
+        DataType::Utf8 => {
+            let s = column.as_string::<i32>();
+            let first = s.value_offsets()[0] as usize;
+            (
+                s.value_data()[first..].as_ptr() as usize,
+                Some(s.value_offsets().as_ptr() as usize),
+            )
+        }
+        DataType::Binary => {
+            let b = column.as_binary::<i32>();
+            let first = b.value_offsets()[0] as usize;
+            (
+                b.value_data()[first..].as_ptr() as usize,
+                Some(b.value_offsets().as_ptr() as usize),
+            )
+        }
+        other => panic!("no addresses for {other}"),
+    }
+}
+
+/// The address of a leaf's values, and of its offsets for strings and bytes.
+fn leaf_addresses(values: &Values) -> (usize, Option<usize>) {
+    match values {
+        Values::I64(v) => (v.as_ptr() as usize, None),
+        Values::F64(v) => (v.as_ptr() as usize, None),
+        Values::I32(v) => (v.as_ptr() as usize, None),
+        Values::F32(v) => (v.as_ptr() as usize, None),
+        Values::U8(v) => (v.as_ptr() as usize, None),
+        Values::Str(c) => (
+            c.as_bytes().bytes().as_ptr() as usize,
+            Some(c.as_bytes().offsets_i32().unwrap().as_ptr() as usize),
+        ),
+        Values::Bytes(c) => (
+            c.bytes().as_ptr() as usize,
+            Some(c.offsets_i32().unwrap().as_ptr() as usize),
+        ),
+        Values::Bool(v) => (v.as_ptr() as usize, None),
+    }
+}
+
+const SHARED_COLUMNS: [&str; 7] = ["i64", "f64", "i32", "f32", "u8", "s", "b"];
+
+#[test]
+fn from_arrow_reads_leaf_buffers_in_place_and_to_arrow_hands_them_back() {
+    let batch = every_leaf_batch();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    // the values against the batch's own JSON form, written out by hand
+    assert_eq!(
+        t.to_json()[3],
+        json!({"i64": 4, "f64": 8.0, "i32": 10, "f32": 2.0, "u8": 255, "s": "é",
+               "b": "yz", "ok": true, "list": [4, 5, 6], "nested": {"k": 40}})
+    );
+    for name in SHARED_COLUMNS {
+        // the tensor's leaf is the batch's buffer: same address, nothing copied
+        assert_eq!(
+            leaf_addresses(leaf(&t, name)),
+            arrow_addresses(&batch, name),
+            "{name}"
+        );
+    }
+    // booleans are copied: Arrow packs them in bits, the tensor holds bytes
+    let ok = batch.column_by_name("ok").unwrap().as_boolean();
+    assert_ne!(
+        leaf_addresses(leaf(&t, "ok")).0,
+        ok.values().inner().as_ptr() as usize
+    );
+    // leaves under a list and in a nested struct are shared too
+    let list = batch.column_by_name("list").unwrap().as_list::<i32>();
+    let list_values = list.values().as_primitive::<Int64Type>().values().as_ptr();
+    assert_eq!(leaf_addresses(leaf(&t, "list")).0, list_values as usize);
+    let nested = batch.column_by_name("nested").unwrap().as_struct();
+    let k = nested
+        .column(0)
+        .as_primitive::<Int64Type>()
+        .values()
+        .as_ptr();
+    let Some(structured_tensor::FieldValue::Struct(inner)) = t.fields().get("nested") else {
+        panic!("nested is a struct")
+    };
+    assert_eq!(leaf_addresses(leaf(inner, "k")).0, k as usize);
+    // and out again: the new batch's buffers are still the first batch's
+    let back = t.to_record_batch().unwrap();
+    for name in SHARED_COLUMNS {
+        assert_eq!(
+            arrow_addresses(&back, name),
+            arrow_addresses(&batch, name),
+            "{name}"
+        );
+    }
+    // the tensor keeps the Arrow memory alive after the batches are gone
+    drop((batch, back));
+    assert_eq!(t.to_json()[2]["s"], json!("cde"));
+    assert_eq!(t.to_json()[0]["i64"], json!(1));
+}
+
+#[test]
+fn a_sliced_batch_shares_values_and_bytes_and_rebases_string_offsets() {
+    let full = every_leaf_batch();
+    let batch = full.slice(1, 3);
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    assert_eq!(
+        t.to_json()[0],
+        json!({"i64": -2, "f64": 1.5, "i32": 8, "f32": 0.5, "u8": 1, "s": "", "b": [255],
+               "ok": false, "list": [], "nested": {"k": 20}})
+    );
+    for name in ["i64", "f64", "i32", "f32", "u8"] {
+        // the slice starts one element in: still aligned, still the batch's memory
+        assert_eq!(
+            leaf_addresses(leaf(&t, name)),
+            arrow_addresses(&batch, name),
+            "{name}"
+        );
+    }
+    for name in ["s", "b"] {
+        let (bytes, offsets) = leaf_addresses(leaf(&t, name));
+        let (arrow_bytes, arrow_offsets) = arrow_addresses(&batch, name);
+        assert_eq!(bytes, arrow_bytes, "{name}: the bytes are shared");
+        assert_ne!(
+            offsets, arrow_offsets,
+            "{name}: offsets from 2, rebased to 0 in a copy"
+        );
+    }
+    let Values::Str(s) = leaf(&t, "s") else {
+        panic!("s is a string column")
+    };
+    assert_eq!(s.as_bytes().offsets_i32(), Some(&[0, 0, 3, 5][..]));
+    assert!(s.as_bytes().bytes_shared() && !s.as_bytes().offsets_shared());
+}
+
+#[test]
+fn writing_to_shared_values_copies_and_leaves_the_arrow_buffer_alone() {
+    let batch = every_leaf_batch();
+    let t = StructuredTensor::from_record_batch(&batch).unwrap();
+    let arrow_i64 = batch
+        .column_by_name("i64")
+        .unwrap()
+        .as_primitive::<Int64Type>()
+        .clone();
+    // a write through a clone of the leaf copies first (copy on write)
+    let mut values = leaf(&t, "i64").clone();
+    let Values::I64(v) = &mut values else {
+        panic!("i64 is an int64 column")
+    };
+    assert!(v.is_shared());
+    v.to_mut()[0] = 99;
+    v.to_mut().push(5);
+    assert!(!v.is_shared());
+    assert_eq!(v.as_slice(), &[99, -2, 3, 4, 5]);
+    assert_eq!(arrow_i64.values().to_vec(), vec![1, -2, 3, 4]);
+    assert_eq!(t.to_json()[0]["i64"], json!(1));
+    // an update through the tensor's own API leaves the Arrow buffer and the old tensor as
+    // they were, and the untouched fields still share it
+    let doubled = t
+        .with_updates(vec![(
+            "i64",
+            structured_tensor::Update::transform(|value| {
+                let a = value.as_array().unwrap();
+                let Values::I64(v) = a.values() else {
+                    unreachable!("an int64 column")
+                };
+                Ok(
+                    a.with_values(Values::I64(v.iter().map(|x| x * 2).collect()))?
+                        .into(),
+                )
+            }),
+        )])
+        .unwrap();
+    assert_eq!(
+        doubled.field_value("i64").unwrap().to_json(),
+        json!([2, -4, 6, 8])
+    );
+    assert_eq!(arrow_i64.values().to_vec(), vec![1, -2, 3, 4]);
+    assert_eq!(
+        leaf_addresses(leaf(&doubled, "f64")),
+        arrow_addresses(&batch, "f64")
+    );
+    // string columns copy on write too
+    let Values::Str(s) = leaf(&t, "s") else {
+        panic!("s is a string column")
+    };
+    let mut s = s.clone();
+    s.push("new");
+    assert_eq!(s.len(), 5);
+    let arrow_s = batch.column_by_name("s").unwrap().as_string::<i32>();
+    assert_eq!(arrow_s.value_data(), "abcdeé".as_bytes());
+    assert_eq!(arrow_s.value_offsets(), &[0, 2, 2, 5, 7]);
+}

@@ -611,7 +611,7 @@ fn broadcast_tensor_to() {
     // scalar to scalar
     assert_eq!(x.broadcast_to(&shape(json!([]))).unwrap(), x);
     // testBroadcastToAlt: uniform row length 1 to 2
-    let origin = Array::dense(&[3, 1], Values::I64(vec![3, 4, 5])).unwrap();
+    let origin = Array::dense(&[3, 1], Values::I64(vec![3, 4, 5].into())).unwrap();
     let out = origin.broadcast_to(&shape_n(json!([3, 2]), 1)).unwrap();
     assert_eq!(out.to_json(), json!([[3, 3], [4, 4], [5, 5]]));
 }
@@ -636,7 +636,10 @@ fn broadcast_ragged_to() {
         check_broadcast_to(counting(origin), &shape(target));
     }
     // [2, 1, (1, 2)] -> [2, 2, (1, 1, 2, 2)], values as TensorFlow's test writes them
-    let origin = array_of(&shape(json!([2, 1, [1, 2]])), Values::I64(vec![2, 3, 5]));
+    let origin = array_of(
+        &shape(json!([2, 1, [1, 2]])),
+        Values::I64(vec![2, 3, 5].into()),
+    );
     let out = origin
         .broadcast_to(&shape(json!([2, 2, [1, 1, 2, 2]])))
         .unwrap();

@@ -22,7 +22,7 @@ fn st(v: &Value) -> StructuredTensor {
 fn indices(v: Value) -> Array {
     let a = Array::from_json(&v).unwrap();
     if a.values().is_empty() {
-        return a.with_values(Values::I64(Vec::new())).unwrap();
+        return a.with_values(Values::I64(Vec::new().into())).unwrap();
     }
     a
 }
@@ -186,7 +186,7 @@ fn agrees_with_the_typed_entry_points() {
         params.gather_ragged(&[vec![2], vec![0, 1]]).unwrap()
     );
     // int32 indices are read as int64
-    let i32s = Array::from_row_lengths(Values::I32(vec![2, 0, 0]), &[1, 2, 0]).unwrap();
+    let i32s = Array::from_row_lengths(Values::I32(vec![2, 0, 0].into()), &[1, 2, 0]).unwrap();
     assert_eq!(
         params.gather_with_batch_dims(&i32s, 1, 1).unwrap(),
         params

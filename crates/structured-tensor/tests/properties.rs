@@ -443,9 +443,9 @@ proptest! {
             sizes.extend(sz);
         }
         let built = Builder::vector(n)
-            .scalar("age", Values::I64(ages)).unwrap()
+            .scalar("age", Values::I64(ages.into())).unwrap()
             .list_lengths("nicknames", Values::Str(names.into()), &name_lens).unwrap()
-            .nested("shoes", |b| b.list_lengths("sizes", Values::F64(sizes), &size_lens)).unwrap()
+            .nested("shoes", |b| b.list_lengths("sizes", Values::F64(sizes.into()), &size_lens)).unwrap()
             .build().unwrap();
         let v = Value::Array(records);
         prop_assert_eq!(built.to_json(), v.clone());

@@ -102,7 +102,7 @@ fn ops_keep_the_dtype() {
         .unwrap()
         .with_shape_dtype(DType::I64)
         .unwrap();
-    let narrow_field = Array::from_row_lengths(Values::I64(vec![5]), &[1, 0]).unwrap();
+    let narrow_field = Array::from_row_lengths(Values::I64(vec![5].into()), &[1, 0]).unwrap();
     let updated = dense_only
         .with_updates(vec![(
             "b",
@@ -140,12 +140,12 @@ fn ops_keep_the_dtype() {
 #[test]
 fn from_fields_takes_int64_when_a_field_asks_for_it() {
     // TensorFlow's `_find_shape_dtype`: int64 when any field has it, every field converted
-    let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3]), &[2, 1])
+    let a = Array::from_row_lengths(Values::I64(vec![1, 2, 3].into()), &[2, 1])
         .unwrap()
         .with_shape_dtype(DType::I64)
         .unwrap();
-    let b = Array::from_row_lengths(Values::I64(vec![4, 5]), &[1, 1]).unwrap();
-    let dense = Array::from_values(Values::I64(vec![7, 8]));
+    let b = Array::from_row_lengths(Values::I64(vec![4, 5].into()), &[1, 1]).unwrap();
+    let dense = Array::from_values(Values::I64(vec![7, 8].into()));
     let s = StructuredTensor::from_fields(
         [("a", a), ("b", b.clone()), ("c", dense.clone())],
         &[None],

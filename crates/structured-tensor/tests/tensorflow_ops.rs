@@ -132,7 +132,7 @@ fn merge_dims_0_1_after_partitioning() {
             RowPartition::from_value_rowids(vec![0, 0, 1], 2).unwrap(),
             RowPartition::from_uniform_row_length(2, 3).unwrap(),
         ],
-        Values::I64(vec![1, 2, 3, 4, 5, 6]),
+        Values::I64(vec![1, 2, 3, 4, 5, 6].into()),
     )
     .unwrap();
     let s = StructuredTensor::from_fields([("r", FieldValue::Array(rt))], &[Some(2)], None, None)
@@ -222,7 +222,7 @@ fn partition_outer_dims() {
 
 #[test]
 fn partition_outer_dimension_2d_dense_field() {
-    let r = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4])).unwrap();
+    let r = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4].into())).unwrap();
     let s = StructuredTensor::from_fields([("r", FieldValue::Array(r))], &[Some(2)], None, None)
         .unwrap();
     let result = s
@@ -370,7 +370,11 @@ fn promote_cases() {
 
 #[test]
 fn promote_dense() {
-    let b = Array::dense(&[2, 2, 2], Values::I64(vec![1, 11, 2, 12, 3, 13, 4, 14])).unwrap();
+    let b = Array::dense(
+        &[2, 2, 2],
+        Values::I64(vec![1, 11, 2, 12, 3, 13, 4, 14].into()),
+    )
+    .unwrap();
     let a = StructuredTensor::from_fields(
         [("b", FieldValue::Array(b))],
         &[Some(2), Some(2), Some(2)],
@@ -648,7 +652,7 @@ fn ragged_core_interop_shares_partitions() {
 fn builder_checks_lengths() {
     use structured_tensor::Builder;
     let e = Builder::vector(2)
-        .list_lengths("a", Values::I64(vec![1]), &[usize::MAX, 2])
+        .list_lengths("a", Values::I64(vec![1].into()), &[usize::MAX, 2])
         .unwrap_err();
     assert_eq!(
         e,
@@ -657,7 +661,7 @@ fn builder_checks_lengths() {
         }
     );
     let e = Builder::vector(2)
-        .list_lengths("a", Values::I64(vec![1]), &[1, 1])
+        .list_lengths("a", Values::I64(vec![1].into()), &[1, 1])
         .unwrap_err();
     assert_eq!(
         e,
@@ -667,7 +671,7 @@ fn builder_checks_lengths() {
         }
     );
     let e = Builder::vector(2)
-        .scalar("a", Values::I64(vec![1]))
+        .scalar("a", Values::I64(vec![1].into()))
         .unwrap_err();
     assert_eq!(
         e,
@@ -677,7 +681,7 @@ fn builder_checks_lengths() {
         }
     );
     let e = Builder::vector(2)
-        .list_lengths("a", Values::I64(vec![1]), &[1])
+        .list_lengths("a", Values::I64(vec![1].into()), &[1])
         .unwrap_err();
     assert!(
         matches!(
@@ -691,7 +695,7 @@ fn builder_checks_lengths() {
         "{e}"
     );
     let e = Builder::vector(1)
-        .scalar("_a", Values::I64(vec![1]))
+        .scalar("_a", Values::I64(vec![1].into()))
         .unwrap_err();
     assert_eq!(
         e.to_string(),

@@ -160,10 +160,10 @@ fn docstring_from_pyval() {
     let s = check_round_trip(json!({"a": [1, 2, 3], "b": [[4, 5], [6, 7]]}));
     let a = s.field_value("a").unwrap().as_array().unwrap();
     assert_eq!(a.shape(), vec![Some(3)]);
-    assert_eq!(a.values(), &Values::I64(vec![1, 2, 3]));
+    assert_eq!(a.values(), &Values::I64(vec![1, 2, 3].into()));
     let b = s.field_value("b").unwrap().as_array().unwrap();
     assert_eq!(b.row_partitions()[0].row_splits(), &[0, 2, 4]);
-    assert_eq!(b.values(), &Values::I64(vec![4, 5, 6, 7]));
+    assert_eq!(b.values(), &Values::I64(vec![4, 5, 6, 7].into()));
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn pyval_scalar_simple() {
             (
                 "c",
                 FieldValue::Array(
-                    Array::from_row_lengths(Values::I64(vec![1, 2, 3]), &[2, 1]).unwrap(),
+                    Array::from_row_lengths(Values::I64(vec![1, 2, 3].into()), &[2, 1]).unwrap(),
                 ),
             ),
         ],
@@ -346,7 +346,7 @@ fn pyval_deep_row_partitions() {
 fn pyval_int_float_mix_becomes_float() {
     let s = st(json!({"a": [1, 2.5], "b": [[1], [2.0]]}));
     let a = s.field_value("a").unwrap().as_array().unwrap();
-    assert_eq!(a.values(), &Values::F64(vec![1.0, 2.5]));
+    assert_eq!(a.values(), &Values::F64(vec![1.0, 2.5].into()));
     let b = s.field_value("b").unwrap().as_array().unwrap();
     assert_eq!(b.dtype(), DType::F64);
     // A list of empty lists has no scalars: float64, as TensorFlow's float32 default.
@@ -610,7 +610,7 @@ fn from_fields_rank1_with_mixed_fields() {
 
 #[test]
 fn from_fields_rank2_with_mixed_fields() {
-    let dense = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4])).unwrap();
+    let dense = Array::dense(&[2, 2], Values::I64(vec![1, 2, 3, 4].into())).unwrap();
     let s = StructuredTensor::from_fields(
         [
             ("a", FieldValue::Array(dense)),
@@ -887,7 +887,7 @@ fn tuple_field_value() {
 fn array_from_json() {
     let a = Array::from_json(&json!([[1, 2], [], [3]])).unwrap();
     assert_eq!(a.shape(), vec![Some(3), None]);
-    assert_eq!(a.values(), &Values::I64(vec![1, 2, 3]));
+    assert_eq!(a.values(), &Values::I64(vec![1, 2, 3].into()));
     assert_eq!(Array::from_json(&json!(2.5)).unwrap().rank(), 0);
     assert_eq!(
         Array::from_json(&json!({"a": 1})).unwrap_err(),

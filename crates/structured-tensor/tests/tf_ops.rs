@@ -969,11 +969,11 @@ fn ops_on_the_narrow_dtypes_and_bytes() {
     use structured_tensor::{Builder, BytesColumn, Values};
     let bytes: BytesColumn = [b"a".as_slice(), &[0xFF], b"cd"].into_iter().collect();
     let t = Builder::vector(3)
-        .scalar("i", Values::I32(vec![1, 2, 3]))
+        .scalar("i", Values::I32(vec![1, 2, 3].into()))
         .unwrap()
-        .scalar("f", Values::F32(vec![0.5, 1.5, 2.5]))
+        .scalar("f", Values::F32(vec![0.5, 1.5, 2.5].into()))
         .unwrap()
-        .list_lengths("u", Values::U8(vec![7, 8, 9]), &[2, 0, 1])
+        .list_lengths("u", Values::U8(vec![7, 8, 9].into()), &[2, 0, 1])
         .unwrap()
         .scalar("b", Values::Bytes(bytes))
         .unwrap()
@@ -995,11 +995,11 @@ fn ops_on_the_narrow_dtypes_and_bytes() {
     );
     // a field of another dtype in one input: the dtypes' error, before any copy
     let other = Builder::vector(1)
-        .scalar("i", Values::I64(vec![1]))
+        .scalar("i", Values::I64(vec![1].into()))
         .unwrap()
-        .scalar("f", Values::F32(vec![0.5]))
+        .scalar("f", Values::F32(vec![0.5].into()))
         .unwrap()
-        .list_lengths("u", Values::U8(vec![]), &[0])
+        .list_lengths("u", Values::U8(vec![].into()), &[0])
         .unwrap()
         .scalar("b", Values::Bytes([b"x"].into_iter().collect()))
         .unwrap()
