@@ -41,6 +41,13 @@
 //! assert_eq!(counts.sum_per_sublist(0), vec![3, 0, 3]);
 //! ```
 //!
+//! Every item has one path, at the crate root: `ragged_core::Real`, `ragged_core::log_add`;
+//! the module that implements the operations is private.
+//!
+//! ```compile_fail,E0603
+//! use ragged_core::ops::values::Real; // not a second path to ragged_core::Real
+//! ```
+//!
 //! Feature flags: `arrow` (off by default) converts a `Ragged<T>` to and from an Arrow
 //! `ListArray` (`into_arrow`, `to_arrow`, `from_arrow`), zero-copy where the layouts agree;
 //! `parquet` (off by default, implies `arrow`) writes and reads a `Ragged<T>` as one list
@@ -55,7 +62,9 @@ mod append;
 mod arrow;
 mod build;
 mod error;
-pub mod ops;
+// Private: its free items are re-exported below, once, at the crate root; the rest are
+// methods of `Ragged` and `RaggedShape`.
+mod ops;
 mod par;
 #[cfg(feature = "parquet")]
 pub mod parquet;
