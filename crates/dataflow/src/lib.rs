@@ -70,6 +70,9 @@ pub use load::{
     compute, compute_slices, compute_with, delayed_target, dim2_rect, load, range_load, BlockFill,
     DelayedTarget, DelayedWriter, Fill, Plain, Threads, Unrolled,
 };
+/// The `ndarray` this crate is built with (0.16), whose types its API takes and returns;
+/// use it instead of adding your own to avoid two versions.
+pub use ndarray;
 // The parallel threshold is cpu-features', shared with every crate: one override holds all
 // of them.
 pub use cpu_features::{

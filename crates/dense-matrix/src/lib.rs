@@ -105,6 +105,9 @@ pub use fft::{
 pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
 pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};
+/// The `ndarray` this crate is built with (0.16), whose types its API takes and returns;
+/// use it instead of adding your own to avoid two versions.
+pub use ndarray;
 pub use optimization::{linear_cgd, LbfgsOptions, LinearCgdOptions, OptimizeLbfgs};
 pub use packed::{SpCopyType, SpMatrix, TpMatrix};
 pub use packed_eig::TOP_EIGS_SEED;

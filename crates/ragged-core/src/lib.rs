@@ -87,6 +87,9 @@ pub use build::{
     regular_ragged_shape, trivial_shape, ShapeRng,
 };
 pub use error::Error;
+/// The `ndarray` this crate is built with (0.16), whose types its API takes and returns;
+/// use it instead of adding your own to avoid two versions.
+pub use ndarray;
 pub use ops::indexing::{get_counts_partitioned, get_transpose_reordering, Unstacked};
 pub use ops::layers::{
     append_ragged_layer, check_layer_equal, intersperse_ragged_layer, merge_ragged_layer,

@@ -43,6 +43,27 @@
 //! assert!((tot[0] - 4f64.ln()).abs() < 1e-12); // four equally likely paths
 //! ```
 //!
+//! The arrays of the RNN-T functions are `ndarray` 0.16's, re-exported as [`ndarray`]:
+//! build them with `ragged_fsa::ndarray` rather than a separate `ndarray` dependency, whose
+//! version could differ and whose types would then not match.
+//!
+//! ```
+//! use ragged_fsa::ndarray::{Array2, Array3};
+//! use ragged_fsa::{get_rnnt_logprobs, RnntType};
+//!
+//! // one sequence, S = 2 symbols over T = 3 frames, C = 4 classes, blank 0
+//! let lm = Array3::<f32>::zeros((1, 3, 4));
+//! let am = Array3::<f32>::zeros((1, 3, 4));
+//! let symbols = Array2::from_shape_vec((1, 2), vec![1i64, 2]).unwrap();
+//! let (px, py) =
+//!     get_rnnt_logprobs(lm.view(), am.view(), symbols.view(), 0, RnntType::Regular, None)
+//!         .unwrap();
+//! // all-zero logits: each class has probability 1/4
+//! assert_eq!(px.shape(), &[1, 2, 4]);
+//! assert!((px[[0, 1, 2]] - 0.25f32.ln()).abs() < 1e-6);
+//! assert!((py[[0, 2, 0]] - 0.25f32.ln()).abs() < 1e-6);
+//! ```
+//!
 //! Feature flags: none. Parallelism is always on above [`PARALLEL_MIN_ARCS`] arcs.
 
 mod algebra;
@@ -77,6 +98,9 @@ pub use dense::{
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};
+/// The `ndarray` this crate is built with (0.16), whose types its API takes and returns;
+/// use it instead of adding your own to avoid two versions.
+pub use ndarray;
 pub use properties::Properties;
 pub use rnnt::{
     do_rnnt_pruning, get_rnnt_logprobs, get_rnnt_logprobs_joint, get_rnnt_logprobs_pruned,
