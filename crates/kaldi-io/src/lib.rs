@@ -51,9 +51,25 @@
 //! ```
 //!
 //! The dense-matrix types that the holders read and write ([`Matrix`], [`Vector`],
-//! [`CompressedMatrix`], [`CompressionMethod`], [`Real`]) are re-exported, and the crate
-//! itself as [`dense_matrix`], so `kaldi-io` is the one dependency a reader of archives
-//! needs. Kaldi's tools `copy-feats`, `copy-matrix`, `copy-int-vector`,
+//! [`CompressedMatrix`], [`CompressionMethod`], [`Real`], the packed [`SpMatrix`] and
+//! [`TpMatrix`], the sparse [`SparseVector`], [`SparseMatrix`] and [`GeneralMatrix`]) are
+//! re-exported, and the crate itself as [`dense_matrix`] (whose `Error` is what a
+//! [`Holder`] returns), so `kaldi-io` is the one dependency a reader of archives needs:
+//!
+//! ```
+//! use kaldi_io::{Holder, SpMatrix};
+//!
+//! // a 2 x 2 symmetric matrix, packed lower triangle by rows, in Kaldi's binary form
+//! let sp = SpMatrix::<f64>::from_packed(2, vec![1.0, 2.0, 3.0]).unwrap();
+//! let mut bytes = Vec::new();
+//! sp.write(&mut bytes, true).unwrap();
+//! assert_eq!(&bytes[..3], b"DP "); // Kaldi's token for a double packed matrix
+//! let back: Result<SpMatrix<f64>, kaldi_io::dense_matrix::Error> =
+//!     SpMatrix::read(&mut bytes.as_slice(), true);
+//! assert_eq!(back.unwrap().data(), &[1.0, 2.0, 3.0]);
+//! ```
+//!
+//! Kaldi's tools `copy-feats`, `copy-matrix`, `copy-int-vector`,
 //! `compute-cmvn-stats`, `apply-cmvn` and `matrix-sum` are binaries of this crate
 //! (`cargo install --path crates/kaldi-io`), on the option parser in [`cli`].
 //!
@@ -74,7 +90,10 @@ mod table;
 /// dense-matrix, whose types the tables read and write: one dependency is enough.
 pub use dense_matrix;
 /// The dense-matrix types kaldi-io reads and writes, re-exported.
-pub use dense_matrix::{CompressedMatrix, CompressionMethod, Matrix, Real, Vector};
+pub use dense_matrix::{
+    CompressedMatrix, CompressionMethod, GeneralMatrix, Matrix, Real, SpMatrix, SparseMatrix,
+    SparseVector, TpMatrix, Vector,
+};
 pub use error::Error;
 pub use foreign::{HtkHeader, HtkMatrix, IntegerVector, SphinxMatrix, SPHINX_FEAT_DIM};
 pub use holder::{Holder, Posterior, MAX_TEXT_LINE_LEN};
