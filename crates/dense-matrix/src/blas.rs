@@ -41,6 +41,7 @@ fn op_shape<R: Real>(m: &MatrixBase<R>, t: Trans) -> (usize, usize) {
 /// # Panics
 /// If the dimensions differ.
 #[track_caller]
+#[doc(alias("VecVec", "dot"))]
 pub fn vec_vec<R: Real>(a: &VectorBase<R>, b: &VectorBase<R>) -> R {
     a.check_same_dim("vec_vec", b.dim());
     if a.dim() == 0 {
@@ -55,6 +56,7 @@ pub fn vec_vec<R: Real>(a: &VectorBase<R>, b: &VectorBase<R>) -> R {
 /// # Panics
 /// If `v1.dim() != rows` or `v2.dim() != cols`.
 #[track_caller]
+#[doc(alias = "VecMatVec")]
 pub fn vec_mat_vec<R: Real>(v1: &VectorBase<R>, m: &MatrixBase<R>, v2: &VectorBase<R>) -> R {
     if v1.dim() != m.num_rows() || v2.dim() != m.num_cols() {
         shape_mismatch(
@@ -74,6 +76,7 @@ pub fn vec_mat_vec<R: Real>(v1: &VectorBase<R>, m: &MatrixBase<R>, v2: &VectorBa
 /// # Panics
 /// If the shapes do not fit.
 #[track_caller]
+#[doc(alias = "TraceMatMat")]
 pub fn trace_mat_mat<R: Real>(a: &MatrixBase<R>, b: &MatrixBase<R>, trans: Trans) -> R {
     let want = match trans {
         Trans::NoTrans => (a.num_cols(), a.num_rows()),
@@ -110,6 +113,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "AddVec")]
     pub fn add_vec(&mut self, alpha: R, v: &VectorBase<R>) {
         self.check_same_dim("add_vec", v.dim());
         if self.dim() == 0 {
@@ -134,6 +138,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "AddVec2")]
     pub fn add_vec2(&mut self, alpha: R, v: &VectorBase<R>) {
         self.check_same_dim("add_vec2", v.dim());
         crate::kernels::zip_inplace(self.data_mut(), v.data(), |o, x| {
@@ -146,6 +151,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias("AddMatVec", "gemv", "matvec"))]
     pub fn add_mat_vec(
         &mut self,
         alpha: R,
@@ -192,6 +198,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "AddVecVec")]
     pub fn add_vec_vec(&mut self, alpha: R, v: &VectorBase<R>, r: &VectorBase<R>, beta: R) {
         self.check_same_dim("add_vec_vec (v)", v.dim());
         self.check_same_dim("add_vec_vec (r)", r.dim());
@@ -210,6 +217,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimension does not fit.
     #[track_caller]
+    #[doc(alias = "AddDiagMat2")]
     pub fn add_diag_mat2(&mut self, alpha: R, m: &MatrixBase<R>, trans: Trans, beta: R) {
         let mut sums = vec![0.0f64; op_shape(m, trans).0];
         self.check_same_dim("add_diag_mat2", sums.len());
@@ -230,6 +238,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != cols`.
     #[track_caller]
+    #[doc(alias = "AddRowSumMat")]
     pub fn add_row_sum_mat(&mut self, alpha: R, m: &MatrixBase<R>, beta: R) {
         self.check_same_dim("add_row_sum_mat (cols)", m.num_cols());
         let mut sums = vec![0.0f64; m.num_cols()];
@@ -246,6 +255,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != rows`.
     #[track_caller]
+    #[doc(alias = "AddColSumMat")]
     pub fn add_col_sum_mat(&mut self, alpha: R, m: &MatrixBase<R>, beta: R) {
         self.check_same_dim("add_col_sum_mat (rows)", m.num_rows());
         let sums: Vec<f64> = m.rows().map(crate::kernels::sum_f64).collect();
@@ -270,6 +280,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddMat")]
     pub fn add_mat(&mut self, alpha: R, a: &MatrixBase<R>, trans: Trans) {
         match trans {
             Trans::NoTrans => self.zip_rows_mut("add_mat", a, |o, x| {
@@ -291,6 +302,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `a.dim() != rows` or `b.dim() != cols`.
     #[track_caller]
+    #[doc(alias = "AddVecVec")]
     pub fn add_vec_vec(&mut self, alpha: R, a: &VectorBase<R>, b: &VectorBase<R>) {
         if (a.dim(), b.dim()) != self.shape() {
             shape_mismatch(
@@ -330,6 +342,7 @@ impl<R: Real> MatrixBase<R> {
     /// If the shapes do not fit.
     #[track_caller]
     #[allow(clippy::too_many_arguments)]
+    #[doc(alias("AddMatMat", "gemm", "matmul"))]
     pub fn add_mat_mat(
         &mut self,
         alpha: R,
@@ -379,6 +392,7 @@ impl<R: Real> MatrixBase<R> {
     /// If the shapes do not fit.
     #[track_caller]
     #[allow(clippy::too_many_arguments)]
+    #[doc(alias = "AddMatMatMat")]
     pub fn add_mat_mat_mat(
         &mut self,
         alpha: R,
@@ -420,6 +434,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias("SymAddMat2", "syrk"))]
     pub fn sym_add_mat2(&mut self, alpha: R, a: &MatrixBase<R>, trans: Trans, beta: R) {
         let (n, k) = op_shape(a, trans);
         self.check_same_shape("sym_add_mat2 (output vs op(A) op(A)^T)", (n, n));
@@ -453,6 +468,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "AddMatMatElements")]
     pub fn add_mat_mat_elements(
         &mut self,
         alpha: R,

@@ -233,6 +233,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias = "SymEig")]
     pub fn sym_eig(&self) -> Result<SymEig<R>, Error> {
         let n = self.square_dim("sym_eig");
         check_finite_lower(self, "sym_eig")?;
@@ -391,6 +392,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias("inverse", "inv"))]
     pub fn invert(&mut self) -> Result<(R, R), Error> {
         // The row-major buffer is A^T column-major; (A^T)^-1 = (A^-1)^T, so inverting it
         // in place leaves A^-1 in row-major order; det(A^T) = det(A).
@@ -423,6 +425,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias = "LogDet")]
     pub fn log_det(&self) -> (R, R) {
         let n = self.square_dim("log_det");
         if n == 0 {
@@ -477,6 +480,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias = "SymPosSemiDefEig")]
     pub fn sym_pos_semi_def_eig(&self, check_thresh: R) -> Result<SymEig<R>, Error> {
         self.square_dim("sym_pos_semi_def_eig");
         check_finite(self, "sym_pos_semi_def_eig")?;

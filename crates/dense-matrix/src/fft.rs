@@ -281,6 +281,7 @@ fn split_step<R: Real>(data: &mut [R], forward: bool, tw: &[R]) {
 /// in place, for any length in `O(N log N)`: powers of two by the radix-2 FFT, other
 /// lengths by Bluestein's chirp-z algorithm on power-of-two FFTs in `f64`.
 /// Panics on an odd dimension.
+#[doc(alias = "ComplexFft")]
 pub fn complex_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
     let dim = v.dim();
     if dim <= 1 {
@@ -392,6 +393,7 @@ fn direct_dft<R: Real>(data: &mut [R], forward: bool) {
 
 /// Kaldi's `RealFft(v, forward)`: the real transform of any even length in Kaldi's
 /// packing (a power of two plans like [`SplitRadixRealFft`]). Panics on an odd dimension.
+#[doc(alias = "RealFft")]
 pub fn real_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
     let n = v.dim();
     if n == 0 {
@@ -418,6 +420,7 @@ pub fn real_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
 
 /// Kaldi's `RealFftInefficient(v, forward)`: [`real_fft`] through a full complex
 /// transform of length `N` (for testing). Panics on an odd dimension.
+#[doc(alias = "RealFftInefficient")]
 pub fn real_fft_inefficient<R: Real>(v: &mut VectorBase<R>, forward: bool) {
     let n = v.dim();
     if n == 0 {
@@ -460,6 +463,7 @@ pub fn real_fft_inefficient<R: Real>(v: &mut VectorBase<R>, forward: bool) {
 /// Kaldi's `ComputeDctMatrix(M)`: `M[k][n] = c_k cos(pi / N (n + 1/2) k)` for a `K x N`
 /// matrix, `c_0 = sqrt(1/N)`, else `sqrt(2/N)` (the orthonormal DCT-II, first `K` rows).
 /// Panics on an empty matrix, as Kaldi asserts.
+#[doc(alias = "ComputeDctMatrix")]
 pub fn compute_dct_matrix<R: Real>(m: &mut MatrixBase<R>) {
     let (k_rows, n) = m.shape();
     if k_rows == 0 || n == 0 {

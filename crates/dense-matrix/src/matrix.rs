@@ -40,11 +40,14 @@ use crate::{Error, Real, VectorBase};
 
 /// How a new matrix lays out its rows (Kaldi's `MatrixStrideType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[doc(alias = "MatrixStrideType")]
 pub enum StrideType {
     /// Each row padded to a multiple of 16 bytes (Kaldi's `kDefaultStride`).
     #[default]
+    #[doc(alias = "kDefaultStride")]
     Default,
     /// Dense rows, `stride == cols` (Kaldi's `kStrideEqualNumCols`).
+    #[doc(alias = "kStrideEqualNumCols")]
     EqualNumCols,
 }
 
@@ -227,12 +230,14 @@ impl<R: Real> MatrixBase<R> {
 
     /// Number of rows.
     #[inline]
+    #[doc(alias = "NumRows")]
     pub fn num_rows(&self) -> usize {
         self.rows
     }
 
     /// Number of columns.
     #[inline]
+    #[doc(alias = "NumCols")]
     pub fn num_cols(&self) -> usize {
         self.cols
     }
@@ -271,6 +276,7 @@ impl<R: Real> MatrixBase<R> {
     /// If `r >= num_rows()`.
     #[inline]
     #[track_caller]
+    #[doc(alias = "RowData")]
     pub fn row_data(&self, r: usize) -> &[R] {
         if r >= self.rows {
             out_of_bounds("row", r, self.rows, "a matrix");
@@ -397,6 +403,7 @@ impl<R: Real> MatrixBase<R> {
 
     /// Rows `row0 .. row0 + n_rows` (Kaldi's `RowRange`).
     #[track_caller]
+    #[doc(alias = "RowRange")]
     pub fn row_range(&self, row0: usize, n_rows: usize) -> MatrixView<'_, R> {
         self.range(row0, n_rows, 0, self.cols)
     }
@@ -410,6 +417,7 @@ impl<R: Real> MatrixBase<R> {
 
     /// Columns `col0 .. col0 + n_cols` (Kaldi's `ColRange`).
     #[track_caller]
+    #[doc(alias = "ColRange")]
     pub fn col_range(&self, col0: usize, n_cols: usize) -> MatrixView<'_, R> {
         self.range(0, self.rows, col0, n_cols)
     }

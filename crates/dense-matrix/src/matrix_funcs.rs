@@ -11,6 +11,7 @@ use crate::{trace_mat_mat, Error, Matrix, MatrixBase, Position, Real, Trans, Vec
 /// # Panics
 /// If the shapes do not chain into a square product.
 #[track_caller]
+#[doc(alias = "TraceMatMatMat")]
 pub fn trace_mat_mat_mat<R: Real>(
     a: &MatrixBase<R>,
     trans_a: Trans,
@@ -29,6 +30,7 @@ pub fn trace_mat_mat_mat<R: Real>(
 /// If the shapes do not chain into a square product.
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
+#[doc(alias = "TraceMatMatMatMat")]
 pub fn trace_mat_mat_mat_mat<R: Real>(
     a: &MatrixBase<R>,
     trans_a: Trans,
@@ -104,6 +106,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `rows > cols` (no such basis exists), or a row fails 100 redraws.
     #[track_caller]
+    #[doc(alias = "OrthogonalizeRows")]
     pub fn orthogonalize_rows(&mut self, rng: &mut impl rand::Rng) {
         if self.num_rows() > self.num_cols() {
             shape_mismatch(
@@ -147,6 +150,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "AddVecDivVec")]
     pub fn add_vec_div_vec(&mut self, alpha: R, v: &VectorBase<R>, r: &VectorBase<R>, beta: R) {
         self.check_same_dim("add_vec_div_vec (v)", v.dim());
         self.check_same_dim("add_vec_div_vec (r)", r.dim());
@@ -165,6 +169,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `op(M) op(N)` is not `dim x dim`.
     #[track_caller]
+    #[doc(alias = "AddDiagMatMat")]
     pub fn add_diag_mat_mat(
         &mut self,
         alpha: R,
@@ -203,6 +208,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "ApplyLogAndCopy")]
     pub fn apply_log_and_copy(&mut self, v: &VectorBase<R>) -> Result<(), Error> {
         self.check_same_dim("apply_log_and_copy", v.dim());
         if let Some(i) = v.data().iter().position(|&x| x < R::ZERO) {
@@ -218,6 +224,7 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// Every element equal to `orig` becomes `changed` (Kaldi's `ReplaceValue`).
+    #[doc(alias = "ReplaceValue")]
     pub fn replace_value(&mut self, orig: R, changed: R) {
         for v in self.data_mut() {
             if *v == orig {

@@ -71,6 +71,7 @@ impl<R: Real> MatrixBase<R> {
     // ------------------------------------------------------------------ set and copy
 
     /// Sets every element to zero.
+    #[doc(alias = "SetZero")]
     pub fn set_zero(&mut self) {
         self.for_each_row_mut(|_, row| row.fill(R::ZERO));
     }
@@ -81,6 +82,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Sets the identity (ones on the diagonal, zeros elsewhere; any shape).
+    #[doc(alias = "SetUnit")]
     pub fn set_unit(&mut self) {
         self.for_each_row_mut(|r, row| {
             row.fill(R::ZERO);
@@ -91,6 +93,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Fills with standard normal samples from `rng` (Kaldi's `SetRandn`).
+    #[doc(alias = "SetRandn")]
     pub fn set_randn(&mut self, rng: &mut impl Rng) {
         for r in 0..self.num_rows() {
             for v in self.row_data_mut(r) {
@@ -101,6 +104,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Fills with uniform samples in `[0, 1)` from `rng` (Kaldi's `SetRandUniform`).
+    #[doc(alias = "SetRandUniform")]
     pub fn set_rand_uniform(&mut self, rng: &mut impl Rng) {
         for r in 0..self.num_rows() {
             for v in self.row_data_mut(r) {
@@ -115,6 +119,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not match.
     #[track_caller]
+    #[doc(alias = "CopyFromMat")]
     pub fn copy_from_mat<S: Real>(&mut self, src: &MatrixBase<S>, trans: Trans) {
         match trans {
             Trans::NoTrans => self.zip_rows_mut("copy_from_mat", src, |a, b| {
@@ -152,6 +157,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// For any other length.
     #[track_caller]
+    #[doc(alias = "CopyRowsFromVec")]
     pub fn copy_rows_from_vec(&mut self, v: &VectorBase<R>) {
         let (rows, cols) = self.shape();
         if v.dim() == rows * cols {
@@ -178,6 +184,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// For any other length.
     #[track_caller]
+    #[doc(alias = "CopyColsFromVec")]
     pub fn copy_cols_from_vec(&mut self, v: &VectorBase<R>) {
         let (rows, cols) = self.shape();
         if v.dim() == rows * cols {
@@ -204,6 +211,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `v.dim() != min(rows, cols)`.
     #[track_caller]
+    #[doc(alias = "CopyDiagFromVec")]
     pub fn copy_diag_from_vec(&mut self, v: &VectorBase<R>) {
         let n = self.num_rows().min(self.num_cols());
         v.check_same_dim("copy_diag_from_vec", n);
@@ -218,6 +226,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `indices.len() != rows`, the column counts differ, or an index is too large.
     #[track_caller]
+    #[doc(alias = "CopyRows")]
     pub fn copy_rows(&mut self, src: &MatrixBase<R>, indices: &[i32]) {
         if indices.len() != self.num_rows() || src.num_cols() != self.num_cols() {
             shape_mismatch(
@@ -240,6 +249,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `indices.len() != cols`, the row counts differ, or an index is too large.
     #[track_caller]
+    #[doc(alias = "CopyCols")]
     pub fn copy_cols(&mut self, src: &MatrixBase<R>, indices: &[i32]) {
         if indices.len() != self.num_cols() || src.num_rows() != self.num_rows() {
             shape_mismatch(
@@ -266,6 +276,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `indices.len() != rows`, the column counts differ, or an index is too large.
     #[track_caller]
+    #[doc(alias = "AddRows")]
     pub fn add_rows(&mut self, alpha: R, src: &MatrixBase<R>, indices: &[i32]) {
         if indices.len() != self.num_rows() || src.num_cols() != self.num_cols() {
             shape_mismatch(
@@ -300,6 +311,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias = "CopyLowerToUpper")]
     pub fn copy_lower_to_upper(&mut self) {
         let n = self.check_square("copy_lower_to_upper");
         for r in 0..n {
@@ -315,6 +327,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias = "CopyUpperToLower")]
     pub fn copy_upper_to_lower(&mut self) {
         let n = self.check_square("copy_upper_to_lower");
         for r in 0..n {
@@ -342,6 +355,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "MulElements")]
     pub fn mul_elements(&mut self, a: &MatrixBase<R>) {
         self.zip_rows_mut("mul_elements", a, |x, y| {
             x.iter_mut().zip(y).for_each(|(o, &v)| *o *= v)
@@ -353,6 +367,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "DivElements")]
     pub fn div_elements(&mut self, a: &MatrixBase<R>) {
         self.zip_rows_mut("div_elements", a, |x, y| {
             x.iter_mut().zip(y).for_each(|(o, &v)| *o /= v)
@@ -360,11 +375,13 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `self(i, j) = 1 / self(i, j)`.
+    #[doc(alias = "InvertElements")]
     pub fn invert_elements(&mut self) {
         self.for_each_row_mut(|_, row| row.iter_mut().for_each(|v| *v = R::ONE / *v));
     }
 
     /// Natural log of every element; an error (and no change) if one is negative.
+    #[doc(alias = "ApplyLog")]
     pub fn apply_log(&mut self) -> Result<(), Error> {
         for (r, row) in self.rows().enumerate() {
             if let Some(c) = row.iter().position(|&v| v < R::ZERO) {
@@ -379,17 +396,20 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `e^x` of every element.
+    #[doc(alias = "ApplyExp")]
     pub fn apply_exp(&mut self) {
         self.for_each_row_mut(|_, row| R::exp_slice(row));
     }
 
     /// `|x|` of every element.
+    #[doc(alias = "ApplyAbs")]
     pub fn apply_abs(&mut self) {
         self.for_each_row_mut(|_, row| row.iter_mut().for_each(|v| *v = v.abs()));
     }
 
     /// `x^power` of every element; an error (and no change) for a negative element and a
     /// non-integer power.
+    #[doc(alias = "ApplyPow")]
     pub fn apply_pow(&mut self, power: R) -> Result<(), Error> {
         if power.floor() != power {
             for (r, row) in self.rows().enumerate() {
@@ -407,6 +427,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `|x|^power`, times the sign of `x` when `include_sign` (Kaldi's `ApplyPowAbs`).
+    #[doc(alias = "ApplyPowAbs")]
     pub fn apply_pow_abs(&mut self, power: R, include_sign: bool) {
         self.for_each_row_mut(|_, row| {
             for v in row.iter_mut() {
@@ -417,6 +438,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `x = max(x, floor_val)`.
+    #[doc(alias = "ApplyFloor")]
     pub fn apply_floor(&mut self, floor_val: R) {
         self.for_each_row_mut(|_, row| {
             row.iter_mut().for_each(|v| {
@@ -428,6 +450,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `x = min(x, ceiling_val)`.
+    #[doc(alias = "ApplyCeiling")]
     pub fn apply_ceiling(&mut self, ceiling_val: R) {
         self.for_each_row_mut(|_, row| {
             row.iter_mut().for_each(|v| {
@@ -461,6 +484,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "SoftHinge")]
     pub fn soft_hinge(&mut self, src: &MatrixBase<R>) {
         self.zip_rows_mut("soft_hinge", src, kernels::soft_hinge);
     }
@@ -470,6 +494,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "DiffSigmoid")]
     pub fn diff_sigmoid(&mut self, value: &MatrixBase<R>, diff: &MatrixBase<R>) {
         value.check_same_shape("diff_sigmoid (diff)", diff.shape());
         self.check_same_shape("diff_sigmoid", value.shape());
@@ -485,6 +510,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "DiffTanh")]
     pub fn diff_tanh(&mut self, value: &MatrixBase<R>, diff: &MatrixBase<R>) {
         value.check_same_shape("diff_tanh (diff)", diff.shape());
         self.check_same_shape("diff_tanh", value.shape());
@@ -500,6 +526,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `scale.dim() != rows`.
     #[track_caller]
+    #[doc(alias = "MulRowsVec")]
     pub fn mul_rows_vec(&mut self, scale: &VectorBase<R>) {
         scale.check_same_dim("mul_rows_vec (rows)", self.num_rows());
         self.for_each_row_mut(|r, row| {
@@ -513,6 +540,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `scale.dim() != cols`.
     #[track_caller]
+    #[doc(alias = "MulColsVec")]
     pub fn mul_cols_vec(&mut self, scale: &VectorBase<R>) {
         scale.check_same_dim("mul_cols_vec (cols)", self.num_cols());
         self.for_each_row_mut(|_, row| {
@@ -525,6 +553,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `v.dim() != cols`.
     #[track_caller]
+    #[doc(alias = "AddVecToRows")]
     pub fn add_vec_to_rows(&mut self, alpha: R, v: &VectorBase<R>) {
         v.check_same_dim("add_vec_to_rows (cols)", self.num_cols());
         self.for_each_row_mut(|_, row| {
@@ -539,6 +568,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `v.dim() != rows`.
     #[track_caller]
+    #[doc(alias = "AddVecToCols")]
     pub fn add_vec_to_cols(&mut self, alpha: R, v: &VectorBase<R>) {
         v.check_same_dim("add_vec_to_cols (rows)", self.num_rows());
         self.for_each_row_mut(|r, row| {
@@ -548,6 +578,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `alpha` is added to the diagonal (Kaldi's `AddToDiag`).
+    #[doc(alias = "AddToDiag")]
     pub fn add_to_diag(&mut self, alpha: R) {
         let n = self.num_rows().min(self.num_cols());
         for i in 0..n {
@@ -559,6 +590,7 @@ impl<R: Real> MatrixBase<R> {
 
     /// Softmax over all elements; returns the log normaliser (Kaldi's
     /// `MatrixBase::ApplySoftMax`).
+    #[doc(alias("ApplySoftMax", "softmax"))]
     pub fn apply_softmax(&mut self) -> R {
         let m = self.max();
         let shift = m;
@@ -573,6 +605,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Softmax of every row separately (Kaldi's `SoftMaxPerRow`, in place).
+    #[doc(alias = "SoftMaxPerRow")]
     pub fn apply_softmax_per_row(&mut self) {
         self.for_each_row_mut(|_, row| {
             kernels::softmax(row);
@@ -580,6 +613,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Log-softmax of every row separately (Kaldi's `LogSoftMaxPerRow`, in place).
+    #[doc(alias = "LogSoftMaxPerRow")]
     pub fn apply_log_softmax_per_row(&mut self) {
         self.for_each_row_mut(|_, row| {
             kernels::log_softmax(row);
@@ -618,6 +652,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Frobenius norm `sqrt(sum x^2)`.
+    #[doc(alias = "FrobeniusNorm")]
     pub fn frobenius_norm(&self) -> R {
         R::from_f64(
             self.sum_rows_f64(|x| x.iter().map(|v| v.to_f64().powi(2)).sum())
@@ -636,12 +671,14 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Largest absolute value (`0` when empty).
+    #[doc(alias("LargestAbsElem", "max_abs", "amax"))]
     pub fn largest_abs_elem(&self) -> R {
         slices_norm(self.rows(), R::INFINITY)
     }
 
     /// Kaldi's `IsSymmetric(cutoff)`: square, and the antisymmetric part's absolute sum is
     /// at most `cutoff` times the symmetric part's.
+    #[doc(alias = "IsSymmetric")]
     pub fn is_symmetric(&self, cutoff: R) -> bool {
         if self.num_rows() != self.num_cols() {
             return false;
@@ -660,6 +697,7 @@ impl<R: Real> MatrixBase<R> {
 
     /// Kaldi's `IsDiagonal(cutoff)`: off-diagonal absolute sum at most `cutoff` times the
     /// diagonal's.
+    #[doc(alias = "IsDiagonal")]
     pub fn is_diagonal(&self, cutoff: R) -> bool {
         let (mut good, mut bad) = (0.0f64, 0.0f64);
         for (r, row) in self.rows().enumerate() {
@@ -675,6 +713,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Kaldi's `IsUnit(cutoff)`: every element within `cutoff` of the identity's.
+    #[doc(alias = "IsUnit")]
     pub fn is_unit(&self, cutoff: R) -> bool {
         self.rows().enumerate().all(|(r, row)| {
             row.iter().enumerate().all(|(c, &v)| {
@@ -685,6 +724,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// Kaldi's `IsZero(cutoff)`: every `|x| <= cutoff`.
+    #[doc(alias = "IsZero")]
     pub fn is_zero(&self, cutoff: R) -> bool {
         self.rows().all(|row| row.iter().all(|v| v.abs() <= cutoff))
     }
@@ -694,6 +734,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "ApproxEqual")]
     pub fn approx_equal(&self, other: &MatrixBase<R>, tol: R) -> bool {
         self.check_same_shape("approx_equal", other.shape());
         let diff: f64 = self
@@ -716,6 +757,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != rows * cols`.
     #[track_caller]
+    #[doc(alias = "CopyRowsFromMat")]
     pub fn copy_rows_from_mat<S: Real>(&mut self, m: &MatrixBase<S>) {
         let cols = m.num_cols();
         self.check_same_dim("copy_rows_from_mat (rows * cols)", m.num_rows() * cols);
@@ -734,6 +776,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != rows * cols`.
     #[track_caller]
+    #[doc(alias = "CopyColsFromMat")]
     pub fn copy_cols_from_mat<S: Real>(&mut self, m: &MatrixBase<S>) {
         let rows = m.num_rows();
         self.check_same_dim("copy_cols_from_mat (rows * cols)", rows * m.num_cols());
@@ -749,6 +792,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != cols` or `row` is out of range.
     #[track_caller]
+    #[doc(alias = "CopyRowFromMat")]
     pub fn copy_row_from_mat<S: Real>(&mut self, m: &MatrixBase<S>, row: usize) {
         self.copy_from_vec(m.row(row));
     }
@@ -758,6 +802,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != rows` or `col` is out of range.
     #[track_caller]
+    #[doc(alias = "CopyColFromMat")]
     pub fn copy_col_from_mat<S: Real>(&mut self, m: &MatrixBase<S>, col: usize) {
         self.check_same_dim("copy_col_from_mat (rows)", m.num_rows());
         if col >= m.num_cols() {
@@ -773,6 +818,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != min(rows, cols)`.
     #[track_caller]
+    #[doc(alias = "CopyDiagFromMat")]
     pub fn copy_diag_from_mat<S: Real>(&mut self, m: &MatrixBase<S>) {
         self.check_same_dim(
             "copy_diag_from_mat (min(rows, cols))",

@@ -69,6 +69,7 @@ impl<R: Real> MatrixBase<R> {
     /// `ln sum e^(x_ij)` over all elements, computed relative to the maximum; with
     /// `prune = Some(p)` the terms below `max - p` are left out (Kaldi's `LogSumExp`).
     /// `-inf` for the empty matrix or one of `-inf`s.
+    #[doc(alias = "LogSumExp")]
     pub fn log_sum_exp(&self, prune: Option<R>) -> R {
         if self.is_empty() {
             return R::NEG_INFINITY;
@@ -183,6 +184,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "PowAbs")]
     pub fn pow_abs(&mut self, src: &MatrixBase<R>, power: R, include_sign: bool) {
         self.zip_rows_mut("pow_abs", src, |o, x| {
             for (o, &x) in o.iter_mut().zip(x) {
@@ -232,6 +234,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// `x = 1` where `x > 0`, else `0`, in place (Kaldi's `ApplyHeaviside`).
+    #[doc(alias = "ApplyHeaviside")]
     pub fn apply_heaviside(&mut self) {
         self.for_each_row_mut(|_, row| {
             for v in row.iter_mut() {
@@ -246,6 +249,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "ExpSpecial")]
     pub fn exp_special(&mut self, src: &MatrixBase<R>) {
         self.zip_rows_mut("exp_special", src, |o, x| {
             for (o, &x) in o.iter_mut().zip(x) {
@@ -255,6 +259,7 @@ impl<R: Real> MatrixBase<R> {
     }
 
     /// [`MatrixBase::exp_special`] in place (Kaldi's `ApplyExpSpecial`).
+    #[doc(alias = "ApplyExpSpecial")]
     pub fn apply_exp_special(&mut self) {
         self.for_each_row_mut(|_, row| {
             for v in row.iter_mut() {
@@ -268,6 +273,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ or `lower > upper`.
     #[track_caller]
+    #[doc(alias = "ExpLimited")]
     pub fn exp_limited(&mut self, src: &MatrixBase<R>, lower_limit: R, upper_limit: R) {
         check_limits("exp_limited", lower_limit, upper_limit);
         self.zip_rows_mut("exp_limited", src, |o, x| {
@@ -282,6 +288,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `lower > upper`.
     #[track_caller]
+    #[doc(alias = "ApplyExpLimited")]
     pub fn apply_exp_limited(&mut self, lower_limit: R, upper_limit: R) {
         check_limits("apply_exp_limited", lower_limit, upper_limit);
         self.for_each_row_mut(|_, row| {
@@ -297,6 +304,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `op(M)` is not the shape of `self` or `v.dim() != cols`.
     #[track_caller]
+    #[doc(alias = "AddMatDiagVec")]
     pub fn add_mat_diag_vec(
         &mut self,
         alpha: R,
@@ -340,6 +348,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `op(M)` is not the shape of `self` or `v.dim() != rows`.
     #[track_caller]
+    #[doc(alias = "AddDiagVecMat")]
     pub fn add_diag_vec_mat(
         &mut self,
         alpha: R,
@@ -369,6 +378,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `indices.len() != cols`, the row counts differ, or an index is too large.
     #[track_caller]
+    #[doc(alias = "AddCols")]
     pub fn add_cols(&mut self, src: &MatrixBase<R>, indices: &[i32]) {
         if indices.len() != self.num_cols() || src.num_rows() != self.num_rows() {
             shape_mismatch(
@@ -398,6 +408,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `indexes.len() != rows`, the column counts differ, or an index is too large.
     #[track_caller]
+    #[doc(alias = "AddToRows")]
     pub fn add_to_rows(&self, alpha: R, indexes: &[i32], dst: &mut MatrixBase<R>) {
         if indexes.len() != self.num_rows() || dst.num_cols() != self.num_cols() {
             shape_mismatch(
@@ -421,6 +432,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `dst.len() != rows` or a destination's length is not `cols`.
     #[track_caller]
+    #[doc(alias = "CopyToRows")]
     pub fn copy_to_rows(&self, dst: &mut [Option<&mut [R]>]) {
         if dst.len() != self.num_rows() {
             dim_mismatch(
@@ -523,6 +535,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `v.dim() != cols` or `row` is out of range.
     #[track_caller]
+    #[doc(alias = "CopyRowFromVec")]
     pub fn copy_row_from_vec(&mut self, v: &VectorBase<R>, row: usize) {
         v.check_same_dim("copy_row_from_vec (cols)", self.num_cols());
         self.row_data_mut(row).copy_from_slice(v.data());
@@ -533,6 +546,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `v.dim() != rows` or `col` is out of range.
     #[track_caller]
+    #[doc(alias = "CopyColFromVec")]
     pub fn copy_col_from_vec(&mut self, v: &VectorBase<R>, col: usize) {
         v.check_same_dim("copy_col_from_vec (rows)", self.num_rows());
         if col >= self.num_cols() {
@@ -550,6 +564,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the rows differ, `cols` does not divide `src.cols`, or `power < 0`.
     #[track_caller]
+    #[doc(alias = "GroupPnorm")]
     pub fn group_pnorm(&mut self, src: &MatrixBase<R>, power: R) {
         let g = group_size("group_pnorm", src.shape(), self.shape());
         if power < R::ZERO || power.is_nan() {
@@ -572,6 +587,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `input` is not the shape of `self`, or `output`'s columns do not divide it.
     #[track_caller]
+    #[doc(alias = "GroupPnormDeriv")]
     pub fn group_pnorm_deriv(&mut self, input: &MatrixBase<R>, output: &MatrixBase<R>, power: R) {
         self.check_same_shape("group_pnorm_deriv (input)", input.shape());
         let g = group_size("group_pnorm_deriv", self.shape(), output.shape());
@@ -607,6 +623,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the rows differ or `cols` does not divide `src.cols`.
     #[track_caller]
+    #[doc(alias = "GroupMax")]
     pub fn group_max(&mut self, src: &MatrixBase<R>) {
         let g = group_size("group_max", src.shape(), self.shape());
         self.for_each_row_mut(|r, row| {
@@ -629,6 +646,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `input` is not the shape of `self`, or `output`'s columns do not divide it.
     #[track_caller]
+    #[doc(alias = "GroupMaxDeriv")]
     pub fn group_max_deriv(&mut self, input: &MatrixBase<R>, output: &MatrixBase<R>) {
         self.check_same_shape("group_max_deriv (input)", input.shape());
         let g = group_size("group_max_deriv", self.shape(), output.shape());
@@ -645,6 +663,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the rows differ or `src.cols` does not divide `cols`.
     #[track_caller]
+    #[doc(alias = "MulRowsGroupMat")]
     pub fn mul_rows_group_mat(&mut self, src: &MatrixBase<R>) {
         let g = group_size("mul_rows_group_mat", self.shape(), src.shape());
         self.for_each_row_mut(|r, row| {
@@ -660,6 +679,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes differ.
     #[track_caller]
+    #[doc(alias = "SetMatMatDivMat")]
     pub fn set_mat_mat_div_mat(&mut self, a: &MatrixBase<R>, b: &MatrixBase<R>, c: &MatrixBase<R>) {
         self.check_same_shape("set_mat_mat_div_mat (a)", a.shape());
         self.check_same_shape("set_mat_mat_div_mat (b)", b.shape());

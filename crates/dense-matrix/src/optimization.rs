@@ -48,6 +48,7 @@ impl Default for LinearCgdOptions {
 /// If `b` or `x` does not have `A`'s dimension, or `recompute_residual_factor` is not in
 /// `(0, 1]`.
 #[track_caller]
+#[doc(alias = "LinearCgd")]
 pub fn linear_cgd<R: Real>(
     opts: &LinearCgdOptions,
     a: &SpMatrix<R>,
@@ -328,17 +329,20 @@ impl<R: Real> OptimizeLbfgs<R> {
 
     /// Kaldi's `GetValue(&objf)`: the best point so far and its function value (the
     /// starting point and `+inf` / `-inf` before any step).
+    #[doc(alias = "GetValue")]
     pub fn get_value(&self) -> (&VectorBase<R>, R) {
         (&self.best_x, self.best_f)
     }
 
     /// Kaldi's `GetProposedValue()`: where the caller should evaluate the function next.
+    #[doc(alias = "GetProposedValue")]
     pub fn get_proposed_value(&self) -> &VectorBase<R> {
         &self.new_x
     }
 
     /// Kaldi's `RecentStepLength()`: the mean length of the last steps (`+inf` before any;
     /// 0 after two zero-length steps in a row, a sign of repeated restarts).
+    #[doc(alias = "RecentStepLength")]
     pub fn recent_step_length(&self) -> R {
         let n = self.step_lengths.len();
         if n == 0 {
@@ -359,6 +363,7 @@ impl<R: Real> OptimizeLbfgs<R> {
     /// # Panics
     /// If `gradient` does not have the dimension of `x`.
     #[track_caller]
+    #[doc(alias = "DoStep")]
     pub fn do_step(&mut self, function_value: R, gradient: &VectorBase<R>) {
         if gradient.dim() != self.x.dim() {
             dim_mismatch(

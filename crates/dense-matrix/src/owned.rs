@@ -169,6 +169,7 @@ impl<R: Real> Matrix<R> {
     /// # Panics
     /// If `r >= num_rows()`.
     #[track_caller]
+    #[doc(alias = "RemoveRow")]
     pub fn remove_row(&mut self, r: usize) {
         let (rows, stride) = (self.header.rows, self.header.stride);
         if r >= rows {

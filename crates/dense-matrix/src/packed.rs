@@ -24,10 +24,13 @@ const DIAG_N: c_char = b'N' as c_char;
 pub enum SpCopyType {
     /// `(M + M^T) / 2` (Kaldi's `kTakeMean`, the default).
     #[default]
+    #[doc(alias = "kTakeMean")]
     TakeMean,
     /// The lower triangle (Kaldi's `kTakeLower`).
+    #[doc(alias = "kTakeLower")]
     TakeLower,
     /// The upper triangle (Kaldi's `kTakeUpper`).
+    #[doc(alias = "kTakeUpper")]
     TakeUpper,
 }
 
@@ -124,6 +127,7 @@ macro_rules! packed_common {
             }
 
             /// Number of rows (= columns).
+            #[doc(alias = "NumRows")]
             pub fn num_rows(&self) -> usize {
                 self.n
             }
@@ -145,6 +149,7 @@ macro_rules! packed_common {
 
             /// Fills the packed elements with standard normal samples from `rng` (Kaldi's
             /// `SetRandn`; `Matrix::set_randn`'s convention).
+            #[doc(alias = "SetRandn")]
             pub fn set_randn(&mut self, rng: &mut impl rand::Rng) {
                 for v in self.data.iter_mut() {
                     let x: f64 = rand_distr::StandardNormal.sample(rng);
@@ -158,6 +163,7 @@ macro_rules! packed_common {
             }
 
             /// Adds `alpha` to the diagonal.
+            #[doc(alias = "AddToDiag")]
             pub fn add_to_diag(&mut self, alpha: R) {
                 for i in 0..self.n {
                     self.data[packed_len(i) + i] += alpha;
@@ -230,6 +236,7 @@ impl<R: Real> SpMatrix<R> {
 
     /// Inverts in place by Bunch-Kaufman (LAPACK `sptrf` + `sptri`; Kaldi's `Invert`); a
     /// NaN or infinite element is [`Error::NotFinite`] and leaves the matrix unchanged.
+    #[doc(alias("inverse", "inv"))]
     pub fn invert(&mut self) -> Result<(), Error> {
         if self.n == 0 {
             return Ok(());
@@ -275,6 +282,7 @@ impl<R: Real> SpMatrix<R> {
 
     /// `ln det` of a positive definite matrix via its Cholesky factor (Kaldi's
     /// `LogPosDefDet`); an error if it is not positive definite.
+    #[doc(alias = "LogPosDefDet")]
     pub fn log_pos_def_det(&self) -> Result<R, Error> {
         let l = TpMatrix::cholesky(self)?;
         let sum: f64 = (0..self.n)
@@ -354,6 +362,7 @@ impl<R: Real> TpMatrix<R> {
 
     /// Inverts in place (LAPACK `tptri`; Kaldi's `TpMatrix::Invert`); a NaN or infinite
     /// element is [`Error::NotFinite`] and leaves the matrix unchanged.
+    #[doc(alias("inverse", "inv"))]
     pub fn invert(&mut self) -> Result<(), Error> {
         if self.n == 0 {
             return Ok(());
@@ -432,6 +441,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "AddSpVec")]
     pub fn add_sp_vec(&mut self, alpha: R, sp: &SpMatrix<R>, v: &VectorBase<R>, beta: R) {
         self.check_same_dim("add_sp_vec (rows of S)", sp.n);
         v.check_same_dim("add_sp_vec (cols of S)", sp.n);
@@ -462,6 +472,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "MulTp")]
     pub fn mul_tp(&mut self, tp: &TpMatrix<R>, trans: Trans) {
         self.check_same_dim("mul_tp", tp.n);
         if tp.n == 0 {
@@ -508,6 +519,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "AddTpVec")]
     pub fn add_tp_vec(
         &mut self,
         alpha: R,

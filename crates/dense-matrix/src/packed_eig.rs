@@ -223,6 +223,7 @@ fn sort_abs_desc_rows<R: Real>(s: &mut Vector<R>, r: &mut Matrix<R>) {
 impl<R: Real> SpMatrix<R> {
     /// Kaldi's `IsTridiagonal(cutoff)`: every element more than one place off the diagonal
     /// is at most `cutoff` times the largest absolute value on the band.
+    #[doc(alias = "IsTridiagonal")]
     pub fn is_tridiagonal(&self, cutoff: R) -> bool {
         self.largest_off_band().1 <= cutoff.to_f64() * self.band_max()
     }
@@ -380,6 +381,7 @@ impl<R: Real> SpMatrix<R> {
     /// If `s.dim() > n` or `p` is not `n x s.dim()`.
     #[track_caller]
     #[allow(clippy::needless_range_loop)] // `d` indexes rows of `q` and of `T` alike
+    #[doc(alias = "TopEigs")]
     pub fn top_eigs(
         &self,
         s: &mut VectorBase<R>,
@@ -554,6 +556,7 @@ impl<R: Real> SpMatrix<R> {
     /// Errors: [`Error::InvalidArgument`] unless `max_cond > 1`; [`Error::NegativeEigenvalue`]
     /// if an eigenvalue is below `-0.001` times the largest (Kaldi asserts); the matrix is
     /// then unchanged.
+    #[doc(alias = "LimitCond")]
     pub fn limit_cond(&mut self, max_cond: R, invert: bool) -> Result<usize, Error> {
         if max_cond.partial_cmp(&R::ONE) != Some(std::cmp::Ordering::Greater) {
             return Err(Error::InvalidArgument {
@@ -592,6 +595,7 @@ impl<R: Real> SpMatrix<R> {
         clippy::missing_panics_doc,
         reason = "the f64 copy has the same packed length"
     )]
+    #[doc(alias = "LimitCondDouble")]
     pub fn limit_cond_double(&mut self, max_cond: R, invert: bool) -> Result<usize, Error> {
         let mut wide = SpMatrix::<f64>::from_packed(
             self.num_rows(),
@@ -617,6 +621,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "ApplyFloor")]
     pub fn apply_floor(&mut self, floor: &SpMatrix<R>, alpha: R) -> Result<usize, Error> {
         let n = self.num_rows();
         if floor.num_rows() != n {

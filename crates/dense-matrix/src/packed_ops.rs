@@ -51,6 +51,7 @@ fn mirror_lower<R: Real>(full: &mut [R], n: usize) {
 
 impl<R: Real> MatrixBase<R> {
     /// The smallest singular value (Kaldi's `MinSingularValue`); 0 x 0 gives `+inf`.
+    #[doc(alias = "MinSingularValue")]
     pub fn min_singular_value(&self) -> Result<R, Error> {
         let s = self.svd()?.s;
         Ok(if s.dim() == 0 { R::INFINITY } else { s.min() })
@@ -62,6 +63,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the matrix is not square.
     #[track_caller]
+    #[doc(alias = "InvertDouble")]
     pub fn invert_double(&mut self) -> Result<(R, R), Error> {
         let mut d = Matrix::<f64>::new(self.num_rows(), self.num_cols());
         d.copy_from_mat(self, Trans::NoTrans);
@@ -75,6 +77,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If `self` is not `n x n`.
     #[track_caller]
+    #[doc(alias = "AddSp")]
     pub fn add_sp(&mut self, alpha: R, s: &SpMatrix<R>) {
         let n = s.num_rows();
         self.check_same_shape("add_sp", (n, n));
@@ -94,6 +97,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddSpMat")]
     pub fn add_sp_mat(
         &mut self,
         alpha: R,
@@ -174,6 +178,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddTpMat")]
     pub fn add_tp_mat(
         &mut self,
         alpha: R,
@@ -192,6 +197,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddMatSp")]
     pub fn add_mat_sp(
         &mut self,
         alpha: R,
@@ -210,6 +216,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddMatTp")]
     pub fn add_mat_tp(
         &mut self,
         alpha: R,
@@ -229,6 +236,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddTpTp")]
     pub fn add_tp_tp(
         &mut self,
         alpha: R,
@@ -247,6 +255,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddSpSp")]
     pub fn add_sp_sp(&mut self, alpha: R, a: &SpMatrix<R>, b: &SpMatrix<R>, beta: R) {
         let (a, b) = (a.to_matrix(), b.to_matrix());
         self.add_mat_mat(alpha, &a, Trans::NoTrans, &b, Trans::NoTrans, beta);
@@ -258,6 +267,7 @@ impl<R: Real> MatrixBase<R> {
     /// # Panics
     /// If the shapes do not fit.
     #[track_caller]
+    #[doc(alias = "AddSpMatSp")]
     pub fn add_sp_mat_sp(
         &mut self,
         alpha: R,
@@ -283,12 +293,14 @@ impl<R: Real> MatrixBase<R> {
 
 impl<R: Real> SpMatrix<R> {
     /// The identity (Kaldi's `SetUnit`).
+    #[doc(alias = "SetUnit")]
     pub fn set_unit(&mut self) {
         self.data_mut().fill(R::ZERO);
         self.set_diag(R::ONE);
     }
 
     /// Every diagonal element becomes `alpha` (Kaldi's `SetDiag`).
+    #[doc(alias = "SetDiag")]
     pub fn set_diag(&mut self, alpha: R) {
         for i in 0..self.num_rows() {
             self.data_mut()[row_start(i) + i] = alpha;
@@ -296,6 +308,7 @@ impl<R: Real> SpMatrix<R> {
     }
 
     /// The diagonal is multiplied by `alpha` (Kaldi's `ScaleDiag`).
+    #[doc(alias = "ScaleDiag")]
     pub fn scale_diag(&mut self, alpha: R) {
         for i in 0..self.num_rows() {
             self.data_mut()[row_start(i) + i] *= alpha;
@@ -307,6 +320,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If `v.dim() != n`.
     #[track_caller]
+    #[doc(alias = "AddDiagVec")]
     pub fn add_diag_vec(&mut self, alpha: R, v: &VectorBase<R>) {
         v.check_same_dim("add_diag_vec", self.num_rows());
         for i in 0..self.num_rows() {
@@ -319,6 +333,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If `v.dim() != n`.
     #[track_caller]
+    #[doc(alias = "AddVec2")]
     pub fn add_vec2(&mut self, alpha: R, v: &VectorBase<R>) {
         v.check_same_dim("add_vec2", self.num_rows());
         for i in 0..self.num_rows() {
@@ -336,6 +351,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If `op(M)` does not have `n` rows.
     #[track_caller]
+    #[doc(alias = "AddMat2")]
     pub fn add_mat2(&mut self, alpha: R, m: &MatrixBase<R>, trans: Trans, beta: R) {
         let n = self.num_rows();
         let rows = match trans {
@@ -376,6 +392,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If `op(M)` is not `n x A.n`.
     #[track_caller]
+    #[doc(alias = "AddMat2Sp")]
     pub fn add_mat2_sp(
         &mut self,
         alpha: R,
@@ -393,6 +410,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If `op(M)` is not `n x v.dim()`.
     #[track_caller]
+    #[doc(alias = "AddMat2Vec")]
     pub fn add_mat2_vec(
         &mut self,
         alpha: R,
@@ -412,6 +430,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "AddTp2")]
     pub fn add_tp2(&mut self, alpha: R, t: &TpMatrix<R>, trans: Trans, beta: R) {
         let t = t.to_matrix();
         self.add_mat2(alpha, &t, trans, beta);
@@ -422,6 +441,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "AddTp2Sp")]
     pub fn add_tp2_sp(
         &mut self,
         alpha: R,
@@ -440,6 +460,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "AddVec2Sp")]
     pub fn add_vec2_sp(&mut self, alpha: R, v: &VectorBase<R>, s: &SpMatrix<R>, beta: R) {
         let n = self.num_rows();
         v.check_same_dim("add_vec2_sp (v)", n);
@@ -463,6 +484,7 @@ impl<R: Real> SpMatrix<R> {
     /// `self = P diag(s^power) P^T` from `self = P diag(s) P^T` (Kaldi's `ApplyPow`): the
     /// matrix must be positive semi-definite (through `sym_pos_semi_def_eig` with Kaldi's
     /// tolerance 0.001), else an error and no change.
+    #[doc(alias = "ApplyPow")]
     pub fn apply_pow(&mut self, power: R) -> Result<(), Error> {
         if power == R::ONE || self.num_rows() == 0 {
             return Ok(());
@@ -517,6 +539,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "AddPacked")]
     pub fn add_packed(&mut self, alpha: R, m: &SpMatrix<R>) {
         if m.num_rows() != self.num_rows() {
             shape_mismatch(
@@ -546,6 +569,7 @@ impl<R: Real> SpMatrix<R> {
 
     /// Whether the matrix is positive definite: its Cholesky factorisation succeeds
     /// (Kaldi's `IsPosDef`); a NaN or infinite element gives `false`.
+    #[doc(alias = "IsPosDef")]
     pub fn is_pos_def(&self) -> bool {
         TpMatrix::cholesky(self).is_ok()
     }
@@ -557,6 +581,7 @@ impl<R: Real> SpMatrix<R> {
     }
 
     /// The largest eigenvalue in absolute value (Kaldi's `MaxAbsEig`); 0 when empty.
+    #[doc(alias = "MaxAbsEig")]
     pub fn max_abs_eig(&self) -> Result<R, Error> {
         let s = self.eig()?.s;
         Ok(s.data().iter().fold(R::ZERO, |m, &x| m.max(x.abs())))
@@ -568,6 +593,7 @@ impl<R: Real> SpMatrix<R> {
 /// # Panics
 /// If the dimensions differ from `n`.
 #[track_caller]
+#[doc(alias = "VecSpVec")]
 pub fn vec_sp_vec<R: Real>(v1: &VectorBase<R>, s: &SpMatrix<R>, v2: &VectorBase<R>) -> R {
     v1.check_same_dim("vec_sp_vec (v1)", s.num_rows());
     v2.check_same_dim("vec_sp_vec (v2)", s.num_rows());
@@ -581,6 +607,7 @@ pub fn vec_sp_vec<R: Real>(v1: &VectorBase<R>, s: &SpMatrix<R>, v2: &VectorBase<
 /// # Panics
 /// If the orders differ.
 #[track_caller]
+#[doc(alias = "TraceSpSp")]
 pub fn trace_sp_sp<R: Real>(a: &SpMatrix<R>, b: &SpMatrix<R>) -> R {
     let n = a.num_rows();
     if b.num_rows() != n {
@@ -603,6 +630,7 @@ pub fn trace_sp_sp<R: Real>(a: &SpMatrix<R>, b: &SpMatrix<R>) -> R {
 /// # Panics
 /// If `M` is not `n x n`.
 #[track_caller]
+#[doc(alias = "TraceSpMat")]
 pub fn trace_sp_mat<R: Real>(a: &SpMatrix<R>, m: &MatrixBase<R>) -> R {
     let n = a.num_rows();
     if m.shape() != (n, n) {
@@ -624,6 +652,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If an element is negative or NaN, or the sum is not positive and finite.
     #[track_caller]
+    #[doc(alias = "RandCategorical")]
     pub fn rand_categorical(&self, rng: &mut impl rand::Rng) -> usize {
         if let Some(i) = self.data().iter().position(|&x| x < R::ZERO || x.is_nan()) {
             crate::error::precondition(&format!(
@@ -654,6 +683,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimension differs.
     #[track_caller]
+    #[doc(alias = "CopyFromPacked")]
     pub fn copy_from_packed(&mut self, packed: &[R]) {
         self.check_same_dim("copy_from_packed", packed.len());
         self.data_mut().copy_from_slice(packed);
@@ -664,6 +694,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != n`.
     #[track_caller]
+    #[doc(alias = "CopyDiagFromSp")]
     pub fn copy_diag_from_sp(&mut self, s: &SpMatrix<R>) {
         self.copy_diag_from_packed(s.num_rows(), s.data());
     }
@@ -673,6 +704,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != n`.
     #[track_caller]
+    #[doc(alias = "CopyDiagFromTp")]
     pub fn copy_diag_from_tp(&mut self, t: &TpMatrix<R>) {
         self.copy_diag_from_packed(t.num_rows(), t.data());
     }
@@ -682,6 +714,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != n` or `packed` is not `n (n + 1) / 2` long.
     #[track_caller]
+    #[doc(alias = "CopyDiagFromPacked")]
     pub fn copy_diag_from_packed(&mut self, n: usize, packed: &[R]) {
         self.check_same_dim("copy_diag_from_packed", n);
         if n.checked_mul(n + 1).map(|x| x / 2) != Some(packed.len()) {
@@ -701,6 +734,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If `dim() != n` or `row >= n`.
     #[track_caller]
+    #[doc(alias = "CopyRowFromSp")]
     pub fn copy_row_from_sp(&mut self, s: &SpMatrix<R>, row: usize) {
         let n = s.num_rows();
         self.check_same_dim("copy_row_from_sp", n);
@@ -716,6 +750,7 @@ impl<R: Real> VectorBase<R> {
 impl<R: Real> SpMatrix<R> {
     /// Kaldi's `IsDiagonal(cutoff)`: the off-diagonal absolute sum (lower triangle) is at
     /// most `cutoff` times the diagonal's.
+    #[doc(alias = "IsDiagonal")]
     pub fn is_diagonal(&self, cutoff: R) -> bool {
         let (mut good, mut bad) = (0.0f64, 0.0f64);
         for i in 0..self.num_rows() {
@@ -732,6 +767,7 @@ impl<R: Real> SpMatrix<R> {
     }
 
     /// Kaldi's `IsUnit(cutoff)`: every element within `cutoff` of the identity's.
+    #[doc(alias = "IsUnit")]
     pub fn is_unit(&self, cutoff: R) -> bool {
         (0..self.num_rows()).all(|i| {
             let start = row_start(i);
@@ -743,12 +779,14 @@ impl<R: Real> SpMatrix<R> {
     }
 
     /// Kaldi's `IsZero(cutoff)`: every `|x| <= cutoff` (true when empty).
+    #[doc(alias = "IsZero")]
     pub fn is_zero(&self, cutoff: R) -> bool {
         self.data().iter().all(|x| x.abs() <= cutoff)
     }
 
     /// The Frobenius norm of the full symmetric matrix (off-diagonal elements count
     /// twice; Kaldi's `FrobeniusNorm`), accumulated in `f64`.
+    #[doc(alias = "FrobeniusNorm")]
     pub fn frobenius_norm(&self) -> R {
         let mut sum = 0.0f64;
         for i in 0..self.num_rows() {
@@ -767,6 +805,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "ApproxEqual")]
     pub fn approx_equal(&self, other: &SpMatrix<R>, tol: R) -> bool {
         let n = self.num_rows();
         if other.num_rows() != n {
@@ -778,6 +817,7 @@ impl<R: Real> SpMatrix<R> {
     }
 
     /// `(ln|det|, sign of det)` by LU (Kaldi's `LogDet(&sign)`); `(-inf, 0)` if singular.
+    #[doc(alias = "LogDet")]
     pub fn log_det(&self) -> (R, R) {
         self.to_matrix().log_det()
     }
@@ -787,6 +827,7 @@ impl<R: Real> SpMatrix<R> {
     /// # Panics
     /// If `v` or `w` does not have dimension `n`.
     #[track_caller]
+    #[doc(alias = "AddVecVec")]
     pub fn add_vec_vec(&mut self, alpha: R, v: &VectorBase<R>, w: &VectorBase<R>) {
         let n = self.num_rows();
         v.check_same_dim("add_vec_vec (v)", n);
@@ -804,6 +845,7 @@ impl<R: Real> SpMatrix<R> {
     /// the eigenvalues ascending (LAPACK `syevd`) and negative ones set to 0; an
     /// eigenvalue below `-tolerance` times the largest is [`Error::NegativeEigenvalue`]
     /// (Kaldi asserts; its default tolerance is `0.001`).
+    #[doc(alias = "SymPosSemiDefEig")]
     pub fn sym_pos_semi_def_eig(&self, tolerance: R) -> Result<crate::SymEig<R>, Error> {
         self.psd_eig("SpMatrix::sym_pos_semi_def_eig", tolerance.to_f64())
     }
@@ -815,6 +857,7 @@ impl<R: Real> SpMatrix<R> {
 /// # Panics
 /// If the orders differ.
 #[track_caller]
+#[doc(alias = "TraceSpSpLower")]
 pub fn trace_sp_sp_lower<R: Real>(a: &SpMatrix<R>, b: &SpMatrix<R>) -> R {
     let n = a.num_rows();
     if b.num_rows() != n {
@@ -834,6 +877,7 @@ pub fn trace_sp_sp_lower<R: Real>(a: &SpMatrix<R>, b: &SpMatrix<R>) -> R {
 /// # Panics
 /// If the shapes do not fit.
 #[track_caller]
+#[doc(alias = "TraceMatSpMat")]
 pub fn trace_mat_sp_mat<R: Real>(
     a: &MatrixBase<R>,
     trans_a: Trans,
@@ -858,6 +902,7 @@ pub fn trace_mat_sp_mat<R: Real>(
 /// # Panics
 /// If the shapes do not fit.
 #[track_caller]
+#[doc(alias = "TraceMatSpMatSp")]
 pub fn trace_mat_sp_mat_sp<R: Real>(
     a: &MatrixBase<R>,
     trans_a: Trans,
@@ -900,6 +945,7 @@ impl<R: Real> TpMatrix<R> {
         clippy::missing_panics_doc,
         reason = "the f64 copy has the same packed length"
     )]
+    #[doc(alias = "InvertDouble")]
     pub fn invert_double(&mut self) -> Result<(), Error> {
         let mut wide = TpMatrix::<f64>::from_packed(
             self.num_rows(),
@@ -919,6 +965,7 @@ impl<R: Real> TpMatrix<R> {
     /// # Panics
     /// If `M` is not `n x n`.
     #[track_caller]
+    #[doc(alias = "CopyFromMat")]
     pub fn copy_from_mat(&mut self, m: &MatrixBase<R>, trans: Trans) {
         let n = self.num_rows();
         if m.shape() != (n, n) {
@@ -940,6 +987,7 @@ impl<R: Real> TpMatrix<R> {
     /// # Panics
     /// If the orders differ.
     #[track_caller]
+    #[doc(alias = "AddTp")]
     pub fn add_tp(&mut self, alpha: R, m: &TpMatrix<R>) {
         if m.num_rows() != self.num_rows() {
             shape_mismatch(

@@ -160,6 +160,7 @@ fn is_zero<R: Real>(h: &SpMatrix<R>) -> bool {
 /// # Panics
 /// If `g` or `x` does not have `H`'s order.
 #[track_caller]
+#[doc(alias = "SolveQuadraticProblem")]
 pub fn solve_quadratic_problem<R: Real>(
     h: &SpMatrix<R>,
     g: &VectorBase<R>,
@@ -262,6 +263,7 @@ fn solve_quadratic_f64(
 /// # Panics
 /// If the shapes do not fit `M`.
 #[track_caller]
+#[doc(alias = "SolveQuadraticMatrixProblem")]
 pub fn solve_quadratic_matrix_problem<R: Real>(
     q: &SpMatrix<R>,
     y: &MatrixBase<R>,
@@ -382,6 +384,7 @@ pub fn solve_quadratic_matrix_problem<R: Real>(
 /// order `cols`).
 #[track_caller]
 #[allow(clippy::too_many_arguments)] // Kaldi's signature
+#[doc(alias = "SolveDoubleQuadraticMatrixProblem")]
 pub fn solve_double_quadratic_matrix_problem<R: Real>(
     g: &MatrixBase<R>,
     p1: &SpMatrix<R>,

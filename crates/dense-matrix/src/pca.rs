@@ -34,6 +34,7 @@ use crate::{Error, Matrix, MatrixBase, Real, Trans, Vector};
 /// # Panics
 /// If `u.num_cols() != D`, `G > min(N, D)`, or `a` is not `N x G`.
 #[track_caller]
+#[doc(alias = "ComputePca")]
 pub fn compute_pca<R: Real>(
     x: &MatrixBase<R>,
     u: &mut MatrixBase<R>,

@@ -15,10 +15,13 @@ use lapack_sys as lp;
 
 /// The transpose flag of BLAS-like calls, Kaldi's `kNoTrans` / `kTrans`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias("MatrixTransposeType", "Transpose"))]
 pub enum Trans {
     /// Use the matrix as it is (Kaldi's `kNoTrans`).
+    #[doc(alias("kNoTrans", "No", "CblasNoTrans"))]
     NoTrans,
     /// Use the transpose of the matrix (Kaldi's `kTrans`).
+    #[doc(alias("kTrans", "Transposed", "CblasTrans"))]
     Trans,
 }
 

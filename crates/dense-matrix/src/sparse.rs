@@ -100,11 +100,13 @@ impl<R: Real> SparseVector<R> {
     }
 
     /// Kaldi's `NumElements()`: the number of stored pairs.
+    #[doc(alias = "NumElements")]
     pub fn num_elements(&self) -> usize {
         self.pairs.len()
     }
 
     /// Kaldi's `GetElement(i)`: the `i`-th stored pair.
+    #[doc(alias = "GetElement")]
     pub fn get_element(&self, i: usize) -> (usize, R) {
         match self.pairs.get(i) {
             Some(&p) => p,
@@ -155,6 +157,7 @@ impl<R: Real> SparseVector<R> {
     }
 
     /// Kaldi's `CopyElementsToVec(vec)`: `vec` becomes this vector, dense.
+    #[doc(alias = "CopyElementsToVec")]
     pub fn copy_elements_to_vec(&self, vec: &mut VectorBase<R>) {
         if vec.dim() != self.dim {
             dim_mismatch(
@@ -173,6 +176,7 @@ impl<R: Real> SparseVector<R> {
     }
 
     /// Kaldi's `AddToVec(alpha, vec)`: `vec += alpha * self`.
+    #[doc(alias = "AddToVec")]
     pub fn add_to_vec(&self, alpha: R, vec: &mut VectorBase<R>) {
         if vec.dim() != self.dim {
             dim_mismatch(
@@ -286,6 +290,7 @@ impl<R: Real> SparseVector<R> {
 }
 
 /// Kaldi's `VecSvec(vec, svec)`: the dot product of a dense and a sparse vector.
+#[doc(alias = "VecSvec")]
 pub fn vec_svec<R: Real>(vec: &VectorBase<R>, svec: &SparseVector<R>) -> R {
     if vec.dim() != svec.dim() {
         dim_mismatch(
@@ -343,16 +348,19 @@ impl<R: Real> SparseMatrix<R> {
     }
 
     /// Kaldi's `NumRows()`.
+    #[doc(alias = "NumRows")]
     pub fn num_rows(&self) -> usize {
         self.rows.len()
     }
 
     /// Kaldi's `NumCols()`.
+    #[doc(alias = "NumCols")]
     pub fn num_cols(&self) -> usize {
         self.cols
     }
 
     /// Kaldi's `NumElements()`: the stored pairs of all rows.
+    #[doc(alias = "NumElements")]
     pub fn num_elements(&self) -> usize {
         self.rows.iter().map(|r| r.num_elements()).sum()
     }
@@ -366,6 +374,7 @@ impl<R: Real> SparseMatrix<R> {
     }
 
     /// Kaldi's `SetRow(r, vec)`; panics if `vec`'s dimension is not `num_cols()`.
+    #[doc(alias = "SetRow")]
     pub fn set_row(&mut self, r: usize, vec: SparseVector<R>) {
         if vec.dim != self.cols {
             dim_mismatch("set_row", "vector dim", vec.dim, "num_cols", self.cols);
@@ -383,6 +392,7 @@ impl<R: Real> SparseMatrix<R> {
     }
 
     /// Kaldi's `FrobeniusNorm()`.
+    #[doc(alias = "FrobeniusNorm")]
     pub fn frobenius_norm(&self) -> R {
         self.rows
             .iter()
@@ -400,6 +410,7 @@ impl<R: Real> SparseMatrix<R> {
     }
 
     /// Kaldi's `CopyToMat(mat, trans)`: `mat` (shaped as `op(self)`) becomes this matrix.
+    #[doc(alias = "CopyToMat")]
     pub fn copy_to_mat(&self, mat: &mut MatrixBase<R>, trans: Trans) {
         let want = match trans {
             Trans::NoTrans => (self.num_rows(), self.cols),
@@ -413,6 +424,7 @@ impl<R: Real> SparseMatrix<R> {
     }
 
     /// Kaldi's `AddToMat(alpha, mat, trans)`: `mat += alpha * op(self)`.
+    #[doc(alias = "AddToMat")]
     pub fn add_to_mat(&self, alpha: R, mat: &mut MatrixBase<R>, trans: Trans) {
         let want = match trans {
             Trans::NoTrans => (self.num_rows(), self.cols),
@@ -509,6 +521,7 @@ impl<R: Real> SparseMatrix<R> {
 }
 
 /// Kaldi's `TraceMatSmat(A, B, trans)`: `tr(A op(B))`.
+#[doc(alias = "TraceMatSmat")]
 pub fn trace_mat_smat<R: Real>(a: &MatrixBase<R>, b: &SparseMatrix<R>, trans: Trans) -> R {
     let mut sum = R::ZERO;
     match trans {
@@ -537,12 +550,14 @@ pub fn trace_mat_smat<R: Real>(a: &MatrixBase<R>, b: &SparseMatrix<R>, trans: Tr
 
 impl<R: Real> MatrixBase<R> {
     /// Kaldi's `AddSmat(alpha, A, trans)`: `self += alpha * op(A)`.
+    #[doc(alias = "AddSmat")]
     pub fn add_smat(&mut self, alpha: R, a: &SparseMatrix<R>, trans: Trans) {
         a.add_to_mat(alpha, self, trans);
     }
 
     /// Kaldi's `AddMatSmat(alpha, A, B, transB, beta)`: `self = alpha * A op(B) + beta *
     /// self`, `B` sparse; `self` is scaled by `beta` first, as in Kaldi.
+    #[doc(alias = "AddMatSmat")]
     pub fn add_mat_smat(
         &mut self,
         alpha: R,
@@ -587,6 +602,7 @@ impl<R: Real> MatrixBase<R> {
 
     /// Kaldi's `AddSmatMat(alpha, A, transA, B, beta)`: `self = alpha * op(A) B + beta *
     /// self`, `A` sparse; `self` is scaled by `beta` first, as in Kaldi.
+    #[doc(alias = "AddSmatMat")]
     pub fn add_smat_mat(
         &mut self,
         alpha: R,
@@ -639,6 +655,7 @@ pub enum GeneralMatrix<R: Real> {
 
 impl<R: Real> GeneralMatrix<R> {
     /// Kaldi's `NumRows()`.
+    #[doc(alias = "NumRows")]
     pub fn num_rows(&self) -> usize {
         match self {
             GeneralMatrix::Full(m) => m.num_rows(),
@@ -648,6 +665,7 @@ impl<R: Real> GeneralMatrix<R> {
     }
 
     /// Kaldi's `NumCols()`.
+    #[doc(alias = "NumCols")]
     pub fn num_cols(&self) -> usize {
         match self {
             GeneralMatrix::Full(m) => m.num_cols(),
@@ -657,6 +675,7 @@ impl<R: Real> GeneralMatrix<R> {
     }
 
     /// Kaldi's `CopyToMat(mat, trans)`.
+    #[doc(alias = "CopyToMat")]
     pub fn copy_to_mat(&self, mat: &mut MatrixBase<R>, trans: Trans) {
         let dense = |m: &MatrixBase<R>, mat: &mut MatrixBase<R>| {
             let want = match trans {
@@ -677,6 +696,7 @@ impl<R: Real> GeneralMatrix<R> {
     }
 
     /// Kaldi's `AddToMat(alpha, mat, trans)`: `mat += alpha * op(self)`.
+    #[doc(alias = "AddToMat")]
     pub fn add_to_mat(&self, alpha: R, mat: &mut MatrixBase<R>, trans: Trans) {
         match self {
             GeneralMatrix::Full(m) => mat.add_mat(alpha, m, trans),
@@ -696,6 +716,7 @@ impl<R: Real> GeneralMatrix<R> {
     }
 
     /// Kaldi's `GetMatrix(&mat)`: the dense copy (decompressed for a compressed matrix).
+    #[doc(alias = "GetMatrix")]
     pub fn get_matrix(&self) -> Matrix<R> {
         match self {
             GeneralMatrix::Full(m) => m.clone(),

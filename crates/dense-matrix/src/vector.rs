@@ -17,14 +17,18 @@ use crate::{kernels, Error, Position, Real};
 
 /// What `resize` does with the contents (Kaldi's `MatrixResizeType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[doc(alias = "MatrixResizeType")]
 pub enum ResizeType {
     /// All elements become zero (Kaldi's `kSetZero`, the default).
     #[default]
+    #[doc(alias = "kSetZero")]
     SetZero,
     /// Contents unspecified (Kaldi's `kUndefined`): kept if the size does not change,
     /// otherwise zero here (safe Rust never exposes uninitialised memory).
+    #[doc(alias = "kUndefined")]
     Undefined,
     /// The overlapping part is kept, new elements are zero (Kaldi's `kCopyData`).
+    #[doc(alias = "kCopyData")]
     CopyData,
 }
 
@@ -143,6 +147,7 @@ impl<R: Real> VectorBase<R> {
     // ---------------------------------------------------------------- set and copy
 
     /// Sets every element to zero.
+    #[doc(alias = "SetZero")]
     pub fn set_zero(&mut self) {
         self.0.fill(R::ZERO);
     }
@@ -153,6 +158,7 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// Fills with standard normal samples from `rng` (Kaldi's `SetRandn`).
+    #[doc(alias = "SetRandn")]
     pub fn set_randn(&mut self, rng: &mut impl Rng) {
         for v in self.0.iter_mut() {
             let x: f64 = StandardNormal.sample(rng);
@@ -161,6 +167,7 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// Fills with uniform samples in `[0, 1)` from `rng` (Kaldi's `SetRandUniform`).
+    #[doc(alias = "SetRandUniform")]
     pub fn set_rand_uniform(&mut self, rng: &mut impl Rng) {
         for v in self.0.iter_mut() {
             *v = R::from_f64(rng.random::<f64>());
@@ -172,6 +179,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "CopyFromVec")]
     pub fn copy_from_vec<S: Real>(&mut self, v: &VectorBase<S>) {
         self.check_same_dim("copy_from_vec", v.dim());
         for (o, &x) in self.0.iter_mut().zip(v.data()) {
@@ -196,6 +204,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "MulElements")]
     pub fn mul_elements(&mut self, v: &VectorBase<R>) {
         self.check_same_dim("mul_elements", v.dim());
         kernels::zip_inplace(&mut self.0, v.data(), |a, b| {
@@ -208,6 +217,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "DivElements")]
     pub fn div_elements(&mut self, v: &VectorBase<R>) {
         self.check_same_dim("div_elements", v.dim());
         kernels::zip_inplace(&mut self.0, v.data(), |a, b| {
@@ -216,11 +226,13 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// `self[i] = 1 / self[i]`.
+    #[doc(alias = "InvertElements")]
     pub fn invert_elements(&mut self) {
         kernels::map_inplace(&mut self.0, |x| x.iter_mut().for_each(|v| *v = R::ONE / *v));
     }
 
     /// `self[i] = ln(self[i])`; an error (and no change) if an element is negative.
+    #[doc(alias = "ApplyLog")]
     pub fn apply_log(&mut self) -> Result<(), Error> {
         if let Some(i) = self.0.iter().position(|&v| v < R::ZERO) {
             return Err(Error::LogOfNegative {
@@ -233,17 +245,20 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// `self[i] = e^self[i]`.
+    #[doc(alias = "ApplyExp")]
     pub fn apply_exp(&mut self) {
         kernels::map_inplace(&mut self.0, |x| R::exp_slice(x));
     }
 
     /// `self[i] = |self[i]|`.
+    #[doc(alias = "ApplyAbs")]
     pub fn apply_abs(&mut self) {
         kernels::map_inplace(&mut self.0, |x| x.iter_mut().for_each(|v| *v = v.abs()));
     }
 
     /// `self[i] = self[i]^power`; an error (and no change) for a negative element and a
     /// non-integer power.
+    #[doc(alias = "ApplyPow")]
     pub fn apply_pow(&mut self, power: R) -> Result<(), Error> {
         if power.floor() != power {
             if let Some(i) = self.0.iter().position(|&v| v < R::ZERO) {
@@ -263,6 +278,7 @@ impl<R: Real> VectorBase<R> {
     /// `self[i] = |self[i]|^power`, times the sign of `self[i]` when `include_sign`; with
     /// a negative `power`, a zero stays zero (Kaldi's `ApplyPowAbs`, where `0^power` would
     /// be inf).
+    #[doc(alias = "ApplyPowAbs")]
     pub fn apply_pow_abs(&mut self, power: R, include_sign: bool) {
         let negative = power < R::ZERO;
         kernels::map_inplace(&mut self.0, |x| {
@@ -278,6 +294,7 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// `self[i] = max(self[i], floor_val)`; returns how many elements changed.
+    #[doc(alias = "ApplyFloor")]
     pub fn apply_floor(&mut self, floor_val: R) -> usize {
         let mut count = 0;
         for v in self.0.iter_mut() {
@@ -290,6 +307,7 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// `self[i] = min(self[i], ceiling_val)`; returns how many elements changed.
+    #[doc(alias = "ApplyCeiling")]
     pub fn apply_ceiling(&mut self, ceiling_val: R) -> usize {
         let mut count = 0;
         for v in self.0.iter_mut() {
@@ -326,6 +344,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "SoftHinge")]
     pub fn soft_hinge(&mut self, src: &VectorBase<R>) {
         self.check_same_dim("soft_hinge", src.dim());
         kernels::zip_inplace(&mut self.0, src.data(), kernels::soft_hinge);
@@ -335,12 +354,14 @@ impl<R: Real> VectorBase<R> {
 
     /// `x_i = e^(x_i) / sum_j e^(x_j)`; returns the log normaliser `ln sum_j e^(x_j)`
     /// (Kaldi's `ApplySoftMax`, computed as `max + ln(sum e^(x - max))`).
+    #[doc(alias("ApplySoftMax", "softmax"))]
     pub fn apply_softmax(&mut self) -> R {
         kernels::softmax(&mut self.0)
     }
 
     /// `x_i = x_i - ln sum_j e^(x_j)`; returns that log normaliser (Kaldi's
     /// `ApplyLogSoftMax`).
+    #[doc(alias("ApplyLogSoftMax", "log_softmax"))]
     pub fn apply_log_softmax(&mut self) -> R {
         kernels::log_softmax(&mut self.0)
     }
@@ -348,6 +369,7 @@ impl<R: Real> VectorBase<R> {
     /// `ln sum_i e^(x_i)`, computed stably; with `prune = Some(p)` and `p > 0`, terms
     /// below `max - p` are left out (Kaldi's `LogSumExp(prune)`, which prunes only for a
     /// positive `prune`: its default `-1`, or `0`, is no pruning). `-inf` when empty.
+    #[doc(alias = "LogSumExp")]
     pub fn log_sum_exp(&self, prune: Option<R>) -> R {
         let m = kernels::max(&self.0);
         if m == R::NEG_INFINITY {
@@ -372,6 +394,7 @@ impl<R: Real> VectorBase<R> {
 
     /// Sum of the natural logs of the elements (Kaldi's `SumLog`; `NaN` if one is
     /// negative, `-inf` if one is zero).
+    #[doc(alias = "SumLog")]
     pub fn sum_log(&self) -> R {
         R::from_f64(kernels::block_sum(&self.0, |x| {
             x.iter().map(|&v| v.to_f64().ln()).sum()
@@ -393,6 +416,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the vector is empty.
     #[track_caller]
+    #[doc(alias = "argmax")]
     pub fn max_index(&self) -> (R, usize) {
         if self.0.is_empty() {
             out_of_bounds("index", 0, 0, "max_index of a vector");
@@ -411,6 +435,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the vector is empty.
     #[track_caller]
+    #[doc(alias = "argmin")]
     pub fn min_index(&self) -> (R, usize) {
         if self.0.is_empty() {
             out_of_bounds("index", 0, 0, "min_index of a vector");
@@ -435,6 +460,7 @@ impl<R: Real> VectorBase<R> {
     }
 
     /// Whether every `|x_i| <= cutoff` (Kaldi's `IsZero`).
+    #[doc(alias = "IsZero")]
     pub fn is_zero(&self, cutoff: R) -> bool {
         self.0.iter().all(|v| v.abs() <= cutoff)
     }
@@ -444,6 +470,7 @@ impl<R: Real> VectorBase<R> {
     /// # Panics
     /// If the dimensions differ.
     #[track_caller]
+    #[doc(alias = "ApproxEqual")]
     pub fn approx_equal(&self, other: &VectorBase<R>, tol: R) -> bool {
         self.check_same_dim("approx_equal", other.dim());
         let diff: f64 = self
@@ -538,6 +565,7 @@ impl<R: Real> Vector<R> {
     /// # Panics
     /// If `i >= dim()`.
     #[track_caller]
+    #[doc(alias = "RemoveElement")]
     pub fn remove_element(&mut self, i: usize) {
         if i >= self.data.len() {
             out_of_bounds("element", i, self.data.len(), "a vector");
