@@ -145,13 +145,6 @@ pub(crate) type FastBuild = BuildHasherDefault<FastHasher>;
 
 pub(crate) type PairMap = HashMap<u64, i32, FastBuild>;
 
-fn check_acceptor(fsa: &Fsa, op: &'static str, operand: &'static str) -> Result<(), Error> {
-    if fsa.aux_labels().is_some() {
-        return Err(Error::NotAcceptor { op, operand });
-    }
-    Ok(())
-}
-
 fn gather_checked(attr: &Attr, map: &[i32]) -> Attr {
     attr.gather(map)
 }
@@ -300,8 +293,10 @@ impl Fsa {
         bare.arc_sort()
     }
 
-    /// k2's `intersect` of two acceptors: the result accepts the label sequences both
-    /// accept, a path's score the sum of the two paths' scores. With
+    /// k2's `intersect`: the result accepts the label sequences both accept, a path's
+    /// score the sum of the two paths' scores. Labels are matched; a transducer's
+    /// `aux_labels` are an attribute like any other (k2's rule below), so a transducer
+    /// intersected with an acceptor keeps its output labels. With
     /// `treat_epsilons_specially`, an epsilon arc (label 0) of either side moves that side
     /// alone; otherwise 0 is an ordinary label. The inputs need not be arc-sorted. The
     /// result is not connected (as k2's); its states are the state pairs met from `(0, 0)`,
@@ -321,8 +316,6 @@ impl Fsa {
         b: &Fsa,
         treat_epsilons_specially: bool,
     ) -> Result<(Fsa, Vec<i32>, Vec<i32>), Error> {
-        check_acceptor(self, "intersect", "a")?;
-        check_acceptor(b, "intersect", "b")?;
         let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
         self.intersect_unchecked(b, treat_epsilons_specially, &budget, "intersect")
     }
@@ -690,23 +683,11 @@ impl FsaVec {
         pairs: &[(usize, usize)],
         eps: bool,
     ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
-        if self.aux_labels().is_some() {
-            return Err(Error::NotAcceptor {
-                op: "intersect",
-                operand: "a",
-            });
-        }
-        if b.aux_labels().is_some() {
-            return Err(Error::NotAcceptor {
-                op: "intersect",
-                operand: "b",
-            });
-        }
         self.intersect_pairs_unchecked(b, pairs, eps)
     }
 
-    /// [`FsaVec::intersect_pairs`] without the acceptor check (for `levenshtein_alignment`,
-    /// which intersects transducers as k2 does). The pairs share one bound on arcs.
+    /// The intersections of the given pairs (also `levenshtein_alignment`'s, which
+    /// intersects transducers as k2 does). The pairs share one bound on arcs.
     pub(crate) fn intersect_pairs_unchecked(
         &self,
         b: &FsaVec,
