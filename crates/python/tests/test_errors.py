@@ -123,3 +123,18 @@ def test_create_fsa_vec_keeps_the_non_tensor_attributes_of_all():
     b.name = "z"
     with pytest.raises(ValueError, match="attribute 'name' differs between the FSAs"):
         k2.create_fsa_vec([a, b])
+
+
+def test_nbest_of_fsas_checks_its_shape():
+    fsas = k2.create_fsa_vec([k2.Fsa.from_str("0 1 -1 0.5\n1")] * 3)
+    with pytest.raises(ValueError, match="2 elements for 3 FSAs"):
+        k2.Nbest(fsas, k2.RaggedShape("[[x] [x]]"))
+    # by hand: the one best of each group, and a group of one repeated for k=2
+    fsas.scores = np.array([1.0, 3.0, 2.0], dtype=np.float32)
+    nbest = k2.Nbest(fsas, k2.RaggedShape("[[x x] [x]]"))
+    assert nbest.top_k(1).fsa.scores.tolist() == [3.0, 2.0]
+    assert nbest.top_k(2).fsa.scores.tolist() == [3.0, 1.0, 2.0, 2.0]
+    assert nbest.top_k(2).shape == k2.RaggedShape("[[x x] [x x]]")
+    assert nbest.top_k(0).shape == k2.RaggedShape("[[] []]")
+    with pytest.raises(ValueError, match="texts needs an Nbest made by Nbest.from_lattice"):
+        nbest.texts()

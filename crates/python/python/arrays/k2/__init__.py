@@ -146,8 +146,18 @@ def _check_device(device: Any) -> None:
 class RaggedShape:
     """k2's RaggedShape: row splits per axis."""
 
-    def __init__(self, splits: Sequence[np.ndarray]) -> None:
-        self._splits = list(splits)
+    def __init__(self, splits: Union[str, Sequence[np.ndarray]]) -> None:
+        if isinstance(splits, str):
+            # k2's text form, "[[x x] [x]]"
+            splits, _ = _native.ragged_from_str(splits.replace("x", "0"))
+        self._splits = [np.asarray(s, dtype=np.int32) for s in splits]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RaggedShape):
+            return NotImplemented
+        return len(self._splits) == len(other._splits) and all(
+            np.array_equal(a, b) for a, b in zip(self._splits, other._splits)
+        )
 
     @property
     def num_axes(self) -> int:
@@ -1572,10 +1582,40 @@ def one_best(lattice: Fsa) -> List[Tuple[List[int], List[int], float]]:
 
 
 class Nbest:
-    """icefall/k2's Nbest: distinct word sequences drawn from a lattice."""
+    """icefall/k2's Nbest: distinct word sequences drawn from a lattice (``from_lattice``),
+    or k2's ``Nbest(fsa, shape)``: an FsaVec of paths grouped by a 2-axis RaggedShape."""
 
-    def __init__(self, paths: List[List[Tuple[List[int], List[int], float]]]) -> None:
+    def __init__(self, paths: Any, shape: Optional[RaggedShape] = None) -> None:
+        if shape is not None:
+            if shape.num_axes != 2 or shape.numel() != int(paths._raw.num_fsas):
+                raise ValueError(
+                    f"Nbest: a shape of {shape.num_axes} axes and {shape.numel()} elements "
+                    f"for {int(paths._raw.num_fsas)} FSAs (expected 2 axes, one per FSA)"
+                )
+            self.fsa = paths
+            self.shape = shape
+            self.paths = None
+            return
         self.paths = paths
+
+    def top_k(self, k: int) -> "Nbest":
+        """k2's top_k: the k best paths of each group by total score (tropical), a group
+        of fewer repeating its last (worst) one."""
+        if self.paths is not None:
+            raise ValueError("top_k needs an Nbest made as Nbest(fsa, shape)")
+        scores = np.asarray(self.fsa._raw.get_tot_scores(True, False))
+        splits = self.shape._splits[0]
+        picked: List[int] = []
+        for row in range(len(splits) - 1):
+            begin, end = int(splits[row]), int(splits[row + 1])
+            if end == begin:
+                raise ValueError(f"top_k: group {row} has no path")
+            # stable, best first
+            order = sorted(range(begin, end), key=lambda i: -scores[i])
+            picked.extend(order[min(j, len(order) - 1)] for j in range(k))
+        fsas = create_fsa_vec([self.fsa[i] for i in picked])
+        rows = len(splits) - 1
+        return Nbest(fsas, RaggedShape([np.arange(rows + 1, dtype=np.int32) * int(k)]))
 
     @staticmethod
     def from_lattice(
@@ -1590,6 +1630,8 @@ class Nbest:
 
     def texts(self) -> List[List[List[int]]]:
         """Per lattice, the word sequences, best first."""
+        if self.paths is None:
+            raise ValueError("texts needs an Nbest made by Nbest.from_lattice")
         return [[p[1] for p in l] for l in self.paths]
 
 

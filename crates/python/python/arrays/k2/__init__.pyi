@@ -10,7 +10,8 @@ Array = Any  # numpy.ndarray, or torch.Tensor when torch is importable
 Path = Tuple[List[int], List[int], float]
 
 class RaggedShape:
-    def __init__(self, splits: Sequence[np.ndarray]) -> None: ...
+    def __init__(self, splits: Union[str, Sequence[np.ndarray]]) -> None: ...
+    def __eq__(self, other: object) -> bool: ...
     @property
     def num_axes(self) -> int: ...
     @property
@@ -148,8 +149,11 @@ class DeterminizeWeightPushingType(enum.IntEnum):
     kNoWeightPushing = 2
 
 class Nbest:
-    paths: List[List[Path]]
-    def __init__(self, paths: List[List[Path]]) -> None: ...
+    paths: Optional[List[List[Path]]]
+    fsa: Fsa
+    shape: RaggedShape
+    def __init__(self, paths: Any, shape: Optional[RaggedShape] = None) -> None: ...
+    def top_k(self, k: int) -> Nbest: ...
     @staticmethod
     def from_lattice(
         lattice: Fsa, num_paths: int, use_double_scores: bool = True, nbest_scale: float = 0.5, seed: int = 0
