@@ -37,8 +37,9 @@ const PLAIN: &[&str] = &[
     "ray[data]==2.60.0",
 ];
 
-/// The venv with k2 and torch (k2 1.23.2 is built for CPython 3.9 and torch 1.12.1).
-const WITH_K2: &[&str] = &["k2==1.23.2", "numpy<2", "torchaudio==0.12.1", "pytest"];
+/// The venv with k2 and torch (k2 1.23.2 is built for CPython 3.9 and torch 1.12.1); the
+/// benchmarks' k2 peers run in it too.
+pub const WITH_K2: &[&str] = &["k2==1.23.2", "numpy<2", "torchaudio==0.12.1", "pytest"];
 
 /// A test venv: its folder name under `target/python/` and what it holds.
 struct TestEnv {
@@ -234,7 +235,8 @@ fn python_dir() -> PathBuf {
     target_dir().join("python")
 }
 
-fn venv_dir(name: &str) -> PathBuf {
+/// The folder of the venv `name` under `target/python/`.
+pub fn venv_dir(name: &str) -> PathBuf {
     python_dir().join(name)
 }
 

@@ -7,6 +7,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use super::{Level, Measurement, Options, OPENBLAS_FORCING, QUICK_ENV, SIMD_CAP_ENV};
+use crate::python::{venv_dir, WITH_K2};
 use crate::venv::{ensure_venv, find_python39, python_works, venv_python};
 use crate::{root, target_dir, Failure};
 
@@ -25,9 +26,6 @@ const PEER_PACKAGES: &[&str] = &[
     // structured-tensor's JSON Lines row times pandas.read_json(lines=True) too
     "pandas",
 ];
-
-/// k2 exists on the registry only as 1.23.2 (with torch 1.12.1) for Python 3.9.
-const K2_PACKAGES: &[&str] = &["k2==1.23.2", "numpy<2"];
 
 /// The peer scripts of the selected crates, with the crate each belongs to: a script
 /// `benches/peers/<crate>.py`, `<crate>_k2.py` or `<crate>-<anything>.py` belongs to
@@ -152,8 +150,11 @@ impl PeerEnvs {
         let k2 = if !needs_k2 {
             None
         } else if let Some(python39) = find_python39() {
-            let venv = venvs.join("venv-k2");
-            match ensure_venv(&python39, &venv, K2_PACKAGES) {
+            // the Python tests' k2 venv (k2 1.23.2, which exists on the registry only for
+            // Python 3.9, with torch 1.12.1 and torchaudio for the RNN-T peer), shared
+            // rather than installed twice
+            let venv = venv_dir("venv-k2");
+            match ensure_venv(&python39, &venv, WITH_K2) {
                 Ok(()) => Some(venv),
                 Err(Failure(why)) => {
                     notes.push(format!("k2 peer not installed: {why}"));
