@@ -119,6 +119,7 @@ pub(super) fn machine_facts(
     selected: &[String],
     level: Level,
     our_kernel: Option<&str>,
+    load: &str,
 ) -> Vec<(String, String)> {
     let (cpu, flags) = cpu_info();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
@@ -175,6 +176,7 @@ pub(super) fn machine_facts(
         ("instruction set".into(), isa_level(&flags).to_string()),
         ("level measured".into(), level_fact(level)),
         ("cores".into(), cores.to_string()),
+        ("load average (1, 5, 15 min)".into(), load.to_string()),
         (
             "threads".into(),
             format!(
@@ -213,6 +215,21 @@ pub(super) fn machine_facts(
     }
     facts.push(("rustc".into(), command_line("rustc", &["--version"])));
     facts
+}
+
+/// The machine's load averages over 1, 5 and 15 minutes, from `/proc/loadavg`.
+pub(super) fn load_average() -> String {
+    load_of(&std::fs::read_to_string("/proc/loadavg").unwrap_or_default())
+}
+
+/// [`load_average`] of a `/proc/loadavg` text: its first three fields.
+fn load_of(text: &str) -> String {
+    let fields: Vec<&str> = text.split_whitespace().take(3).collect();
+    if fields.len() == 3 {
+        fields.join(", ")
+    } else {
+        "unknown".to_string()
+    }
 }
 
 /// The "level measured" fact of a section: what was switched off, and how.
@@ -260,6 +277,12 @@ mod tests {
         assert_eq!(isa_level(&v4), "x86-64-v4 (AVX-512)");
         // AVX-512F alone (no BW/VL) is not level 4
         assert_eq!(isa_level(&format!("{v3} avx512f")), "x86-64-v3 (AVX2, FMA)");
+    }
+
+    #[test]
+    fn the_load_is_the_first_three_fields_of_loadavg() {
+        assert_eq!(load_of("4.68 5.40 5.88 3/812 12345\n"), "4.68, 5.40, 5.88");
+        assert_eq!(load_of(""), "unknown");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::machine::{blas_kernel, cpu_info, kernel_name_of, machine_facts};
+use super::machine::{blas_kernel, cpu_info, kernel_name_of, load_average, machine_facts};
 use super::peers::{peer_scripts, PeerEnvs};
 use super::report::{redraw_charts, render, write_section};
 use super::{Level, Measurement, Options, OPENBLAS_FORCING, QUICK_ENV, SIMD_CAP_ENV};
@@ -100,6 +100,7 @@ pub fn run(options: &Options) -> Step {
             .any(|name| name == "dense-matrix")
             .then(|| blas_kernel(level));
         let kernel_name = our_kernel.as_deref().and_then(kernel_name_of);
+        let load_before = load_average();
         let mut measurements = Vec::new();
         for round in 0..rounds {
             for krate in &selected {
@@ -130,7 +131,8 @@ pub fn run(options: &Options) -> Step {
             }
         }
 
-        let facts = machine_facts(options, &selected, level, our_kernel.as_deref());
+        let load = format!("{load_before} before the rounds, {} after", load_average());
+        let facts = machine_facts(options, &selected, level, our_kernel.as_deref(), &load);
         let section = render(&measurements, &notes, &facts);
         print!("{section}");
         write_section(options, level, section)?;
