@@ -1,17 +1,17 @@
 """StructuredTensor.from_arrow and .to_arrow of pyarrow record batches at 10,000, 100,000
-and 1,000,000 records, alternated rounds, medians; prints each step's time, its time per
-record, and pyarrow's own C data interface round trip of the same batch as the floor
+and 1,000,000 records, medians of ROUNDS; prints each step's time, its time per record,
+and pyarrow's own C data interface round trip of the same batch as the floor
 (`RecordBatch._import_from_c_capsule(*rb.__arrow_c_array__())`: no copy at all).
 
-    python crates/python/benches/arrow_round_trip.py [ROUNDS]
+    python crates/python/benches/arrow_round_trip.py [ROUNDS] [--flat]
 
 The records: {id: int64, score: float64, name: string (8 to 15 bytes), tags: list<int64>
-(0 to 4 items)}, seeded. `from_arrow` imports the buffers without a copy and the crate then
-copies each column into its own memory (one memcpy per buffer, list offsets rebased), so
-its time grows with the bytes; `to_arrow` hands the tensor's own buffers to Arrow, so its
-time should not grow with the records. Use a release wheel (`maturin build --release`);
-the dev-profile wheel of the test step is several times slower. Needs numpy, pyarrow and
-arrays installed.
+(0 to 4 items)}, seeded; `--flat` leaves out `tags` (flat records: no list offsets, which
+the crate copies into row partitions). `from_arrow` keeps pointing at the imported
+numbers and string bytes and offsets (no copy; the string offsets and UTF-8 are checked,
+a read), and `to_arrow` hands the tensor's buffers back, so with `--flat` neither step
+copies a leaf. Use a release wheel (`maturin build --release`); the dev-profile wheel of
+the test step is several times slower. Needs numpy, pyarrow and arrays installed.
 """
 
 import statistics
@@ -23,7 +23,9 @@ import pyarrow as pa
 
 from arrays.structured import StructuredTensor
 
-ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+ARGS = [a for a in sys.argv[1:] if a != "--flat"]
+ROUNDS = int(ARGS[0]) if ARGS else 15
+FLAT = "--flat" in sys.argv[1:]
 
 
 def records(n):
@@ -32,14 +34,15 @@ def records(n):
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
     tags = pa.ListArray.from_arrays(pa.array(offsets), pa.array(rng.integers(0, 1000, offsets[-1])))
     names = pa.array([f"name-{i:07d}"[: 8 + i % 8] for i in range(n)])
-    return pa.record_batch(
-        {
-            "id": pa.array(np.arange(n, dtype=np.int64)),
-            "score": pa.array(rng.random(n)),
-            "name": names,
-            "tags": tags,
-        }
-    )
+    columns = {
+        "id": pa.array(np.arange(n, dtype=np.int64)),
+        "score": pa.array(rng.random(n)),
+        "name": names,
+        "tags": tags,
+    }
+    if FLAT:
+        del columns["tags"]
+    return pa.record_batch(columns)
 
 
 def median_time(fn):

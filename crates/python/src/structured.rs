@@ -110,8 +110,9 @@ impl RawStructuredTensor {
 
     /// A tensor from an object with `__arrow_c_array__` (a struct array or record batch:
     /// rank 1; lists of structs: rank 1 + the list depth) or else `__arrow_c_stream__` (a
-    /// table: its batches concatenated). The Arrow buffers are read in place; the crate
-    /// copies leaf values into its own columns.
+    /// table: its batches concatenated). The Arrow buffers are read in place, and the
+    /// tensor's leaves keep pointing at them (numbers, string bytes and offsets; booleans,
+    /// list offsets and rebased string offsets are copied).
     #[staticmethod]
     #[pyo3(signature = (obj, nulls=false, any_field_names=false))]
     fn from_arrow(

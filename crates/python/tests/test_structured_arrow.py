@@ -1,6 +1,6 @@
 """arrays.structured with pyarrow as the peer: from_arrow / to_arrow through the Arrow C data
 interface (round trips of every type the crate holds, sliced arrays, tables of many batches,
-nulls refused naming the field and the row, buffer addresses shared on the way out), and
+nulls refused naming the field and the row, buffer addresses shared both ways), and
 read_parquet / write_parquet against pyarrow.parquet."""
 
 import sys
@@ -216,6 +216,45 @@ def test_buffers_are_shared_on_the_way_out():
     expected = first.to_pylist()
     del st, first
     assert second.to_pylist() == expected
+
+
+def first_value_address(array):
+    """The address of the array's first value as pyarrow lays it out (its buffer's address
+    plus the array's offset); for strings, of its first byte and of its first offset."""
+    if pa.types.is_string(array.type):
+        offsets = array.buffers()[1]
+        at = 4 * array.offset
+        first = int.from_bytes(offsets.to_pybytes()[at : at + 4], sys.byteorder, signed=True)
+        return array.buffers()[2].address + first, offsets.address + at
+    return array.buffers()[1].address + array.type.bit_width // 8 * array.offset, None
+
+
+def test_leaf_buffers_are_shared_on_the_way_in_and_back_out():
+    rb = batch()
+    out = StructuredTensor.from_arrow(rb).to_arrow()
+    # numbers, string bytes and string offsets: pyarrow's own memory went in and came back
+    for name in ["i64", "f64", "i32", "f32", "u8", "name"]:
+        assert first_value_address(out.column(name)) == first_value_address(rb.column(name)), name
+    # a list's values are shared too; its offsets became a row partition (a copy)
+    ints_in, ints_out = rb.column("ints"), out.column("ints")
+    assert ints_out.buffers()[3].address == ints_in.buffers()[3].address
+    assert ints_out.buffers()[1].address != ints_in.buffers()[1].address
+    # booleans are copied: Arrow packs them in bits, the tensor holds bytes
+    assert out.column("flag").buffers()[1].address != rb.column("flag").buffers()[1].address
+    assert out.to_pylist() == rb.to_pylist()
+
+
+def test_a_sliced_batch_shares_its_values_and_rebases_string_offsets():
+    rb = batch().slice(1, 3)
+    out = StructuredTensor.from_arrow(rb).to_arrow()
+    assert out.to_pylist() == rb.to_pylist()
+    for name in ["i64", "f64", "i32", "f32", "u8"]:
+        # the slice's first value, one element into pyarrow's buffer
+        assert first_value_address(out.column(name)) == first_value_address(rb.column(name)), name
+    bytes_out, offsets_out = first_value_address(out.column("name"))
+    bytes_in, offsets_in = first_value_address(rb.column("name"))
+    assert bytes_out == bytes_in  # the string bytes are shared
+    assert offsets_out != offsets_in  # offsets from 1, rebased to 0 in a copy
 
 
 def test_row_partitions_are_shared_with_the_list_offsets():
