@@ -6,8 +6,8 @@
 //! two test venvs that are made once and reused (a stamp file records what they hold):
 //! - Python 3.11 with numpy, pytest and the peers of `arrays.kaldi`, `arrays.image` and
 //!   `arrays.structured` (kaldiio, kaldi-native-io, opencv-python-headless, pyarrow; each a
-//!   wheel) and Ray (the cluster test of the Ray pipelines), without torch: the package
-//!   must work without it;
+//!   wheel), Ray (the cluster test of the Ray pipelines) and Dask (the data pipeline's
+//!   batch function on another engine), without torch: the package must work without it;
 //! - Python 3.9 with k2 1.23.2 (which pulls torch 1.12.1), torchaudio and numpy < 2: the
 //!   torch adapters and the comparisons with k2 itself.
 //!
@@ -35,6 +35,8 @@ const PLAIN: &[&str] = &[
     // the two-node cluster test of the Ray pipelines (tests/test_ray_cluster.py): Ray Data
     // pulls pandas and fsspec; 2.60.0 has a manylinux x86_64 wheel for CPython 3.11
     "ray[data]==2.60.0",
+    // the data pipeline's batch function through Dask's map_partitions (tests/test_engines.py)
+    "dask[dataframe]==2026.8.0",
 ];
 
 /// The venv with k2 and torch (k2 1.23.2 is built for CPython 3.9 and torch 1.12.1); the
@@ -167,7 +169,7 @@ fn test_envs() -> Result<Vec<TestEnv>, Failure> {
             name: "venv-plain",
             python: python311,
             packages: PLAIN,
-            require: "kaldiio,kaldi_native_io,cv2,pyarrow,ray",
+            require: "kaldiio,kaldi_native_io,cv2,pyarrow,ray,dask",
         },
         TestEnv {
             name: "venv-k2",
