@@ -195,13 +195,66 @@ pub fn read_ragged_parquet<T: ArrowValue>(
     })
 }
 
+/// A Parquet file opened for reading, whose readers take a read past the file's end as an
+/// error where a `File`'s return no bytes. The `parquet` crate skips a Thrift field of a
+/// page header by copying up to the field's declared length, and takes a short copy for
+/// the whole field; a header whose fields ran past the end of the file made it read
+/// nothing over and over, without end (a 494-byte file, found by fuzzing `parquet_read`).
+/// Through this reader that header is a Parquet error.
+#[derive(Debug)]
+pub struct StrictFile(File);
+
+impl StrictFile {
+    /// Wraps an open file.
+    pub fn new(file: File) -> StrictFile {
+        StrictFile(file)
+    }
+}
+
+impl parquet::file::reader::Length for StrictFile {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+}
+
+impl parquet::file::reader::ChunkReader for StrictFile {
+    type T = EndIsError<BufReader<File>>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        self.0.get_read(start).map(EndIsError)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        // reads exactly `length` bytes or fails
+        self.0.get_bytes(start, length)
+    }
+}
+
+/// A reader that fails with `UnexpectedEof` where the reader it wraps returns no bytes for
+/// a non-empty buffer (see [`StrictFile`]).
+#[derive(Debug)]
+pub struct EndIsError<R>(R);
+
+impl<R: Read> Read for EndIsError<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a read past the end of the Parquet file",
+            ));
+        }
+        Ok(n)
+    }
+}
+
 /// The column `column` of a Parquet file, all row groups concatenated.
 fn read_column(path: &Path, file: File, column: &str) -> Result<ArrayRef, Error> {
     let probe = file
         .try_clone()
         .map_err(|err| io_error(path, "open", &err))?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| parquet_error(path, err))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(StrictFile::new(file))
+        .map_err(|err| parquet_error(path, err))?;
     check_declared_sizes(path, &probe, builder.metadata())?;
     let schema = builder.schema().clone();
     let Some(index) = schema.fields().iter().position(|f| f.name() == column) else {

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use ragged_core::parquet::{
     catch_reader_panic, check_declared_sizes, with_read_batch_size, write_batch_parquet,
-    ParquetOptions,
+    ParquetOptions, StrictFile,
 };
 
 use crate::arrow::ArrowOptions;
@@ -192,8 +192,8 @@ fn read_opened(
     let probe = file
         .try_clone()
         .map_err(|err| io_error(path, "open", &err))?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| parquet_error(path, err))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(StrictFile::new(file))
+        .map_err(|err| parquet_error(path, err))?;
     check_declared_sizes(path, &probe, builder.metadata())?;
     drop(probe);
     let file_schema = builder.schema().clone();
@@ -242,7 +242,10 @@ fn read_opened(
         .into_par_iter()
         .map(|index| {
             let file = File::open(path).map_err(|err| io_error(path, "open", &err))?;
-            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.clone());
+            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                StrictFile::new(file),
+                footer.clone(),
+            );
             let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
             let batch = read_all(path, builder.with_projection(mask))?;
             if batch.num_columns() != 1 {
@@ -305,7 +308,7 @@ fn read_opened(
 /// Every row of the file `builder` reads, as one batch (row groups concatenated).
 fn read_all(
     path: &Path,
-    builder: ParquetRecordBatchReaderBuilder<File>,
+    builder: ParquetRecordBatchReaderBuilder<StrictFile>,
 ) -> Result<RecordBatch, Error> {
     let reader = with_read_batch_size(builder)
         .build()
