@@ -1,6 +1,6 @@
 """Ray's overhead and two-node scaling for the example pipelines (a benchmark, not a test).
 
-    python benches/ray_scaling.py [--users 400000] [--utts 20000] [--rounds 3]
+    python benches/ray_scaling.py [--users 1600000] [--utts 20000] [--rounds 3]
 
 Runs itself inside a network namespace with only loopback (``unshare --net``; root), as
 the cluster test does, so the cluster never talks past 127.0.0.1. For each pipeline:
@@ -83,7 +83,7 @@ def make_users(path, n_users, base=20_000, files=40):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--users", type=int, default=400_000)
+    parser.add_argument("--users", type=int, default=1_600_000)
     parser.add_argument("--utts", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=2048)
