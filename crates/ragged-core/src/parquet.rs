@@ -299,27 +299,19 @@ pub const GZIP_MAX_EXPANSION: u64 = 1032;
 /// other kind of block, and the frame header, expands less.
 pub const ZSTD_MAX_EXPANSION: u64 = 32_768;
 
-/// How many times its compressed size a page of `codec` can declare when decompressed;
-/// `None` for uncompressed pages (nothing is decompressed) and for codecs this build cannot
-/// decode (the `parquet` crate refuses their column chunks before it reads a page).
-fn max_expansion(codec: parquet::basic::Compression) -> Option<u64> {
+/// What the page walk checks in a chunk of `codec`: `Some(None)` for uncompressed pages (the
+/// sizes only; nothing is decompressed), `Some(Some((factor, name)))` for a codec whose pages
+/// may declare at most `factor` times their compressed size, and `None` for codecs this
+/// build cannot decode (the `parquet` crate refuses their column chunks before it reads a
+/// page, so they are not walked).
+fn page_check(codec: parquet::basic::Compression) -> Option<Option<(u64, &'static str)>> {
     use parquet::basic::Compression as Codec;
     match codec {
-        Codec::SNAPPY => Some(SNAPPY_MAX_EXPANSION),
-        Codec::GZIP(_) => Some(GZIP_MAX_EXPANSION),
-        Codec::ZSTD(_) => Some(ZSTD_MAX_EXPANSION),
+        Codec::UNCOMPRESSED => Some(None),
+        Codec::SNAPPY => Some(Some((SNAPPY_MAX_EXPANSION, "Snappy"))),
+        Codec::GZIP(_) => Some(Some((GZIP_MAX_EXPANSION, "gzip"))),
+        Codec::ZSTD(_) => Some(Some((ZSTD_MAX_EXPANSION, "zstd"))),
         _ => None,
-    }
-}
-
-/// The codec's name in an error message.
-fn codec_name(codec: parquet::basic::Compression) -> &'static str {
-    use parquet::basic::Compression as Codec;
-    match codec {
-        Codec::SNAPPY => "Snappy",
-        Codec::GZIP(_) => "gzip",
-        Codec::ZSTD(_) => "zstd",
-        _ => "this codec",
     }
 }
 
@@ -381,11 +373,8 @@ pub fn check_declared_sizes(
                      outside the file's data (bytes 4..{data_end})"
                 )));
             }
-            let codec = chunk.compression();
-            let bound = match max_expansion(codec) {
-                Some(factor) => Some((factor, codec_name(codec))),
-                None if codec == parquet::basic::Compression::UNCOMPRESSED => None,
-                None => continue,
+            let Some(bound) = page_check(chunk.compression()) else {
+                continue;
             };
             check_pages(&mut reader, start, end, bound).map_err(at)?;
         }
