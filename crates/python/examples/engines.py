@@ -62,9 +62,8 @@ def run_spark(in_dir: str, out_dir: str) -> None:
     )
     try:
         frame = spark.read.parquet(in_dir)
-        # the output schema, from the function on no rows of the input's own Arrow schema
-        empty = pa.Table.from_batches([], schema=_arrow_schema(frame))
-        out_schema = data.transform(empty).schema
+        # the output schema, from the function on no rows of the input
+        out_schema = data.transform(frame.limit(0).toArrow()).schema
 
         def per_partition(batches):  # an iterator of pyarrow.RecordBatch
             for batch in batches:
@@ -73,11 +72,6 @@ def run_spark(in_dir: str, out_dir: str) -> None:
         frame.mapInArrow(per_partition, schema=_spark_schema(spark, out_schema)).write.parquet(out_dir)
     finally:
         spark.stop()
-
-
-def _arrow_schema(frame) -> pa.Schema:
-    """The Arrow schema of a Spark DataFrame (its first batch's, or from no rows)."""
-    return frame.limit(0).toArrow().schema
 
 
 def _spark_schema(spark, schema: pa.Schema):
