@@ -1,4 +1,4 @@
-//! dataflow's validating constructors: `View::new`, `Array::from_vec` and `Array::filled`
+//! dataflow's validating constructors: `View::try_new`, `Array::from_vec` and `Array::filled`
 //! over `Dim1`/`Dim2`/`Dim3` extents from the bytes (edge sizes included), every element then
 //! read back through `Source` and compared with the buffer; and `border_interpolate`
 //! against a closed-form model of OpenCV's border modes.
@@ -63,8 +63,8 @@ fn constructors<S: Shape>(extent: S, product: Option<usize>, bytes: &mut Bytes<'
             |result: Result<(), Error>| matches!(result, Err(Error::SizeOverflow { .. }));
         let buffer = bytes.rest();
         assert!(
-            overflow(View::new(extent, buffer).map(|_| ())),
-            "View::new of {extent:?}"
+            overflow(View::try_new(extent, buffer).map(|_| ())),
+            "View::try_new of {extent:?}"
         );
         assert!(
             overflow(Array::from_vec(extent, buffer.to_vec()).map(|_| ())),
@@ -78,16 +78,24 @@ fn constructors<S: Shape>(extent: S, product: Option<usize>, bytes: &mut Bytes<'
     };
     assert_eq!(extent.size(), product, "size of {extent:?}");
     let buffer = bytes.rest();
-    match View::new(extent, buffer) {
+    match View::try_new(extent, buffer) {
         Ok(view) => {
-            assert_eq!(buffer.len(), product, "View::new accepted a wrong length");
+            assert_eq!(
+                buffer.len(),
+                product,
+                "View::try_new accepted a wrong length"
+            );
             for (k, &want) in buffer.iter().enumerate() {
                 assert_eq!(view.linear_index(k), want, "view element {k}");
             }
             let copy = view.to_array();
             assert_eq!(copy.as_slice(), buffer, "to_array");
         }
-        Err(_) => assert_ne!(buffer.len(), product, "View::new refused the right length"),
+        Err(_) => assert_ne!(
+            buffer.len(),
+            product,
+            "View::try_new refused the right length"
+        ),
     }
     let owned = bytes.rest().to_vec();
     match Array::from_vec(extent, owned.clone()) {

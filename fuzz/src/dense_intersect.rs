@@ -55,7 +55,7 @@ pub fn dense_intersect(data: &[u8]) {
         .expect("one row pads")
         .into_shape_with_order((n, t, c))
         .expect("n * t * c values");
-    let Ok(dense) = DenseFsaVec::new(log_probs.view(), &segments) else {
+    let Ok(dense) = DenseFsaVec::try_new(log_probs.view(), &segments) else {
         // a segment outside its sequence, or NaN in log_probs: documented errors
         return;
     };

@@ -1,5 +1,7 @@
-//! Tidy checks of the repository's own documents, run as tests: ARCHITECTURE.md's code
-//! map names every source file, and every file it names exists.
+//! Tidy checks of the repository's own documents and conventions, run as tests:
+//! ARCHITECTURE.md's code map names every source file, and every file it names exists; no
+//! public `new` returns a `Result` (ARCHITECTURE.md's constructor convention: `new`
+//! panics, `try_new` returns the error).
 //!
 //! A section of the code map is headed ``### `crates/<name>` `` (or `fuzz`, or
 //! `` `xtask` and `benches` ``). A Rust file under that crate's `src/` counts as named when
@@ -175,4 +177,71 @@ fn a_file_left_out_and_a_file_gone_are_both_reported() {
             "the code map's section `crates/demo` names `gone.rs`, which is not there",
         ]
     );
+}
+
+/// The public functions named `new` in `source` whose signature returns a `Result`, as
+/// 1-based line numbers: the constructor convention gives that signature to `try_new`.
+fn fallible_news(source: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    for (start, line) in source.lines().enumerate() {
+        let code = line.trim_start();
+        if !(code.starts_with("pub fn new(") || code.starts_with("pub fn new<")) {
+            continue;
+        }
+        // The signature runs to the body's opening brace (or a trait item's `;`).
+        let signature: String = source
+            .lines()
+            .skip(start)
+            .take_while(|l| !l.trim_end().ends_with('{') && !l.trim_end().ends_with(';'))
+            .chain(
+                source
+                    .lines()
+                    .skip(start)
+                    .find(|l| l.trim_end().ends_with('{') || l.trim_end().ends_with(';')),
+            )
+            .collect();
+        if signature
+            .split_once("->")
+            .is_some_and(|(_, output)| output.trim_start().starts_with("Result"))
+        {
+            found.push(start + 1);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_public_new_returns_a_result() {
+    let root = crate::root();
+    let mut problems = Vec::new();
+    let Ok(crates) = std::fs::read_dir(root.join("crates")) else {
+        panic!("crates/ is readable");
+    };
+    for krate in crates.flatten() {
+        let src = krate.path().join("src");
+        for file in rust_files(&src) {
+            let text = std::fs::read_to_string(src.join(&file)).expect("a readable source file");
+            for line in fallible_news(&text) {
+                problems.push(format!(
+                    "{}:{line}",
+                    src.join(&file)
+                        .strip_prefix(&root)
+                        .expect("under root")
+                        .display()
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "a public `new` returns a Result (name it `try_new`, with a panicking `new`, as \
+         ARCHITECTURE.md's constructor convention says):\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn a_fallible_new_is_found_on_one_line_and_across_lines() {
+    let source = "impl A {\n    pub fn new(x: u8) -> Result<Self, E> {\n    }\n    pub fn new(\n        x: u8,\n    ) -> Result<Self, E> {\n    }\n    pub fn new(x: u8) -> Self {\n    }\n    pub fn try_new(x: u8) -> Result<Self, E> {\n    }\n}\n";
+    assert_eq!(fallible_news(source), [2, 4]);
 }

@@ -82,7 +82,7 @@ fn each_crates_kernels_give_the_same_bits_at_every_level() {
     let values: Vec<f64> = uniform(partition.nvals(), 2);
     let splits = partition.row_splits().to_vec();
     let shape = RaggedShape::from_layers(vec![partition]).unwrap();
-    let ragged = Ragged::new(shape, values.clone()).unwrap();
+    let ragged = Ragged::new(shape, values.clone());
     let naive: Vec<f64> = splits
         .windows(2)
         .map(|w| values[w[0] as usize..w[1] as usize].iter().sum())

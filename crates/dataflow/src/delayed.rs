@@ -650,11 +650,24 @@ pub struct Separate<A, const N: usize> {
 }
 
 impl<A: Source, const N: usize> Separate<A, N> {
-    /// Joins `N` component arrays of equal extent.
-    pub fn new(parts: [A; N]) -> Result<Self, Error> {
+    /// Joins `N` component arrays known to have equal extents.
+    ///
+    /// # Panics
+    ///
+    /// When two extents differ, naming both; [`Separate::try_new`] returns it as an error.
+    #[track_caller]
+    pub fn new(parts: [A; N]) -> Self {
+        match Self::try_new(parts) {
+            Ok(joined) => joined,
+            Err(err) => panic!("Separate::new: {err}"),
+        }
+    }
+
+    /// Joins `N` component arrays of equal extent, else an error naming the two extents.
+    pub fn try_new(parts: [A; N]) -> Result<Self, Error> {
         if let Some(first) = parts.first() {
             for p in &parts[1..] {
-                same_extent("Separate::new", first.extent(), p.extent())?;
+                same_extent("Separate::try_new", first.extent(), p.extent())?;
             }
         }
         Ok(Separate { parts })
@@ -749,8 +762,8 @@ mod tests {
     fn adaptors_read_like_their_definitions() {
         let xs: Vec<i32> = (0..12).collect();
         let ys: Vec<i32> = (0..12).map(|v| v * v).collect();
-        let a = View::new(Dim2(3, 4), &xs).unwrap();
-        let b = View::new(Dim2(3, 4), &ys).unwrap();
+        let a = View::new(Dim2(3, 4), &xs);
+        let b = View::new(Dim2(3, 4), &ys);
         let m = a.map(|v| v + 1);
         assert_eq!(m.index(Dim2(1, 1)), 6);
         let z = a.zip_with(b, |x, y| y - x).unwrap();
@@ -766,7 +779,7 @@ mod tests {
         let t = a.traverse(Dim2(4, 3), |src, Dim2(y, x)| src.index(Dim2(x, y)));
         assert_eq!(t.index(Dim2(3, 2)), 11);
         assert!(matches!(
-            a.zip_with(View::new(Dim2(4, 3), &xs).unwrap(), |x, _| x),
+            a.zip_with(View::new(Dim2(4, 3), &xs), |x, _| x),
             Err(Error::ShapeMismatch { .. })
         ));
     }
@@ -774,7 +787,7 @@ mod tests {
     #[test]
     fn vector_elements_and_products() {
         let px = vec![[1u8, 2, 3], [4, 5, 6]];
-        let v = View::new(Dim1(2), &px).unwrap();
+        let v = View::new(Dim1(2), &px);
         assert_eq!(v.map_elems(|c| c as u32 * 10).index(Dim1(1)), [40, 50, 60]);
         assert_eq!(
             v.zip_elems(v, |a, b| a * b).unwrap().index(Dim1(0)),
@@ -785,9 +798,9 @@ mod tests {
             (r.index(Dim1(1)), g.index(Dim1(1)), b.index(Dim1(0))),
             (4, 5, 3)
         );
-        let sep = Separate::new([r, g, b]).unwrap();
+        let sep = Separate::new([r, g, b]);
         assert_eq!(sep.index(Dim1(1)), [4, 5, 6]);
-        let mut planes = Separate::new([(); 3].map(|_| Array::filled(Dim1(2), 0u8))).unwrap();
+        let mut planes = Separate::new([(); 3].map(|_| Array::filled(Dim1(2), 0u8)));
         crate::load::load(
             &v,
             &mut planes,
@@ -801,8 +814,8 @@ mod tests {
         );
         let xs = [1, 2, 3];
         let ys = [10, 20];
-        let x = View::new(Dim1(3), &xs[..]).unwrap();
-        let y = View::new(Dim1(2), &ys[..]).unwrap();
+        let x = View::new(Dim1(3), &xs[..]);
+        let y = View::new(Dim1(2), &ys[..]);
         let p = cart_product2(x, y, |a, b| a * b);
         assert_eq!(p.extent(), Dim2(3, 2));
         assert_eq!(p.index(Dim2(2, 1)), 60);
@@ -814,7 +827,26 @@ mod tests {
     #[should_panic(expected = "index Dim2(0, 4) out of bounds for an array of extent Dim2(3, 4)")]
     fn checked_reads_catch_row_overrun() {
         let xs: Vec<i32> = (0..12).collect();
-        let a = View::new(Dim2(3, 4), &xs).unwrap().checked();
+        let a = View::new(Dim2(3, 4), &xs).checked();
         let _ = a.index(Dim2(0, 4));
+    }
+
+    #[test]
+    fn separate_refuses_components_of_different_extents() {
+        let (a, b) = (Array::filled(Dim1(2), 0u8), Array::filled(Dim1(3), 0u8));
+        assert_eq!(
+            Separate::try_new([a.clone(), b.clone()]).unwrap_err(),
+            Error::ShapeMismatch {
+                operation: "Separate::try_new",
+                expected: Dim1(2).dims(),
+                got: Dim1(3).dims(),
+            }
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "Separate::new: ")]
+    fn separate_new_panics_on_components_of_different_extents() {
+        let _ = Separate::new([Array::filled(Dim1(2), 0u8), Array::filled(Dim1(3), 0u8)]);
     }
 }

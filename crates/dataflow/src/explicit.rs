@@ -143,8 +143,22 @@ impl<T: Copy, S: Shape> ops::IndexMut<S> for Array<T, S> {
 }
 
 impl<'a, T: Copy, S: Shape> View<'a, T, S> {
-    /// A view of `data` (row-major) as an array of `extent`.
-    pub fn new(extent: S, data: &'a [T]) -> Result<Self, Error> {
+    /// A view of `data` (row-major) as an array of `extent`, for data whose length is known to match.
+    ///
+    /// # Panics
+    ///
+    /// When `data.len()` is not the extent's size (or that size overflows), naming both.
+    /// [`View::try_new`] returns the same check as an error.
+    #[track_caller]
+    pub fn new(extent: S, data: &'a [T]) -> Self {
+        match Self::try_new(extent, data) {
+            Ok(view) => view,
+            Err(err) => panic!("View::new: {err}"),
+        }
+    }
+
+    /// A view of `data` (row-major) as an array of `extent`; `data.len()` must be the extent's size, else an error naming both.
+    pub fn try_new(extent: S, data: &'a [T]) -> Result<Self, Error> {
         check_len(extent, data.len())?;
         Ok(View { data, extent })
     }
@@ -164,8 +178,22 @@ impl<'a, T: Copy, S: Shape> View<'a, T, S> {
 }
 
 impl<'a, T: Copy, S: Shape> ViewMut<'a, T, S> {
-    /// A mutable view of `data` (row-major) as an array of `extent`.
-    pub fn new(extent: S, data: &'a mut [T]) -> Result<Self, Error> {
+    /// A mutable view of `data` (row-major) as an array of `extent`, for data whose length is known to match.
+    ///
+    /// # Panics
+    ///
+    /// When `data.len()` is not the extent's size (or that size overflows), naming both.
+    /// [`ViewMut::try_new`] returns the same check as an error.
+    #[track_caller]
+    pub fn new(extent: S, data: &'a mut [T]) -> Self {
+        match Self::try_new(extent, data) {
+            Ok(view) => view,
+            Err(err) => panic!("ViewMut::new: {err}"),
+        }
+    }
+
+    /// A mutable view of `data` (row-major) as an array of `extent`; `data.len()` must be the extent's size, else an error naming both.
+    pub fn try_new(extent: S, data: &'a mut [T]) -> Result<Self, Error> {
         check_len(extent, data.len())?;
         Ok(ViewMut { data, extent })
     }
@@ -429,11 +457,11 @@ mod tests {
     #[test]
     fn views_read_what_the_buffer_holds() {
         let data: Vec<u32> = (0..12).collect();
-        let v = View::new(Dim2(3, 4), &data).unwrap();
+        let v = View::new(Dim2(3, 4), &data);
         assert_eq!(v.index(Dim2(2, 1)), 9);
         assert_eq!(v.linear_index(5), 5);
         assert_eq!(
-            View::new(Dim2(3, 5), &data).unwrap_err(),
+            View::try_new(Dim2(3, 5), &data).unwrap_err(),
             Error::BufferLength {
                 expected: 15,
                 got: 12
@@ -442,18 +470,31 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "View::new: ")]
+    fn view_new_panics_on_a_short_buffer() {
+        let _ = View::new(Dim2(3, 5), &[0u8; 12]);
+    }
+
+    #[test]
+    #[should_panic(expected = "ViewMut::new: ")]
+    fn view_mut_new_panics_on_an_extent_that_overflows() {
+        let mut buf = [0u8; 4];
+        let _ = ViewMut::new(Dim2((1 << 62) + 1, 4), &mut buf);
+    }
+
+    #[test]
     fn extents_whose_size_overflows_are_refused() {
         // (2^62 + 1) * 4 wraps to 4 in 64 bits: the length alone must not decide.
         let wraps_to_4 = Dim2((1 << 62) + 1, 4);
         assert_eq!(
-            View::new(wraps_to_4, &[1, 2, 3, 4]).unwrap_err(),
+            View::try_new(wraps_to_4, &[1, 2, 3, 4]).unwrap_err(),
             Error::SizeOverflow {
                 extent: [1, (1 << 62) + 1, 4]
             }
         );
         let mut buf = [0u8; 4];
         assert_eq!(
-            ViewMut::new(wraps_to_4, &mut buf).unwrap_err(),
+            ViewMut::try_new(wraps_to_4, &mut buf).unwrap_err(),
             Error::SizeOverflow {
                 extent: [1, (1 << 62) + 1, 4]
             }

@@ -519,7 +519,7 @@ where
     } else {
         slices.into_iter().for_each(run);
     }
-    Separate::new(parts).expect("parts share the extent")
+    Separate::new(parts)
 }
 
 /// The rectangle of a 2-D block, for callers working in rows and columns.
@@ -818,7 +818,7 @@ mod tests {
         fn parallel_equals_sequential(rows in 1usize..300, cols in 1usize..300, threads in 2usize..6, seed in any::<u64>()) {
             let extent = Dim2(rows, cols);
             let data: Vec<f32> = (0..extent.size()).map(|i| ((i as u64).wrapping_mul(seed | 1) % 1000) as f32 / 7.0).collect();
-            let a = crate::explicit::View::new(extent, &data).unwrap();
+            let a = crate::explicit::View::new(extent, &data);
             let chain = a
                 .map(|v| v.sin() * 3.0)
                 .zip_with(a, |s, v| s + v * v)

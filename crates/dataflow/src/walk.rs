@@ -236,7 +236,7 @@ mod tests {
     fn check_walk_unrolled<const N: usize>() {
         for len in 0..20 {
             let xs: Vec<i64> = (1..=len).collect();
-            let a = View::new(Dim1(xs.len()), &xs).unwrap();
+            let a = View::new(Dim1(xs.len()), &xs);
             let want = xs.iter().fold(0, |s, v| s * 3 + v);
             assert_eq!(
                 walk_unrolled::<N, _, _, _>(&a, 0, |s, v| s * 3 + v),
@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn folds_match_iterator_folds() {
         let xs: Vec<i64> = (1..=20).collect();
-        let a = View::new(Dim2(4, 5), &xs).unwrap();
+        let a = View::new(Dim2(4, 5), &xs);
         assert_eq!(
             walk(&a, 0, |s, v| s * 3 + v),
             xs.iter().fold(0, |s, v| s * 3 + v)
@@ -320,7 +320,7 @@ mod tests {
         #[test]
         fn parallel_walk_equals_sequential(n in 0usize..100_000, seed in any::<u64>(), threads in 1usize..6) {
             let data: Vec<u8> = (0..n as u64).map(|i| (i.wrapping_mul(seed | 1) >> 7) as u8).collect();
-            let a = View::new(Dim1(n), &data).unwrap().map(|v| v / 3);
+            let a = View::new(Dim1(n), &data).map(|v| v / 3);
             let mut seq = vec![0u64; 256];
             mutate(&a, &mut seq, |h, v| h[v as usize] += 1);
             let par = with_parallel_threshold(0, || walk_p(&a, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {
@@ -331,7 +331,7 @@ mod tests {
             prop_assert_eq!(crate::load::last_band_count(), usize::from(n > 0));
             let rows = n / 97;
             if rows > 0 {
-                let grid = View::new(Dim2(rows, 97), &data[..rows * 97]).unwrap();
+                let grid = View::new(Dim2(rows, 97), &data[..rows * 97]);
                 let mut seq2 = vec![0u64; 256];
                 mutate(&grid, &mut seq2, |h, v| h[v as usize] += 1);
                 let par2 = with_parallel_threshold(0, || walk_p(&grid, Threads::Fixed(threads), || vec![0u64; 256], |h, v| h[v as usize] += 1, |mut x, y| {

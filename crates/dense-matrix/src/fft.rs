@@ -47,9 +47,22 @@ fn check_power_of_two(n: usize, min: usize, what: &'static str) -> Result<(), Er
 }
 
 impl<R: Real> SplitRadixComplexFft<R> {
-    /// Kaldi's `SplitRadixComplexFft(N)`: plans the transform; `N` must be a power of two
+    /// Kaldi's `SplitRadixComplexFft(N)` for a size known to be valid.
+    ///
+    /// # Panics
+    ///
+    /// When [`SplitRadixComplexFft::try_new`] would return an error (`N` not a valid size), naming `N`.
+    #[track_caller]
+    pub fn new(n: usize) -> Self {
+        match Self::try_new(n) {
+            Ok(plan) => plan,
+            Err(err) => panic!("SplitRadixComplexFft::new: {err}"),
+        }
+    }
+
+    /// Kaldi's `SplitRadixComplexFft(N)`, checked: plans the transform; `N` must be a power of two
     /// (1 included) below 2^32, else [`Error::FftSize`].
-    pub fn new(n: usize) -> Result<Self, Error> {
+    pub fn try_new(n: usize) -> Result<Self, Error> {
         check_power_of_two(n, 1, "a power of two")?;
         let bits = n.trailing_zeros();
         let rev = (0..n as u32)
@@ -183,12 +196,25 @@ pub struct SplitRadixRealFft<R: Real> {
 }
 
 impl<R: Real> SplitRadixRealFft<R> {
-    /// Kaldi's `SplitRadixRealFft(N)`: `N` must be a power of two, at least 4 (Kaldi's
+    /// Kaldi's `SplitRadixRealFft(N)` for a size known to be valid.
+    ///
+    /// # Panics
+    ///
+    /// When [`SplitRadixRealFft::try_new`] would return an error (`N` not a valid size), naming `N`.
+    #[track_caller]
+    pub fn new(n: usize) -> Self {
+        match Self::try_new(n) {
+            Ok(plan) => plan,
+            Err(err) => panic!("SplitRadixRealFft::new: {err}"),
+        }
+    }
+
+    /// Kaldi's `SplitRadixRealFft(N)`, checked: `N` must be a power of two, at least 4 (Kaldi's
     /// condition), else [`Error::FftSize`].
-    pub fn new(n: usize) -> Result<Self, Error> {
+    pub fn try_new(n: usize) -> Result<Self, Error> {
         check_power_of_two(n, 4, "a power of two, at least 4")?;
         Ok(SplitRadixRealFft {
-            complex: SplitRadixComplexFft::new(n / 2)?,
+            complex: SplitRadixComplexFft::try_new(n / 2)?,
             twiddles: split_twiddles(n),
         })
     }
@@ -298,7 +324,7 @@ pub fn complex_fft<R: Real>(v: &mut VectorBase<R>, forward: bool) {
     }
     let n = dim / 2;
     if n.is_power_of_two() && u32::try_from(n).is_ok() {
-        match SplitRadixComplexFft::new(n) {
+        match SplitRadixComplexFft::try_new(n) {
             Ok(plan) => plan.compute(v.data_mut(), forward),
             Err(e) => unreachable!("a power of two below 2^32 is planned: {e}"),
         }
@@ -319,7 +345,7 @@ fn bluestein<R: Real>(data: &mut [R], forward: bool) -> bool {
     let Some(m) = (2 * n - 1).checked_next_power_of_two() else {
         return false;
     };
-    let Ok(plan) = SplitRadixComplexFft::<f64>::new(m) else {
+    let Ok(plan) = SplitRadixComplexFft::<f64>::try_new(m) else {
         return false;
     };
     // the chirp, with k^2 reduced mod 2n so the angle stays exact for large k

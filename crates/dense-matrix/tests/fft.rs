@@ -71,7 +71,7 @@ fn goldens<R: Real>() {
                 complex_fft(&mut v, forward);
                 assert_near(v.data(), &c.output, &format!("complex_fft {what}"));
                 if c.n.is_power_of_two() {
-                    let plan = SplitRadixComplexFft::<R>::new(c.n).unwrap();
+                    let plan = SplitRadixComplexFft::<R>::new(c.n);
                     assert_eq!(plan.n(), c.n);
                     let mut x = to::<R>(&c.input);
                     plan.compute(&mut x, forward);
@@ -104,7 +104,7 @@ fn goldens<R: Real>() {
                     &format!("real_fft_inefficient backward {what}"),
                 );
                 if c.n.is_power_of_two() {
-                    let plan = SplitRadixRealFft::<R>::new(c.n).unwrap();
+                    let plan = SplitRadixRealFft::<R>::new(c.n);
                     assert_eq!(plan.n(), c.n);
                     let mut x = to::<R>(&c.input);
                     plan.compute(&mut x, true);
@@ -142,7 +142,7 @@ fn round_trips_of_random_signals_return_n_times_the_input() {
     for bits in 2..=12 {
         let n = 1usize << bits;
         let x = common::random_vector::<f64>(&mut g, n);
-        let plan = SplitRadixRealFft::<f64>::new(n).unwrap();
+        let plan = SplitRadixRealFft::<f64>::new(n);
         let mut y = x.data().to_vec();
         plan.compute(&mut y, true);
         plan.compute(&mut y, false);
@@ -150,7 +150,7 @@ fn round_trips_of_random_signals_return_n_times_the_input() {
         assert_near(&y, &want, &format!("real round trip {n}"));
 
         let z = common::random_vector::<f64>(&mut g, 2 * n);
-        let plan = SplitRadixComplexFft::<f64>::new(n).unwrap();
+        let plan = SplitRadixComplexFft::<f64>::new(n);
         let mut y = z.data().to_vec();
         plan.compute(&mut y, true);
         plan.compute(&mut y, false);
@@ -162,7 +162,7 @@ fn round_trips_of_random_signals_return_n_times_the_input() {
 #[test]
 fn plans_reject_unsupported_lengths() {
     for n in [0, 2, 6, 12] {
-        let e = SplitRadixRealFft::<f32>::new(n).unwrap_err();
+        let e = SplitRadixRealFft::<f32>::try_new(n).unwrap_err();
         assert_eq!(
             e,
             Error::FftSize {
@@ -172,23 +172,33 @@ fn plans_reject_unsupported_lengths() {
         );
     }
     assert_eq!(
-        SplitRadixComplexFft::<f64>::new(24)
+        SplitRadixComplexFft::<f64>::try_new(24)
             .unwrap_err()
             .to_string(),
         "cannot plan an FFT of 24 points: the length must be a power of two"
     );
     assert!(matches!(
-        SplitRadixComplexFft::<f64>::new(0),
+        SplitRadixComplexFft::<f64>::try_new(0),
         Err(Error::FftSize { n: 0, .. })
     ));
 }
 
 #[test]
+#[should_panic(expected = "SplitRadixComplexFft::new: cannot plan an FFT of 24 points")]
+fn complex_new_panics_on_a_size_try_new_refuses() {
+    let _ = SplitRadixComplexFft::<f64>::new(24);
+}
+
+#[test]
+#[should_panic(expected = "SplitRadixRealFft::new: ")]
+fn real_new_panics_on_a_size_try_new_refuses() {
+    let _ = SplitRadixRealFft::<f32>::new(2);
+}
+
+#[test]
 #[should_panic(expected = "SplitRadixRealFft::compute: data length 6 does not match N 8")]
 fn compute_names_a_wrong_length() {
-    SplitRadixRealFft::<f32>::new(8)
-        .unwrap()
-        .compute(&mut [0.0; 6], true);
+    SplitRadixRealFft::<f32>::new(8).compute(&mut [0.0; 6], true);
 }
 
 #[test]

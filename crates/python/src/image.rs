@@ -58,13 +58,13 @@ fn grey_view<'a>(p: &'a Pixels<'_>, what: &str) -> PyResult<View<'a, u8, Dim2>> 
              COLOR_RGB2GRAY) first"
         )));
     }
-    View::new(Dim2(p.rows, p.cols), &p.data).map_err(flow_err)
+    View::try_new(Dim2(p.rows, p.cols), &p.data).map_err(flow_err)
 }
 
 fn rgb_view<'a>(p: &'a Pixels<'_>) -> PyResult<View<'a, [u8; 3], Dim2>> {
     let (pixels, rest) = p.data.as_chunks::<3>();
     debug_assert!(rest.is_empty(), "three channels per pixel");
-    View::new(Dim2(p.rows, p.cols), pixels).map_err(flow_err)
+    View::try_new(Dim2(p.rows, p.cols), pixels).map_err(flow_err)
 }
 
 fn grey_out(py: Python<'_>, a: dataflow::Array<u8, Dim2>) -> Bound<'_, PyArray2<u8>> {

@@ -175,7 +175,7 @@ fn ragged_in<T: numpy::Element + Clone>(
 ) -> PyResult<Ragged<T>> {
     let splits: Vec<Vec<i32>> = splits.iter().map(|s| s.as_array().to_vec()).collect();
     let shape = RaggedShape::from_row_splits(splits).map_err(ragged_err)?;
-    Ragged::new(shape, values.as_array().to_vec()).map_err(ragged_err)
+    Ragged::try_new(shape, values.as_array().to_vec()).map_err(ragged_err)
 }
 
 /// A view of `len` values of type `T` starting `offset` elements of `T` into `base_ptr`,

@@ -150,7 +150,7 @@ pub fn decode(data: &[u8]) -> Result<Inner, String> {
         })
         .collect();
     let shape = RaggedShape::from_row_splits(splits).map_err(|e| e.to_string())?;
-    let ragged = Ragged::new(shape, arcs).map_err(|e| e.to_string())?;
+    let ragged = Ragged::try_new(shape, arcs).map_err(|e| e.to_string())?;
     let mut inner = if axes == 2 {
         Inner::One(Fsa::from_ragged(ragged).map_err(|e| e.to_string())?)
     } else {
@@ -175,7 +175,7 @@ pub fn decode(data: &[u8]) -> Result<Inner, String> {
                 let s = r.i32s()?;
                 let v = r.i32s()?;
                 let shape = RaggedShape::from_row_splits(vec![s]).map_err(|e| e.to_string())?;
-                Attr::Ragged(Ragged::new(shape, v).map_err(|e| e.to_string())?)
+                Attr::Ragged(Ragged::try_new(shape, v).map_err(|e| e.to_string())?)
             }
             other => return Err(format!("unknown attribute kind {other}")),
         };

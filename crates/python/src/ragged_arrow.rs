@@ -72,7 +72,7 @@ fn from_parts<T: numpy::Element + Copy>(
     shape: RaggedShape,
     values: PyReadonlyArray1<'_, T>,
 ) -> PyResult<Ragged<T>> {
-    Ragged::new(shape, values.as_array().to_vec()).map_err(ragged_err)
+    Ragged::try_new(shape, values.as_array().to_vec()).map_err(ragged_err)
 }
 
 #[pymethods]

@@ -36,7 +36,7 @@ fn array_2axis() -> Ragged<f32> {
     let values = (0..shape.num_elements())
         .map(|_| rng.next_f64() as f32)
         .collect();
-    Ragged::new(shape, values).unwrap()
+    Ragged::new(shape, values)
 }
 
 fn bench(c: &mut Criterion) {
@@ -69,8 +69,7 @@ fn bench(c: &mut Criterion) {
         (0..a.num_elements())
             .map(|_| rng.next_u64() as u32)
             .collect(),
-    )
-    .unwrap();
+    );
     g.bench_function("and_per_sublist", |b| {
         b.iter(|| {
             black_box(black_box(&bits).and_per_sublist(!0));
@@ -101,7 +100,7 @@ fn bench(c: &mut Criterion) {
     let picks: Vec<i32> = (0..p.nvals())
         .map(|_| rng.below(n_src as u64) as i32)
         .collect();
-    let idx = Ragged::new(RaggedShape::from_layers(vec![p]).unwrap(), picks).unwrap();
+    let idx = Ragged::new(RaggedShape::from_layers(vec![p]).unwrap(), picks);
     g.bench_function("from_index", |b| {
         b.iter(|| {
             black_box(Ragged::from_index(black_box(&src), &idx).unwrap());

@@ -114,7 +114,7 @@ fn run() {
     let values: Vec<f32> = (0..shape.num_elements())
         .map(|_| (rng.next() >> 11) as f32 / (1u64 << 53) as f32)
         .collect();
-    let a = Ragged::new(shape.clone(), values).unwrap();
+    let a = Ragged::new(shape.clone(), values);
     report("sum_per_sublist", rounds, &mut || {
         black_box(a.sum_per_sublist(0.0));
     });
@@ -124,15 +124,14 @@ fn run() {
     let a64 = Ragged::new(
         shape.clone(),
         a.values().iter().map(|&x| x as f64).collect(),
-    )
-    .unwrap();
+    );
     report("min_per_sublist", rounds, &mut || {
         black_box(a.min_per_sublist(f32::INFINITY));
     });
     report("sum_per_sublist64", rounds, &mut || {
         black_box(a64.sum_per_sublist(0.0));
     });
-    let ai = Ragged::new(shape.clone(), (0..a.num_elements() as i32).collect()).unwrap();
+    let ai = Ragged::new(shape.clone(), (0..a.num_elements() as i32).collect());
     report("sum_per_sublist_i32", rounds, &mut || {
         black_box(ai.sum_per_sublist(0));
     });
@@ -145,8 +144,7 @@ fn run() {
     let bits = Ragged::new(
         shape,
         (0..a.num_elements()).map(|_| rng.next() as u32).collect(),
-    )
-    .unwrap();
+    );
     report("and_per_sublist", rounds, &mut || {
         black_box(bits.and_per_sublist(!0));
     });
@@ -158,7 +156,7 @@ fn run() {
     let picks: Vec<i32> = (0..p.nvals())
         .map(|_| rng.below(n_src as u64) as i32)
         .collect();
-    let idx = Ragged::new(RaggedShape::from_layers(vec![p]).unwrap(), picks).unwrap();
+    let idx = Ragged::new(RaggedShape::from_layers(vec![p]).unwrap(), picks);
     report("from_index", rounds, &mut || {
         black_box(Ragged::from_index(&src, &idx).unwrap());
     });

@@ -318,7 +318,7 @@ pub fn random_ragged(
     let values = (0..shape.num_elements())
         .map(|_| (min_value as i64 + (rng.next_u64() % span) as i64) as i32)
         .collect();
-    crate::Ragged::new(shape, values)
+    crate::Ragged::try_new(shape, values)
 }
 
 #[cfg(test)]

@@ -27,8 +27,23 @@ pub struct Ragged<T> {
 }
 
 impl<T> Ragged<T> {
-    /// A ragged array from a shape and its values; `values.len()` must be `shape.num_elements()`.
-    pub fn new(shape: RaggedShape, values: Vec<T>) -> Result<Self, Error> {
+    /// A ragged array from a shape and its values, for values built to match the shape.
+    ///
+    /// # Panics
+    ///
+    /// When `values.len()` is not `shape.num_elements()`, with both numbers in the message.
+    /// [`Ragged::try_new`] returns the same check as an error.
+    #[track_caller]
+    pub fn new(shape: RaggedShape, values: Vec<T>) -> Self {
+        match Self::try_new(shape, values) {
+            Ok(ragged) => ragged,
+            Err(err) => panic!("Ragged::new: {err}"),
+        }
+    }
+
+    /// A ragged array from a shape and its values; `values.len()` must be
+    /// `shape.num_elements()`, else [`Error::SizeMismatch`].
+    pub fn try_new(shape: RaggedShape, values: Vec<T>) -> Result<Self, Error> {
         if values.len() != shape.num_elements() {
             return Err(Error::SizeMismatch {
                 what: "number of values vs shape.num_elements()",
@@ -165,7 +180,7 @@ impl<T> Ragged<T> {
 
     /// A ragged array with the same shape (shared) and new values.
     pub fn with_values<U>(&self, values: Vec<U>) -> Result<Ragged<U>, Error> {
-        Ragged::new(self.shape.clone(), values)
+        Ragged::try_new(self.shape.clone(), values)
     }
 }
 
@@ -293,7 +308,7 @@ impl<T: FromStr> FromStr for Ragged<T> {
             .into_iter()
             .map(RowPartition::from_row_splits)
             .collect::<Result<Vec<_>, Error>>()?;
-        Self::new(RaggedShape::from_layers(layers)?, values)
+        Self::try_new(RaggedShape::from_layers(layers)?, values)
     }
 }
 
@@ -472,10 +487,17 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "Ragged::new: ")]
+    fn new_panics_on_a_value_count_that_does_not_match() {
+        let shape: RaggedShape = "[ [ x x ] ]".parse().unwrap();
+        let _ = Ragged::new(shape, vec![1, 2, 3]);
+    }
+
+    #[test]
     fn new_checks_the_value_count() {
         let shape: RaggedShape = "[ [ x x ] ]".parse().unwrap();
         assert_eq!(
-            Ragged::new(shape, vec![1]).err(),
+            Ragged::try_new(shape, vec![1]).err(),
             Some(Error::SizeMismatch {
                 what: "number of values vs shape.num_elements()",
                 expected: 2,

@@ -934,7 +934,7 @@ mod tests {
         // Splits past the values' length, and layers that do not match.
         let shape = RaggedShape::from_row_splits(vec![vec![0, 2, 5]]).unwrap();
         check_err(
-            Ragged::new(shape, vec![1, 2, 3]),
+            Ragged::try_new(shape, vec![1, 2, 3]),
             SizeMismatch {
                 what: "number of values vs shape.num_elements()",
                 expected: 5,

@@ -31,7 +31,7 @@ fn big_ragged(seed: u64) -> Ragged<f64> {
     let values = (0..shape.num_elements())
         .map(|_| (rng.range(0, 1000) as f64) / 7.0 - 50.0)
         .collect();
-    Ragged::new(shape, values).unwrap()
+    Ragged::new(shape, values)
 }
 
 /// Runs `f` sequentially and in parallel and checks both agree.

@@ -50,7 +50,7 @@ fn big() -> Ragged<u32> {
     let mid = RowPartition::from_row_lengths(&lengths).unwrap();
     let shape = RaggedShape::from_layers(vec![top, mid]).unwrap();
     let n = shape.num_elements();
-    Ragged::new(shape, (0..n as u32).collect()).unwrap()
+    Ragged::new(shape, (0..n as u32).collect())
 }
 
 #[test]

@@ -44,7 +44,7 @@ fn bench(c: &mut Criterion) {
         .enumerate()
         .map(|(i, &len)| [i as i32, 0, len as i32])
         .collect();
-    let dense = DenseFsaVec::new(view, &segments).expect("valid segments");
+    let dense = DenseFsaVec::new(view, &segments);
     let decode = || {
         let (lattice, _, _) =
             intersect_dense_pruned(&graphs, &dense, 20.0, 8.0, 30, 10_000).expect("decodable");

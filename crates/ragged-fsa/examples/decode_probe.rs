@@ -42,7 +42,7 @@ fn main() {
         .enumerate()
         .map(|(i, &len)| [i as i32, 0, len as i32])
         .collect();
-    let dense = DenseFsaVec::new(view, &segments).expect("valid segments");
+    let dense = DenseFsaVec::new(view, &segments);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

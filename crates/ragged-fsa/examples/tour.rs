@@ -322,7 +322,7 @@ fn ctc_training_and_decoding(dir: &Path) -> Result<(), Box<dyn Error>> {
     let mut curve = Vec::with_capacity(steps);
     for step in 0..steps {
         let log_probs = log_softmax(&logits);
-        let dense = DenseFsaVec::new(log_probs.view(), &segments)?;
+        let dense = DenseFsaVec::try_new(log_probs.view(), &segments)?;
         let out = ctc_loss(&graphs, &dense, f32::INFINITY)?;
         let total: f64 = out.loss.iter().sum();
         curve.push(total);
@@ -359,7 +359,7 @@ fn ctc_training_and_decoding(dir: &Path) -> Result<(), Box<dyn Error>> {
     println!("artefact: {}", svg.display());
 
     let log_probs = log_softmax(&logits);
-    let dense = DenseFsaVec::new(log_probs.view(), &segments)?;
+    let dense = DenseFsaVec::try_new(log_probs.view(), &segments)?;
     let graph = create_fsa_vec(&[word_graph()?]);
     let (lattice, _, _) = intersect_dense_pruned(&graph, &dense, 20.0, 8.0, 30, 10_000)?;
     for (i, best) in one_best(&lattice)?.iter().enumerate() {

@@ -160,7 +160,7 @@ impl Fsa {
         }
         check_arcs(&splits, &arcs, 0)?;
         Ok(Self {
-            arcs: Ragged::new(shape2(splits), arcs)?,
+            arcs: Ragged::try_new(shape2(splits), arcs)?,
             attrs: Attrs::new(),
         })
     }
@@ -185,7 +185,7 @@ impl Fsa {
     }
 
     pub(crate) fn from_built_unchecked(built: Built, attrs: Attrs) -> Self {
-        let arcs = Ragged::new(shape2(built.splits), built.arcs).expect("splits match arcs");
+        let arcs = Ragged::new(shape2(built.splits), built.arcs);
         Self { arcs, attrs }
     }
 
@@ -437,7 +437,7 @@ fn stack(fsas: &[Fsa], names: &[String]) -> FsaVec {
         }
     }
     FsaVec {
-        arcs: Ragged::new(shape3(splits1, splits2), values).expect("sizes built to match"),
+        arcs: Ragged::new(shape3(splits1, splits2), values),
         attrs,
     }
 }
@@ -547,7 +547,7 @@ impl FsaVec {
             jobs.into_iter().for_each(fill);
         }
         let attrs = gather_all(attrs, &arc_map);
-        let arcs = Ragged::new(shape3(splits1, splits2), values).expect("sizes built to match");
+        let arcs = Ragged::new(shape3(splits1, splits2), values);
         (FsaVec { arcs, attrs }, arc_map)
     }
 

@@ -36,7 +36,7 @@ impl Fsa {
         let mut arc_map: Vec<i32> = (0..values.len() as i32).collect();
         let shape = self.arcs().shape();
         structure::arc_sort_in_place(shape.row_splits(1), &mut values, &mut arc_map);
-        let arcs = ragged_core::Ragged::new(shape.clone(), values).expect("same shape");
+        let arcs = ragged_core::Ragged::new(shape.clone(), values);
         let attrs = gather_all(self.attrs(), &arc_map);
         (Fsa::from_parts_unchecked(arcs, attrs), arc_map)
     }
@@ -298,7 +298,7 @@ impl FsaVec {
         } else {
             jobs.into_iter().for_each(sort);
         }
-        let arcs = ragged_core::Ragged::new(shape.clone(), values).expect("same shape");
+        let arcs = ragged_core::Ragged::new(shape.clone(), values);
         let attrs = gather_all(self.attrs(), &arc_map);
         (FsaVec::from_parts_unchecked(arcs, attrs), arc_map)
     }

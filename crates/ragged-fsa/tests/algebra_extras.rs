@@ -17,7 +17,7 @@ fn ragged(lists: Vec<Vec<i32>>) -> Attr {
     }
     let layer = ragged_core::RowPartition::from_row_splits(splits).unwrap();
     let shape = ragged_core::RaggedShape::from_layers(vec![layer]).unwrap();
-    Attr::Ragged(ragged_core::Ragged::new(shape, values).unwrap())
+    Attr::Ragged(ragged_core::Ragged::new(shape, values))
 }
 
 #[test]

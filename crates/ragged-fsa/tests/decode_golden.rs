@@ -41,7 +41,7 @@ fn hlg_best_paths_agree_with_k2() {
             .enumerate()
             .map(|(i, &len)| [i as i32, 0, len as i32])
             .collect();
-        let dense = DenseFsaVec::new(view, &segments).unwrap();
+        let dense = DenseFsaVec::new(view, &segments);
         let graphs = create_fsa_vec(&[graph]);
         let max_active: Vec<usize> = case.get("max_active");
         let (lattice, _, _) =

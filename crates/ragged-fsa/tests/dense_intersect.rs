@@ -119,7 +119,7 @@ fn random_case(seed: u64) -> Case {
 fn intersect_dense_totals_and_lattice_arcs_match_brute_force() {
     for seed in 0..300 {
         let case = random_case(seed);
-        let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments).unwrap();
+        let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments);
         let graphs = create_fsa_vec(&case.graphs);
         let nc = dense.num_cols();
         for beam in [f32::INFINITY, 1.5] {
@@ -208,7 +208,7 @@ fn state_labelled(graph: &Fsa, c: i32) -> Fsa {
 fn ctc_loss_and_gradient_match_brute_force() {
     for seed in 0..300 {
         let case = random_case(seed);
-        let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments).unwrap();
+        let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments);
         let c = case.log_probs.dim().2 as i32;
         let relabelled: Vec<Fsa> = case.graphs.iter().map(|g| state_labelled(g, c)).collect();
         for graph_list in [&case.graphs, &relabelled] {
@@ -260,7 +260,7 @@ fn check_ctc_against_brute_force(seed: u64, graph_list: &[Fsa], case: &Case, den
 #[test]
 fn a_shared_graph_and_a_to_b_map_pair_as_documented() {
     let case = random_case(7);
-    let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments).unwrap();
+    let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments);
     let one = create_fsa_vec(&case.graphs[..1]);
     let (shared, _, _) = intersect_dense(&one, &dense, f32::INFINITY, None).unwrap();
     assert_eq!(shared.num_fsas(), dense.num_fsas());
@@ -281,7 +281,7 @@ fn a_shared_graph_and_a_to_b_map_pair_as_documented() {
 #[test]
 fn bad_inputs_are_clear_errors() {
     let lp = Array3::<f32>::zeros((2, 4, 3));
-    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 4], [1, 1, 2]]).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 4], [1, 1, 2]]);
     let ok: Fsa = "0 1 2 0\n1 2 -1 0\n2".parse().unwrap();
     let bad_label: Fsa = "0 1 3 0\n1 2 -1 0\n2".parse().unwrap();
     let graphs = create_fsa_vec(&[ok.clone(), bad_label]);
@@ -348,7 +348,7 @@ fn bad_inputs_are_clear_errors() {
 fn infeasible_segments_give_inf_or_zero_and_no_gradient() {
     // a graph needing 3 frames against segments of 2 and 3 frames
     let lp = Array3::<f32>::from_elem((1, 3, 2), -(2f32.ln()));
-    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 2], [0, 0, 3]]).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 2], [0, 0, 3]]);
     let graphs = FsaVec::linear(&[vec![1, 1, 1], vec![1, 1, 1]]).unwrap();
     for beam in [f32::INFINITY, 10.0] {
         let out = ctc_loss(&graphs, &dense, beam).unwrap();
@@ -377,7 +377,7 @@ fn infeasible_segments_give_inf_or_zero_and_no_gradient() {
 fn gradient_matches_finite_differences_in_f64() {
     // d loss / d log_probs by central differences of the brute-force total (f64 throughout)
     let case = random_case(11);
-    let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments).unwrap();
+    let dense = DenseFsaVec::new(case.log_probs.view(), &case.segments);
     let graphs = create_fsa_vec(&case.graphs);
     let out = ctc_loss(&graphs, &dense, f32::INFINITY).unwrap();
     let total_loss = |lp: &Array3<f64>| -> f64 {
@@ -441,7 +441,7 @@ fn extreme_log_probs_keep_their_exact_loss() {
         vec![0.0, -1000.0, inf, 0.0, -1000.0, inf, inf, inf, 0.0],
     )
     .unwrap();
-    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 3]]).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 3]]);
     let graphs = FsaVec::ctc_graph(&[vec![1, 2]], false).unwrap();
     let out = ctc_loss(&graphs, &dense, f32::INFINITY).unwrap();
     let want = -log_sum([-1000.0, -1000.0, -2000.0].into_iter());
@@ -461,7 +461,7 @@ fn a_trellis_too_large_is_an_error_not_an_allocation() {
     // 2^20 states (no arcs: cheap to build) against 300 frames: 2^20 * 302 > 2^28 slots
     let graph = Fsa::from_arcs(Vec::new(), 1 << 20).unwrap();
     let lp = Array3::<f32>::zeros((1, 300, 2));
-    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 300]]).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 300]]);
     let graphs = create_fsa_vec(&[graph]);
     let want = Error::TooLarge {
         what: "graph states x frames of one segment (intersect_dense_pruned bounds it)",
@@ -477,7 +477,7 @@ fn a_trellis_too_large_is_an_error_not_an_allocation() {
 #[test]
 fn no_segments_give_empty_answers() {
     let lp = Array3::<f32>::zeros((2, 3, 2));
-    let dense = DenseFsaVec::new(lp.view(), &[]).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[]);
     assert_eq!(dense.num_fsas(), 0);
     assert_eq!(dense.scores_index_to_log_probs(0), None);
     let graphs = FsaVec::linear(&[]).unwrap();

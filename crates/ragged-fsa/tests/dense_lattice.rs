@@ -65,7 +65,7 @@ fn mmi_loss_is_numerator_minus_scaled_denominator() {
     let mut rng = Rng(5);
     let lp = random_log_probs(&mut rng, 3, 9, 4);
     let segments = [[2, 1, 8], [0, 0, 9], [1, 3, 2]];
-    let dense = DenseFsaVec::new(lp.view(), &segments).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &segments);
     let num = FsaVec::ctc_graph(&[vec![1, 2, 3], vec![3, 3], vec![1, 1]], false).unwrap();
     // a token loop (written out: `Fsa::ctc_topo`'s signature is in flux)
     let den: Fsa = "0 0 0 0\n0 0 1 -0.5\n0 0 2 0.25\n0 0 3 0\n0 1 -1 0\n1"
@@ -91,7 +91,7 @@ fn mmi_loss_is_numerator_minus_scaled_denominator() {
     }
     assert_eq!(out.loss[2], f64::INFINITY); // [1, 1] needs 3 frames, the segment has 2
                                             // the gradient: numerator minus scaled denominator, on the feasible segments only
-    let feasible = DenseFsaVec::new(lp.view(), &segments[..2]).unwrap();
+    let feasible = DenseFsaVec::new(lp.view(), &segments[..2]);
     let num2 = FsaVec::ctc_graph(&[vec![1, 2, 3], vec![3, 3]], false).unwrap();
     let n2 = ctc_loss(&num2, &feasible, f32::INFINITY).unwrap();
     let d2 = ctc_loss(
@@ -123,7 +123,7 @@ fn one_best_reads_labels_and_words_of_the_best_path() {
     for (t, c) in [(0, 1), (1, 1), (2, 0), (3, 2)] {
         lp[[0, t, c]] = -0.01;
     }
-    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 4]]).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 4]]);
     let mut graph = FsaVec::ctc_graph(&[vec![1, 2]], false).unwrap();
     let aux: Vec<i32> = graph
         .aux_labels()
@@ -141,7 +141,7 @@ fn one_best_reads_labels_and_words_of_the_best_path() {
     assert_eq!(best[0].aux_labels, vec![11, 12]);
     assert!((best[0].score - 4.0 * -0.01).abs() < 1e-5);
     // no path: empty, -inf
-    let short = DenseFsaVec::new(lp.view(), &[[0, 0, 1]]).unwrap();
+    let short = DenseFsaVec::new(lp.view(), &[[0, 0, 1]]);
     let (lattice, _, _) = intersect_dense(&graph, &short, 8.0, None).unwrap();
     assert_eq!(
         one_best(&lattice).unwrap(),

@@ -17,7 +17,7 @@ fn inputs(case: &Case) -> (Array3<f32>, DenseFsaVec, FsaVec) {
     let lp = Array3::from_shape_vec((d[0], d[1], d[2]), values).unwrap();
     let segs: Vec<i32> = case.get("segments");
     let segments: Vec<[i32; 3]> = segs.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
-    let dense = DenseFsaVec::new(lp.view(), &segments).unwrap();
+    let dense = DenseFsaVec::new(lp.view(), &segments);
     let graph: Fsa = case.fields["graph"]
         .replace(" ; ", "\n")
         .trim()

@@ -230,7 +230,7 @@ const BEAMS: [f32; 2] = [f32::INFINITY, 10.0];
 
 fn one_segment(log_probs: &ndarray::Array3<f32>) -> ragged_fsa::DenseFsaVec {
     let t = log_probs.dim().1 as i32;
-    ragged_fsa::DenseFsaVec::new(log_probs.view(), &[[0, 0, t]]).unwrap()
+    ragged_fsa::DenseFsaVec::new(log_probs.view(), &[[0, 0, t]])
 }
 
 #[test]
@@ -487,7 +487,7 @@ fn the_lattice_bound_is_configurable_and_exact() {
     use ndarray::Array3;
     let graphs = self_loops(3);
     let lp = Array3::<f32>::zeros((2, 4, 1));
-    let dense = ragged_fsa::DenseFsaVec::new(lp.view(), &[[0, 0, 4], [1, 0, 4]]).unwrap();
+    let dense = ragged_fsa::DenseFsaVec::new(lp.view(), &[[0, 0, 4], [1, 0, 4]]);
     // 3 x 4 + 1 arcs per segment, 26 in all
     let (lattice, _, _) = ragged_fsa::intersect_dense(&graphs, &dense, 10.0, None).unwrap();
     assert_eq!(lattice.num_arcs(), 26);

@@ -234,7 +234,7 @@ impl Array {
     /// partitions; the values are copied.
     pub fn to_ragged_i64(&self) -> Option<ragged_core::Ragged<i64>> {
         match &*self.values {
-            Values::I64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.to_vec()).ok(),
+            Values::I64(v) => ragged_core::Ragged::try_new(self.ragged_shape()?, v.to_vec()).ok(),
             _ => None,
         }
     }
@@ -243,7 +243,7 @@ impl Array {
     /// partitions; the values are copied.
     pub fn to_ragged_f64(&self) -> Option<ragged_core::Ragged<f64>> {
         match &*self.values {
-            Values::F64(v) => ragged_core::Ragged::new(self.ragged_shape()?, v.to_vec()).ok(),
+            Values::F64(v) => ragged_core::Ragged::try_new(self.ragged_shape()?, v.to_vec()).ok(),
             _ => None,
         }
     }

@@ -100,7 +100,21 @@ impl DynamicRaggedShape {
     /// TensorFlow's constructor: `row_partitions` (possibly none) over a dense
     /// `inner_shape`, checked (`RowPartitions in DynamicRaggedShape do not align between 0
     /// and 1`, `Last row partition does not match inner_shape.`). The dtype is `int32`.
-    pub fn new(
+    ///
+    /// # Panics
+    ///
+    /// Where [`DynamicRaggedShape::try_new`] returns an error, with its message.
+    #[track_caller]
+    pub fn new(row_partitions: Vec<RowPartition>, inner_shape: Vec<usize>) -> Self {
+        match Self::try_new(row_partitions, inner_shape) {
+            Ok(shape) => shape,
+            Err(err) => panic!("DynamicRaggedShape::new: {err}"),
+        }
+    }
+
+    /// TensorFlow's constructor, checked: the rules of [`DynamicRaggedShape::new`], each
+    /// broken one an error.
+    pub fn try_new(
         row_partitions: Vec<RowPartition>,
         inner_shape: Vec<usize>,
     ) -> Result<DynamicRaggedShape, Error> {
@@ -153,7 +167,7 @@ impl DynamicRaggedShape {
             if num_row_partitions > 0 {
                 return Err(argument("num_row_partitions==0 for a scalar shape"));
             }
-            return DynamicRaggedShape::new(Vec::new(), Vec::new());
+            return DynamicRaggedShape::try_new(Vec::new(), Vec::new());
         }
         if num_row_partitions >= lengths.len() {
             return Err(argument(format!(
@@ -198,7 +212,7 @@ impl DynamicRaggedShape {
             Length::Uniform(n) => *n,
             Length::Ragged(_) => unreachable!("ragged dimensions are inside the partitions"),
         }));
-        DynamicRaggedShape::new(row_partitions, inner_shape)
+        DynamicRaggedShape::try_new(row_partitions, inner_shape)
     }
 
     /// TensorFlow's `from_row_partitions`: a non-empty list of partitions, `inner_shape`
@@ -210,7 +224,7 @@ impl DynamicRaggedShape {
             return Err(argument("row_partitions cannot be empty"));
         };
         let inner = vec![last.nvals()];
-        DynamicRaggedShape::new(row_partitions, inner)
+        DynamicRaggedShape::try_new(row_partitions, inner)
     }
 
     /// The shape of a rank-`rank` value with `nrows` rows and the partitions of its
@@ -426,7 +440,7 @@ impl DynamicRaggedShape {
             }
             let mut inner = vec![nvals];
             inner.extend_from_slice(&self.inner_shape[more + 1..]);
-            DynamicRaggedShape::new(partitions, inner)?
+            DynamicRaggedShape::try_new(partitions, inner)?
         } else {
             let folded = &self.row_partitions[num_row_partitions..];
             if folded.iter().any(|p| p.uniform_row_length().is_none()) {
@@ -441,7 +455,7 @@ impl DynamicRaggedShape {
             let mut inner = vec![first];
             inner.extend(folded.iter().map(|p| p.uniform_row_length().unwrap_or(0)));
             inner.extend_from_slice(&self.inner_shape[1..]);
-            DynamicRaggedShape::new(self.row_partitions[..num_row_partitions].to_vec(), inner)?
+            DynamicRaggedShape::try_new(self.row_partitions[..num_row_partitions].to_vec(), inner)?
         };
         out.dtype = self.dtype;
         Ok(out)
@@ -509,12 +523,12 @@ impl DynamicRaggedShape {
     fn slice_dims(&self, start: usize, stop: usize) -> Result<DynamicRaggedShape, Error> {
         let nrp = self.row_partitions.len();
         if stop <= start {
-            return DynamicRaggedShape::new(Vec::new(), Vec::new());
+            return DynamicRaggedShape::try_new(Vec::new(), Vec::new());
         }
         if start == 0 {
             if stop <= nrp {
                 if stop == 1 {
-                    return DynamicRaggedShape::new(
+                    return DynamicRaggedShape::try_new(
                         Vec::new(),
                         vec![self.row_partitions[0].nrows()],
                     );
@@ -526,7 +540,7 @@ impl DynamicRaggedShape {
             if self.rank() <= stop {
                 return Ok(self.clone());
             }
-            return DynamicRaggedShape::new(
+            return DynamicRaggedShape::try_new(
                 self.row_partitions.clone(),
                 self.inner_shape[..stop - nrp].to_vec(),
             );
@@ -544,7 +558,7 @@ impl DynamicRaggedShape {
             return Err(argument("All relevant dimensions must be uniform"));
         }
         let dense = partial.with_num_row_partitions(0)?;
-        DynamicRaggedShape::new(Vec::new(), dense.inner_shape[start..].to_vec())
+        DynamicRaggedShape::try_new(Vec::new(), dense.inner_shape[start..].to_vec())
     }
 
     /// The number of row partitions of `broadcast_dynamic_shape(a, b)` (TensorFlow's
@@ -593,7 +607,7 @@ impl DynamicRaggedShape {
         let (sa, sb) = (Side::of(a, rank)?, Side::of(b, rank)?);
         let walk = walk(&sa, &sb, rank, false)?;
         let shape = if rank == 1 {
-            DynamicRaggedShape::new(Vec::new(), vec![walk.nrows])?
+            DynamicRaggedShape::try_new(Vec::new(), vec![walk.nrows])?
         } else {
             DynamicRaggedShape::from_row_partitions(walk.partitions)?
         };

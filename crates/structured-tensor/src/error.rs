@@ -524,7 +524,7 @@ pub enum Error {
         /// The dtype given.
         dtype: DType,
     },
-    /// `DynamicRaggedShape::new`: partition `axis` has a row count other than the elements
+    /// `DynamicRaggedShape::try_new`: partition `axis` has a row count other than the elements
     /// of partition `axis - 1`.
     ShapeMisaligned {
         /// The partition whose rows do not match.
@@ -534,7 +534,7 @@ pub enum Error {
         /// This partition's row count.
         got: usize,
     },
-    /// `DynamicRaggedShape::new`: the last partition's element count is not
+    /// `DynamicRaggedShape::try_new`: the last partition's element count is not
     /// `inner_shape[0]` (or the inner shape is empty under partitions).
     ShapeInnerMismatch {
         /// The last partition's element count.

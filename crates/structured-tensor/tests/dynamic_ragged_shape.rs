@@ -209,7 +209,7 @@ fn from_row_partitions() {
 fn constructor_checks() {
     use structured_tensor::RowPartition;
     // nvals and nrows don't match (3 != 6)
-    let e = DynamicRaggedShape::new(
+    let e = DynamicRaggedShape::try_new(
         vec![
             RowPartition::from_value_rowids(vec![0, 2, 4], 5).unwrap(),
             RowPartition::from_value_rowids(vec![0, 2, 5], 6).unwrap(),
@@ -229,7 +229,7 @@ fn constructor_checks() {
         .to_string()
         .starts_with("RowPartitions in DynamicRaggedShape do not align between 0 and 1"));
     // nvals and inner_shape[0] don't match (3 != 6)
-    let e = DynamicRaggedShape::new(
+    let e = DynamicRaggedShape::try_new(
         vec![RowPartition::from_value_rowids(vec![0, 2, 4], 5).unwrap()],
         vec![6],
     )
@@ -244,11 +244,22 @@ fn constructor_checks() {
             RowPartition::from_value_rowids(vec![0, 1, 2], 3).unwrap(),
         ],
         vec![3],
-    )
-    .unwrap();
+    );
     assert_eq!(s.inner_shape(), &[3]);
     assert_eq!(s.row_partitions()[0].value_rowids(), &[0, 2, 4]);
     assert_eq!(s.row_partitions()[1].value_rowids(), &[0, 1, 2]);
+}
+
+#[test]
+#[should_panic(
+    expected = "DynamicRaggedShape::new: Last row partition does not match inner_shape."
+)]
+fn new_panics_where_try_new_refuses() {
+    use structured_tensor::RowPartition;
+    let _ = DynamicRaggedShape::new(
+        vec![RowPartition::from_value_rowids(vec![0, 2, 4], 5).unwrap()],
+        vec![6],
+    );
 }
 
 // ---- queries ---------------------------------------------------------------------------
@@ -392,8 +403,7 @@ fn with_num_row_partitions_round_trips() {
             .row_partitions()
             .to_vec(),
         vec![14, 2, 3],
-    )
-    .unwrap();
+    );
     let wider = s.with_num_row_partitions(3).unwrap();
     assert_eq!(wider.inner_shape(), &[28, 3]);
     assert_eq!(wider.row_partitions()[2].uniform_row_length(), Some(2));

@@ -410,7 +410,7 @@ mod tests {
             let data: Vec<u8> = (0..(rows * cols) as u64)
                 .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8)
                 .collect();
-            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            let a = View::new(Dim2(rows, cols), &data);
             for border in [
                 Border::Constant(200),
                 Border::Replicate,
@@ -437,7 +437,7 @@ mod tests {
     fn sobel_hand_worked() {
         // A vertical step from 0 to 10 between columns 1 and 2.
         let data = [0u8, 0, 10, 10, 0, 0, 10, 10, 0, 0, 10, 10];
-        let a = View::new(Dim2(3, 4), &data).unwrap();
+        let a = View::new(Dim2(3, 4), &data);
         let dx = compute_with(&sobel_dx(a, Border::Reflect101), Plain, Threads::Seq);
         assert_eq!(dx.as_slice(), &[0, 40, 40, 0, 0, 40, 40, 0, 0, 40, 40, 0]);
         let dy = compute_with(&sobel_dy(a, Border::Reflect101), Plain, Threads::Seq);
@@ -461,7 +461,7 @@ mod tests {
         for (k, &cols) in WIDTHS.iter().enumerate() {
             let rows = 6;
             let data = random_bytes(rows * cols, 200 + k as u64);
-            let a = View::new(Dim2(rows, cols), &data).unwrap();
+            let a = View::new(Dim2(rows, cols), &data);
             for border in [Border::Reflect101, Border::Replicate, Border::Constant(9)] {
                 let want_x = compute_with(&sobel_dx(a, border), Plain, Threads::Seq);
                 let want_y = compute_with(&sobel_dy(a, border), Plain, Threads::Seq);

@@ -300,7 +300,7 @@ mod tests {
                     [i as i32, start, len]
                 })
                 .collect();
-            let dense = DenseFsaVec::new(lp.view(), &segments).unwrap();
+            let dense = DenseFsaVec::new(lp.view(), &segments);
             let beam = [0.25f32, 1.0, 3.0, 10.0, 1e4][case % 5];
             pairs += num_graphs;
             scored += compare(&create_fsa_vec(&graphs), &dense, beam);
@@ -326,7 +326,7 @@ mod tests {
             *x = -8.0 * rng.unit();
         }
         let segments: Vec<[i32; 3]> = (0..4).map(|i| [i, 0, frames as i32 - 7 * i]).collect();
-        let dense = DenseFsaVec::new(lp.view(), &segments).unwrap();
+        let dense = DenseFsaVec::new(lp.view(), &segments);
         for beam in [2.0f32, 10.0, 30.0] {
             assert_eq!(compare(&graphs, &dense, beam), 4);
         }
@@ -345,7 +345,7 @@ mod tests {
         ];
         let graphs = create_fsa_vec(&[Fsa::from_arcs(arcs, 4).unwrap()]);
         let lp = Array3::<f32>::zeros((1, 1, 1));
-        let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 1]]).unwrap();
+        let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 1]]);
         let budget = ArcBudget::new(usize::MAX);
         let view = graphs.view(0);
         let cols = dense.num_cols();

@@ -82,14 +82,29 @@ impl DenseFsaVec {
     /// FSA `i` is segment `i`. Every segment must start inside its sequence
     /// (`0 <= start < T`, as k2 asserts, also for a segment of 0 frames) and end by frame `T`;
     /// otherwise [`Error::SegmentOutOfRange`].
-    pub fn new(
+    ///
+    /// # Panics
+    ///
+    /// Where [`DenseFsaVec::try_new`] returns an error, with its message: for log-probs and
+    /// segments built by the caller to fit.
+    #[track_caller]
+    pub fn new(log_probs: ArrayView3<'_, f32>, supervision_segments: &[[i32; 3]]) -> Self {
+        match Self::try_new(log_probs, supervision_segments) {
+            Ok(dense) => dense,
+            Err(err) => panic!("DenseFsaVec::new: {err}"),
+        }
+    }
+
+    /// k2's `DenseFsaVec(log_probs, supervision_segments)`, checked: the rules of
+    /// [`DenseFsaVec::new`], each broken one an error.
+    pub fn try_new(
         log_probs: ArrayView3<'_, f32>,
         supervision_segments: &[[i32; 3]],
     ) -> Result<Self, Error> {
         Self::with_allow_truncate(log_probs, supervision_segments, 0)
     }
 
-    /// [`DenseFsaVec::new`] with k2's `allow_truncate`: a segment may run past the end of its
+    /// [`DenseFsaVec::try_new`] with k2's `allow_truncate`: a segment may run past the end of its
     /// sequence by at most `allow_truncate` frames (`start + frames <= T + allow_truncate`)
     /// and is then cut at frame `T`, as `k2.DenseFsaVec(log_probs, supervision_segments,
     /// allow_truncate)` does; [`DenseFsaVec::segments`] reports the cut durations. A segment
@@ -268,7 +283,7 @@ mod tests {
     #[test]
     fn layout_matches_k2() {
         let x = lp(2, 3, 2);
-        let d = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 1]]).unwrap();
+        let d = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 1]]);
         let inf = f32::NEG_INFINITY;
         assert_eq!(d.row_splits(), &[0, 3, 5]);
         assert_eq!(
@@ -290,7 +305,7 @@ mod tests {
     fn strided_views_read_the_right_values() {
         let x = lp(2, 3, 4);
         let view = x.slice(ndarray::s![.., .., ..;2]);
-        let d = DenseFsaVec::new(view, &[[0, 2, 1]]).unwrap();
+        let d = DenseFsaVec::new(view, &[[0, 2, 1]]);
         assert_eq!(d.fsa_scores(0)[..3], [f32::NEG_INFINITY, 20., 22.]);
     }
 
@@ -299,11 +314,11 @@ mod tests {
         let mut x = lp(2, 3, 4);
         x[[0, 1, 1]] = f32::NAN; // a column the view skips
         let view = x.slice(ndarray::s![.., .., ..;2]);
-        assert!(DenseFsaVec::new(view, &[[0, 0, 3]]).is_ok());
+        assert!(DenseFsaVec::try_new(view, &[[0, 0, 3]]).is_ok());
         x[[0, 1, 2]] = f32::NAN; // the view's symbol 1
         let view = x.slice(ndarray::s![.., .., ..;2]);
         assert_eq!(
-            DenseFsaVec::new(view, &[[0, 0, 3]]),
+            DenseFsaVec::try_new(view, &[[0, 0, 3]]),
             Err(Error::NanLogProb {
                 sequence: 0,
                 frame: 1,
@@ -324,7 +339,7 @@ mod tests {
             [0, 3, 1],
         ] {
             assert_eq!(
-                DenseFsaVec::new(x.view(), &[[0, 0, 1], seg]),
+                DenseFsaVec::try_new(x.view(), &[[0, 0, 1], seg]),
                 Err(Error::SegmentOutOfRange {
                     segment: 1,
                     sequence: seg[0],
@@ -336,7 +351,7 @@ mod tests {
                 "{seg:?}"
             );
         }
-        let msg = DenseFsaVec::new(x.view(), &[[0, 2, 2]])
+        let msg = DenseFsaVec::try_new(x.view(), &[[0, 2, 2]])
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -346,12 +361,19 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "DenseFsaVec::new: ")]
+    fn new_panics_where_try_new_refuses() {
+        let x = lp(2, 3, 2);
+        let _ = DenseFsaVec::new(x.view(), &[[0, 2, 2]]);
+    }
+
+    #[test]
     fn nan_is_an_error_where_a_segment_reads_it() {
         let mut x = lp(2, 3, 2);
         x[[1, 2, 1]] = f32::NAN;
-        assert!(DenseFsaVec::new(x.view(), &[[1, 0, 2]]).is_ok());
+        assert!(DenseFsaVec::try_new(x.view(), &[[1, 0, 2]]).is_ok());
         assert_eq!(
-            DenseFsaVec::new(x.view(), &[[1, 1, 2]]),
+            DenseFsaVec::try_new(x.view(), &[[1, 1, 2]]),
             Err(Error::NanLogProb {
                 sequence: 1,
                 frame: 2,
@@ -363,7 +385,7 @@ mod tests {
     #[test]
     fn empty_segments_have_only_the_final_row() {
         let x = lp(1, 3, 1);
-        let d = DenseFsaVec::new(x.view(), &[[0, 2, 0]]).unwrap();
+        let d = DenseFsaVec::new(x.view(), &[[0, 2, 0]]);
         assert_eq!(d.scores(), &[0., f32::NEG_INFINITY]);
         assert_eq!(d.duration(0), 0);
     }
@@ -400,7 +422,7 @@ mod tests {
             &[inf, 110., 111., inf, 120., 121., 0., inf, inf]
         );
         // the same as the segment that fits
-        let exact = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 2]]).unwrap();
+        let exact = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 2]]);
         assert_eq!(d.scores(), exact.scores());
         assert_eq!(d.row_splits(), exact.row_splits());
         // exactly `allow_truncate` past the end is allowed, one more is not
@@ -419,7 +441,7 @@ mod tests {
         );
         // without it, k2's rule `start + frames <= T`
         assert_eq!(
-            DenseFsaVec::new(x.view(), &[[1, 1, 3]]),
+            DenseFsaVec::try_new(x.view(), &[[1, 1, 3]]),
             Err(Error::SegmentOutOfRange {
                 segment: 0,
                 sequence: 1,
@@ -459,17 +481,17 @@ mod tests {
             [2, 0, 150],
             [1, 40, 200],
         ];
-        let d = DenseFsaVec::new(x.view(), &segments).unwrap();
+        let d = DenseFsaVec::new(x.view(), &segments);
         assert!(d.scores().len() >= PARALLEL_MIN_SCORES);
         assert_eq!(d.scores(), naive_scores(&x, &segments).as_slice());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
             .unwrap();
-        let in_pool = pool.install(|| DenseFsaVec::new(x.view(), &segments).unwrap());
+        let in_pool = pool.install(|| DenseFsaVec::new(x.view(), &segments));
         assert_eq!(in_pool, d);
         let strided = x.slice(ndarray::s![.., .., ..;2]).to_owned();
-        let d = DenseFsaVec::new(x.slice(ndarray::s![.., .., ..;2]), &segments).unwrap();
+        let d = DenseFsaVec::new(x.slice(ndarray::s![.., .., ..;2]), &segments);
         assert_eq!(d.scores(), naive_scores(&strided, &segments).as_slice());
     }
 
@@ -487,7 +509,7 @@ mod tests {
             .unwrap();
         for _ in 0..20 {
             assert_eq!(
-                pool.install(|| DenseFsaVec::new(x.view(), &segments)),
+                pool.install(|| DenseFsaVec::try_new(x.view(), &segments)),
                 Err(Error::NanLogProb {
                     sequence: 0,
                     frame: 300,
