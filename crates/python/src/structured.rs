@@ -80,6 +80,15 @@ impl RawStructuredTensor {
         }
     }
 
+    /// The dtype of the leaf at `path` (`int64`, `float64`, `bool`, `string`, ...), `None`
+    /// for a struct.
+    fn field_dtype(&self, path: Vec<String>) -> PyResult<Option<&'static str>> {
+        match self.inner.field_value(path).map_err(st_err)? {
+            FieldValue::Struct(_) => Ok(None),
+            FieldValue::Array(array) => Ok(Some(array.dtype().name())),
+        }
+    }
+
     fn gather(&self, py: Python<'_>, indices: Vec<i64>, axis: isize) -> PyResult<Self> {
         py.allow_threads(|| self.inner.gather(&indices, axis))
             .map(wrap)

@@ -40,6 +40,26 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"a value of type {type(value).__name__} is not a Python value of StructuredTensor")
 
 
+def _check_keys(pyval: Any) -> None:
+    """Raises ``TypeError`` for a dict key in ``pyval`` that is not a string (TensorFlow's
+    ``from_pyval`` refuses them; ``json.dumps`` would make ``1``, ``True`` and ``None`` the
+    names ``"1"``, ``"true"``, ``"null"``)."""
+    stack: List[Tuple[Any, Tuple[str, ...]]] = [(pyval, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                if not isinstance(key, str):
+                    raise TypeError(
+                        f"from_pyval: the key {key!r} ({type(key).__name__}) of a dict at path "
+                        f"{path!r} is not a string"
+                    )
+                if isinstance(child, (dict, list, tuple)):
+                    stack.append((child, path + (key,)))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((child, path) for child in value if isinstance(child, (dict, list, tuple)))
+
+
 class StructuredTensor:
     """A multi-dimensional array of structs sharing one schema (TensorFlow's
     ``StructuredTensor``), field-major over ragged row partitions."""
@@ -51,12 +71,26 @@ class StructuredTensor:
 
     @staticmethod
     def from_pyval(pyval: Any) -> "StructuredTensor":
-        """TensorFlow's ``from_pyval``: nested dicts and lists to a structured tensor."""
+        """TensorFlow's ``from_pyval``: nested dicts and lists to a structured tensor. A
+        dict key that is not a string is a ``TypeError`` naming it and its path."""
         try:
             text = json.dumps(pyval, default=_plain, allow_nan=False)
         except ValueError as err:
             raise ValueError(f"from_pyval: {err} (NaN and infinities are not taken)") from None
-        return StructuredTensor(_native.RawStructuredTensor.from_json(text))
+        except TypeError:
+            _check_keys(pyval)
+            raise
+        # json.dumps writes the keys True, False, None as "true", "false", "null", names
+        # the crate would take: look for a key that was not a string only where one of
+        # those (or an error) shows up, so a plain document is not walked twice
+        if '"true": ' in text or '"false": ' in text or '"null": ' in text:
+            _check_keys(pyval)
+        try:
+            raw = _native.RawStructuredTensor.from_json(text)
+        except ValueError:
+            _check_keys(pyval)  # 1 or 2.5 as a key: a TypeError, as TensorFlow has it
+            raise
+        return StructuredTensor(raw)
 
     def to_pyval(self) -> Any:
         """TensorFlow's ``to_pyval``: nested dicts and lists."""
@@ -122,6 +156,14 @@ class StructuredTensor:
         path = [field_name] if isinstance(field_name, str) else list(field_name)
         struct, leaf = self._raw.field_value(path)
         return StructuredTensor(struct) if struct is not None else json.loads(leaf)
+
+    def field_dtype(self, field_name: Union[str, Sequence[str]]) -> Optional[str]:
+        """The dtype of the leaf at a name or a path: ``"int64"``, ``"float64"``, ``"bool"``,
+        ``"string"`` from ``from_pyval`` (TensorFlow infers ``int32`` / ``float32``, or
+        ``int64`` for an integer past int32), also ``"int32"``, ``"float32"``, ``"uint8"``,
+        ``"bytes"`` from Arrow; ``None`` for a struct field."""
+        path = [field_name] if isinstance(field_name, str) else list(field_name)
+        return self._raw.field_dtype(path)
 
     def __getitem__(self, key: Union[str, Tuple[str, ...]]) -> Any:
         if isinstance(key, (str, tuple)):
