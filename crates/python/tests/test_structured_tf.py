@@ -13,6 +13,7 @@ import ast
 import json
 import math
 import os
+import re
 from collections import Counter
 
 import numpy as np
@@ -230,6 +231,14 @@ def check_refused(case, seen):
         # looking at fields), the same path
         tf_path = message[len("ValueError: Error parsing path ") :].split(")")[0] + ")"
         assert f"path {tf_path}" in str(err.value), (str(err.value), message)
+    head = message.split(" <- ")[0]
+    if head.startswith("ValueError: ") and not head.startswith("ValueError: Error parsing path"):
+        # TensorFlow's own words: "Expected dict or nested list/tuple of dict",
+        # "Inconsistent depth of dictionaries", "Field name '1a' is not currently allowed"
+        assert head[len("ValueError: ") :].rstrip(".") in str(err.value), (str(err.value), message)
+    name = re.search(r"Field name .*? is not currently allowed", message)
+    if name and expected is ValueError:
+        assert name.group(0) in str(err.value), (str(err.value), message)
     if case["error"] == "KeyError" and expected is ValueError:
         assert "missing from a struct" in str(err.value), (str(err.value), message)
 
