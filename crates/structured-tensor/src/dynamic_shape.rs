@@ -7,9 +7,8 @@ use std::fmt;
 
 use crate::array::Array;
 use crate::error::Error;
-use crate::partition::{self, RowPartition};
+use crate::partition::{self, ranges_of, RowPartition};
 use crate::structured::StructuredTensor;
-use crate::tf_ops::ranges_of;
 use crate::values::DType;
 
 /// The length of one dimension, as `from_lengths` takes it and `static_lengths` reports

@@ -4,9 +4,9 @@
 
 use crate::array::{select_through, Array};
 use crate::error::Error;
-use crate::partition::{self, RowPartition};
+use crate::partition::{self, ranges_of, RowPartition};
 use crate::structured::StructuredTensor;
-use crate::tf_ops::{push_checked_indices, ranges_of};
+use crate::tf_ops::push_checked_indices;
 use crate::values::Values;
 
 /// The flat index values as `i64` (`int32` widened), or the dtype error.

@@ -71,3 +71,34 @@ pub(crate) fn lengths(p: &RowPartition) -> impl Iterator<Item = usize> + '_ {
 pub(crate) fn same_rows(a: &RowPartition, b: &RowPartition) -> bool {
     a == b
 }
+
+/// Row ranges `(start, end)` covering `ids` in order, consecutive ids merged into one range.
+pub(crate) fn ranges_of(ids: impl IntoIterator<Item = usize>) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for id in ids {
+        match ranges.last_mut() {
+            Some(last) if last.1 == id => last.1 += 1,
+            _ => ranges.push((id, id + 1)),
+        }
+    }
+    ranges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check_ranges(ids: &[usize], expected: &[(usize, usize)]) {
+        assert_eq!(ranges_of(ids.iter().copied()), expected);
+    }
+
+    #[test]
+    fn consecutive_ids_merge_into_ranges() {
+        check_ranges(&[], &[]);
+        check_ranges(&[3], &[(3, 4)]);
+        check_ranges(&[0, 1, 2], &[(0, 3)]);
+        check_ranges(&[2, 0, 1, 1], &[(2, 3), (0, 2), (1, 2)]);
+        check_ranges(&[5, 6, 4, 5], &[(5, 7), (4, 6)]);
+    }
+}
