@@ -92,6 +92,7 @@ mod parquet_io;
 mod partition;
 mod records;
 mod reduce;
+mod runs;
 mod schema;
 mod spec;
 mod strings;

@@ -12,7 +12,7 @@ use std::fmt;
 
 use crate::buffer::ValueBuffer;
 use crate::error::{index_panic, Error};
-use crate::values::{copy_run, extend_short, put_run, BLOCK_BYTES};
+use crate::runs::{copy_run, extend_short, put_run, BLOCK_BYTES};
 
 /// The offsets of a variable-length column: `offsets[i]..offsets[i + 1]` is element `i`.
 ///

@@ -20,10 +20,11 @@ use rayon::prelude::*;
 
 use crate::array::Array;
 use crate::partition::RowPartition;
+use crate::runs::{copy_run, put_run, BLOCK_BYTES};
 use crate::strings::{BytesColumn, StringColumn};
 use crate::structured::{FieldValue, StructuredTensor};
 use crate::validity::{BitWriter, Validity};
-use crate::values::{copy_run, put_run, Values, BLOCK_BYTES};
+use crate::values::Values;
 
 /// Offsets written as one block per run: a block of `i32`s.
 const LANES: usize = BLOCK_BYTES / 4;
