@@ -84,6 +84,7 @@ mod index;
 mod json_in;
 mod json_out;
 mod json_spec;
+mod json_tree;
 mod ops;
 #[cfg(feature = "parquet")]
 mod parquet;

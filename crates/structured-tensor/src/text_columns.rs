@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::array::Array;
 use crate::error::is_valid_field_name;
-use crate::json_in::{Column, Node, View, MAX_NESTING};
+use crate::json_tree::{Column, Node, View, MAX_NESTING};
 use crate::partition;
 use crate::structured::{FieldValue, StructuredTensor};
 use crate::text::Parser;
@@ -315,7 +315,8 @@ pub(crate) fn read_tree<N: Node>(items: &[N], depth: usize, par: bool) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_in::{from_root, MAX_NESTING};
+    use crate::json_in::from_root;
+    use crate::json_tree::MAX_NESTING;
     use serde_json::{json, Value};
 
     /// What the general rules alone make of `v` (sequentially, so on this thread).
