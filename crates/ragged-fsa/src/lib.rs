@@ -71,6 +71,7 @@ mod arc;
 mod attr;
 mod dense;
 mod dot;
+mod equivalence;
 mod error;
 mod fsa;
 mod kernels;
@@ -95,6 +96,7 @@ pub use dense::{
     nbest, one_best, BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MmiLossConfig,
     MAX_TRELLIS_STATES,
 };
+pub use equivalence::{RandEquivalentConfig, RandomFsaConfig};
 pub use error::{Error, ParseProblem};
 pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};
