@@ -205,10 +205,66 @@ pub fn read_ragged_parquet<T: ArrowValue>(
 pub struct StrictFile(File);
 
 impl StrictFile {
-    /// Wraps an open file.
+    /// Wraps an open file whose footer was checked already (a reader built from metadata
+    /// that [`StrictFile::with_checked_footer`] let through).
     pub fn new(file: File) -> StrictFile {
         StrictFile(file)
     }
+
+    /// Wraps an open file after checking what its footer declares that the `parquet` crate
+    /// would allocate by before checking it itself ([`check_footer`]): read a file's
+    /// metadata only through a reader made here.
+    pub fn with_checked_footer(path: &Path, file: File) -> Result<StrictFile, Error> {
+        check_footer(path, &file)?;
+        Ok(StrictFile(file))
+    }
+}
+
+/// Checks the schema in a Parquet file's footer before the `parquet` crate parses it: every
+/// group's `num_children` must fit in the schema elements that follow it. The crate reserves
+/// a vector of `num_children` entries before it looks for them, so a 424-byte file declaring
+/// 2^31 - 1 children asked for 16 GiB and aborted the process (found by fuzzing
+/// `parquet_read`). The footer is walked with the allocation-free Thrift reader of the page
+/// checks; a violation is [`Error::Parquet`] naming the schema element and both counts.
+pub fn check_footer(path: &Path, file: &File) -> Result<(), Error> {
+    let file_len = file
+        .metadata()
+        .map_err(|err| io_error(path, "read the length of", &err))?
+        .len();
+    let mut reader = BufReader::with_capacity(8 * 1024, file);
+    let start = footer_start(path, &mut reader, file_len)?;
+    reader
+        .seek(SeekFrom::Start(start))
+        .map_err(|err| io_error(path, "read", &err))?;
+    let mut thrift = ThriftReader {
+        reader: &mut reader,
+        read: 0,
+        limit: file_len - 8 - start,
+        within: "the footer",
+    };
+    let children = thrift
+        .schema_children()
+        .map_err(|problem| parquet_error(path, format!("the footer is corrupt: {problem}")))?;
+    match children_past_the_schema(&children) {
+        Some((element, declared, left)) => Err(parquet_error(
+            path,
+            format!(
+                "schema element {element} of the footer declares {declared} children, but \
+                 the schema ends {left} element{} after it",
+                if left == 1 { "" } else { "s" }
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The first schema element (its index, its `num_children`, the elements after it) whose
+/// declared children cannot all lie in the elements that follow it.
+fn children_past_the_schema(children: &[i64]) -> Option<(usize, i64, usize)> {
+    children.iter().enumerate().find_map(|(index, &declared)| {
+        let left = children.len() - index - 1;
+        (declared > 0 && declared as u64 > left as u64).then_some((index, declared, left))
+    })
 }
 
 impl parquet::file::reader::Length for StrictFile {
@@ -253,8 +309,9 @@ fn read_column(path: &Path, file: File, column: &str) -> Result<ArrayRef, Error>
     let probe = file
         .try_clone()
         .map_err(|err| io_error(path, "open", &err))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(StrictFile::new(file))
-        .map_err(|err| parquet_error(path, err))?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(StrictFile::with_checked_footer(path, file)?)
+            .map_err(|err| parquet_error(path, err))?;
     check_declared_sizes(path, &probe, builder.metadata())?;
     let schema = builder.schema().clone();
     let Some(index) = schema.fields().iter().position(|f| f.name() == column) else {
@@ -428,6 +485,7 @@ fn check_pages(
             reader: &mut *reader,
             read: 0,
             limit: end - position,
+            within: "the column chunk",
         };
         let header = thrift.page_header().map_err(|problem| {
             format!("the page header at byte {position} is corrupt: {problem}")
@@ -478,14 +536,16 @@ struct ThriftReader<'r, R> {
     reader: &'r mut R,
     /// Bytes read so far.
     read: u64,
-    /// Bytes there are to read (the rest of the column chunk).
+    /// Bytes there are to read (the rest of the column chunk, or the footer).
     limit: u64,
+    /// What the bytes are, for messages: "the column chunk" or "the footer".
+    within: &'static str,
 }
 
 impl<R: Read> ThriftReader<'_, R> {
     fn byte(&mut self) -> Result<u8, String> {
         if self.read >= self.limit {
-            return Err("it runs past the end of the column chunk".to_string());
+            return Err(format!("it runs past the end of {}", self.within));
         }
         let mut byte = [0u8; 1];
         self.reader
@@ -518,7 +578,8 @@ impl<R: Read> ThriftReader<'_, R> {
     fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
         if n > self.limit - self.read {
             return Err(format!(
-                "a binary field of {n} bytes runs past the end of the column chunk"
+                "a binary field of {n} bytes runs past the end of {}",
+                self.within
             ));
         }
         let copied = io::copy(&mut (&mut *self.reader).take(n), &mut io::sink())
@@ -553,7 +614,7 @@ impl<R: Read> ThriftReader<'_, R> {
                 let element = header & 0x0f;
                 // every element takes a byte at least (booleans in lists are bytes)
                 if n > self.limit - self.read {
-                    return Err(format!("a list of {n} elements runs past the column chunk"));
+                    return Err(format!("a list of {n} elements runs past {}", self.within));
                 }
                 for _ in 0..n {
                     match element {
@@ -570,7 +631,7 @@ impl<R: Read> ThriftReader<'_, R> {
                 }
                 let types = self.byte()?;
                 if n > self.limit - self.read {
-                    return Err(format!("a map of {n} entries runs past the column chunk"));
+                    return Err(format!("a map of {n} entries runs past {}", self.within));
                 }
                 for _ in 0..n {
                     for kind in [types >> 4, types & 0x0f] {
@@ -609,6 +670,43 @@ impl<R: Read> ThriftReader<'_, R> {
                 self.skip(kind, depth)?;
             }
         }
+    }
+
+    /// The `num_children` (field 5, 0 where absent) of each `SchemaElement` in the
+    /// `schema` list (field 2) of a `FileMetaData`, the rest skipped.
+    fn schema_children(&mut self) -> Result<Vec<i64>, String> {
+        let mut children = Vec::new();
+        self.fields(0, |thrift, id, kind| {
+            if (id, kind) != (2, 9) {
+                return Ok(false);
+            }
+            let header = thrift.byte()?;
+            let n = match header >> 4 {
+                15 => thrift.varint()?,
+                n => u64::from(n),
+            };
+            if n > 0 && header & 0x0f != 12 {
+                return Err(format!("the schema is a list of type {}", header & 0x0f));
+            }
+            // every element takes a byte at least (its stop byte)
+            if n > thrift.limit - thrift.read {
+                return Err(format!("a schema of {n} elements runs past the footer"));
+            }
+            for _ in 0..n {
+                let mut declared = 0;
+                thrift.fields(1, |thrift, id, kind| {
+                    if (id, kind) == (5, 5) {
+                        declared = thrift.zigzag()?;
+                        Ok(true)
+                    } else {
+                        Ok(false)
+                    }
+                })?;
+                children.push(declared);
+            }
+            Ok(true)
+        })?;
+        Ok(children)
     }
 
     /// The sizes of a `PageHeader`, the rest skipped.
@@ -688,6 +786,7 @@ mod tests {
             reader: &mut bytes,
             read: 0,
             limit,
+            within: "the column chunk",
         };
         let got = thrift
             .page_header()
@@ -707,6 +806,52 @@ mod tests {
     const DICTIONARY_HEADER: [u8; 14] = [
         0x15, 0x04, 0x15, 0x30, 0x15, 0x2e, 0x4c, 0x15, 0x06, 0x15, 0x00, 0x12, 0x00, 0x00,
     ];
+
+    /// The `num_children` the footer reader finds in `footer`, or its message.
+    fn schema_children(footer: &[u8]) -> Result<Vec<i64>, String> {
+        let mut bytes = footer;
+        ThriftReader {
+            reader: &mut bytes,
+            read: 0,
+            limit: footer.len() as u64,
+            within: "the footer",
+        }
+        .schema_children()
+    }
+
+    #[test]
+    fn the_footer_reader_finds_each_schema_elements_children() {
+        // FileMetaData { 1: version 1, 2: schema [root {4: name "s", 5: num_children 2},
+        // {1: type 1, 4: name "a"}, {5: num_children 0}], 3: num_rows 3 }
+        let footer = [
+            0x15, 0x02, // field 1, i32, zigzag 1
+            0x19, 0x3c, // field 2, list of 3 structs
+            0x48, 0x01, b's', 0x15, 0x04, 0x00, // name "s", num_children 2, stop
+            0x15, 0x02, 0x38, 0x01, b'a', 0x00, // type 1, name "a", stop
+            0x55, 0x00, 0x00, // num_children 0, stop
+            0x16, 0x06, // field 3, i64, zigzag 3
+            0x00,
+        ];
+        assert_eq!(schema_children(&footer), Ok(vec![2, 0, 0]));
+        assert_eq!(children_past_the_schema(&[2, 0, 0]), None);
+        // the fuzzed file's root: 2^31 - 1 children with one element after it
+        assert_eq!(
+            children_past_the_schema(&[i32::MAX as i64, 0]),
+            Some((0, i32::MAX as i64, 1))
+        );
+        // a nested group may not claim its parent's later siblings
+        assert_eq!(children_past_the_schema(&[2, 2, 0, 0]), None);
+        assert_eq!(children_past_the_schema(&[1, 3, 0, 0]), Some((1, 3, 2)));
+        // negative counts are the parquet crate's to refuse (it does, allocating nothing)
+        assert_eq!(children_past_the_schema(&[-1, 0]), None);
+        // a schema list longer than the footer, and a footer cut short
+        assert!(schema_children(&[0x29, 0xfc, 0x80, 0x01, 0x00])
+            .unwrap_err()
+            .contains("a schema of 128 elements runs past the footer"));
+        assert!(schema_children(&footer[..8])
+            .unwrap_err()
+            .contains("runs past the end of the footer"));
+    }
 
     #[test]
     fn thrift_reader_reads_page_sizes_and_skips_the_rest() {

@@ -105,6 +105,71 @@ fn golden_errors_name_file_and_column() {
     );
 }
 
+/// `file` with the root schema element's `num_children` (1, the byte after the root's name
+/// `arrow_schema`, as the writer puts it) raised to `children`, and the footer length in
+/// the tail raised to match the longer varint.
+fn with_root_children(file: &[u8], children: i32) -> Vec<u8> {
+    let mut name = vec![0x48, 12];
+    name.extend_from_slice(b"arrow_schema");
+    name.extend_from_slice(&[0x15, 0x02]);
+    let at = file
+        .windows(name.len())
+        .rposition(|w| w == name)
+        .expect("the root schema element, as the writer writes it")
+        + name.len()
+        - 1;
+    let mut zigzag = ((children << 1) ^ (children >> 31)) as u32;
+    let mut varint = Vec::new();
+    while zigzag >= 0x80 {
+        varint.push(zigzag as u8 | 0x80);
+        zigzag >>= 7;
+    }
+    varint.push(zigzag as u8);
+    let mut out = file[..at].to_vec();
+    out.extend_from_slice(&varint);
+    out.extend_from_slice(&file[at + 1..]);
+    let tail = out.len() - 8;
+    let footer_len = u32::from_le_bytes(out[tail..tail + 4].try_into().unwrap());
+    let footer_len = footer_len + varint.len() as u32 - 1;
+    out[tail..tail + 4].copy_from_slice(&footer_len.to_le_bytes());
+    out
+}
+
+#[test]
+fn a_schema_declaring_more_children_than_follow_is_an_error_not_an_abort() {
+    let dir = scratch("children");
+    let path = dir.join("small.parquet");
+    let ragged = Ragged::from_nested(vec![vec![1i64, 2], vec![3]]).unwrap();
+    write_ragged_parquet(&path, &ragged, "a", &ParquetOptions::default()).unwrap();
+    let file = std::fs::read(&path).unwrap();
+    // the file as written reads back, and so does one whose count is rewritten as is
+    let same = dir.join("same.parquet");
+    std::fs::write(&same, with_root_children(&file, 1)).unwrap();
+    assert_eq!(read_ragged_parquet::<i64>(&same, "a").unwrap(), ragged);
+    // the root, the list group, its repeated group and the leaf: three elements follow
+    // the root, so 3 children pass this check (the parquet crate refuses them itself)
+    let three = dir.join("three.parquet");
+    std::fs::write(&three, with_root_children(&file, 3)).unwrap();
+    let err = read_ragged_parquet::<i64>(&three, "a").unwrap_err();
+    assert!(matches!(err, Error::Parquet { .. }), "{err:?}");
+    // 2^31 - 1 children made the parquet crate reserve 16 GiB before looking for them
+    for children in [4, 1000, i32::MAX] {
+        let hostile = dir.join("hostile.parquet");
+        std::fs::write(&hostile, with_root_children(&file, children)).unwrap();
+        let err = read_ragged_parquet::<i64>(&hostile, "a").unwrap_err();
+        assert_eq!(
+            err,
+            Error::Parquet {
+                path: hostile.clone(),
+                message: format!(
+                    "schema element 0 of the footer declares {children} children, but the \
+                     schema ends 3 elements after it"
+                ),
+            }
+        );
+    }
+}
+
 #[test]
 fn missing_and_corrupt_files_are_clear_errors() {
     let dir = scratch("errors");

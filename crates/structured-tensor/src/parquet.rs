@@ -192,8 +192,9 @@ fn read_opened(
     let probe = file
         .try_clone()
         .map_err(|err| io_error(path, "open", &err))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(StrictFile::new(file))
-        .map_err(|err| parquet_error(path, err))?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(StrictFile::with_checked_footer(path, file)?)
+            .map_err(|err| parquet_error(path, err))?;
     check_declared_sizes(path, &probe, builder.metadata())?;
     drop(probe);
     let file_schema = builder.schema().clone();

@@ -297,6 +297,20 @@ fn a_page_header_whose_fields_run_past_the_end_is_an_error_not_a_hang() {
 }
 
 #[test]
+fn a_schema_declaring_more_children_than_it_has_is_an_error_not_an_abort() {
+    // found by fuzzing: a 424-byte file whose root schema element declares 2^31 - 1
+    // children; the parquet crate reserved room for them all (16 GiB) before looking
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/parquet/schema_children_past_the_end.parquet");
+    let expected = "schema element 0 of the footer declares 2147483647 children, but the \
+                    schema ends 1 element after it";
+    let message = parquet_message(read_parquet(&path).unwrap_err());
+    assert_eq!(message, expected);
+    let err = ragged_core::read_ragged_parquet::<i64>(&path, "a").unwrap_err();
+    assert!(err.to_string().contains(expected), "{err}");
+}
+
+#[test]
 fn a_negative_page_size_is_an_error() {
     let dir = scratch("page-negative");
     let hostile = with_first_page_uncompressed_size(&small_file(&dir), -1);
