@@ -2,14 +2,19 @@
 //! `intersect_dense` keeps), computed on the kept part of the trellis without building the
 //! lattice as an FSA and without the log semiring's `exp`/`log` per arc.
 //!
-//! What is kept is what `intersect_dense` keeps: both walk one [`KeptTrellis`], so the arcs
-//! are the lattice's. Each kept arc's score is its lattice score (graph score plus dense score,
-//! summed in `f32`); forward and backward run in scaled probabilities (each frame's vector
-//! divided by its largest entry, one `exp` per kept arc), and a segment whose scaled run
-//! loses range returns `None`, for the caller to score the built lattice instead.
+//! What is kept is what `intersect_dense` keeps: both apply the rule of
+//! [`KeptTrellis`](crate::dense::intersect_dense::KeptTrellis) to the same Viterbi scores,
+//! so the arcs are the lattice's. Each kept arc's score is its lattice score (graph score
+//! plus dense score, summed in `f32`); forward and backward run in scaled
+//! probabilities (each frame's vector divided by its largest entry) over each frame's band
+//! of kept states, with one `exp` per kept arc, or per kept destination state when all arcs
+//! into a state share label and score (CTC graphs). The kept arcs are not stored: each sweep
+//! tests the rule again. A segment whose scaled run loses range returns `None`, for the
+//! caller to score the built lattice instead.
 
+use crate::arc::Arc;
 use crate::dense::ctc::{Posteriors, TINY};
-use crate::dense::intersect_dense::KeptTrellis;
+use crate::dense::intersect_dense::viterbi;
 use crate::view::{ArcBudget, FsaView};
 
 /// The dense-score columns (label + 1) a graph's arcs read, ascending, and per column its
@@ -29,10 +34,93 @@ pub(crate) fn used_columns(graph: FsaView<'_>, num_cols: usize) -> (Vec<u32>, Ve
     (cols, index)
 }
 
+/// Per graph state, the column and score of the arcs into it when all arcs into each state
+/// share them (CTC graphs, HMM topologies): an arc's score on a frame is then its
+/// destination's, so its weight is taken once per (frame, destination) instead of per arc.
+/// `None` when some state is entered by arcs of two columns or two scores.
+fn uniform_entry(graph: FsaView<'_>) -> Option<Vec<(u32, f32)>> {
+    let mut entry = vec![(u32::MAX, 0f32); graph.num_states()];
+    for arc in graph.arcs {
+        let slot = &mut entry[arc.dest_state as usize];
+        let col = (arc.label + 1) as u32;
+        if slot.0 == u32::MAX {
+            *slot = (col, arc.score);
+        } else if slot.0 != col || slot.1.to_bits() != arc.score.to_bits() {
+            return None;
+        }
+    }
+    Some(entry)
+}
+
+/// Divides `values` by their largest entry and flushes what falls below [`TINY`] to zero;
+/// returns that largest entry (0 when all are 0).
+fn rescale(values: &mut [f64]) -> f64 {
+    let m = values.iter().copied().fold(0f64, f64::max);
+    if m > 0.0 && m.is_finite() {
+        let inv = 1.0 / m;
+        for x in values.iter_mut() {
+            *x *= inv;
+            if *x < TINY {
+                *x = 0.0;
+            }
+        }
+    }
+    m
+}
+
+/// The kept part of one trellis as the probability sweeps visit it: the Viterbi scores,
+/// the cutoff and each frame's band of kept states.
+struct Kept<'a> {
+    graph: FsaView<'a>,
+    dense: &'a [f32],
+    num_cols: usize,
+    fwd: &'a [f32],
+    bwd: &'a [f32],
+    cutoff: f32,
+    band: &'a [(usize, usize)],
+}
+
+impl Kept<'_> {
+    /// Calls `f` on the kept arcs leaving frame `t`'s kept states, in order (source, then
+    /// the graph's arc order): source and destination graph states, the arc and its score
+    /// on the frame (graph score plus dense score, in `f32`).
+    #[inline]
+    fn visit<F: FnMut(usize, usize, &Arc, f32)>(&self, t: usize, mut f: F) {
+        let num_states = self.graph.num_states();
+        let row = &self.dense[t * self.num_cols..(t + 1) * self.num_cols];
+        let (lo, hi) = self.band[t];
+        let (here, next) = (t * num_states, (t + 1) * num_states);
+        let kept = |x: f32| x > self.cutoff;
+        for s in lo..hi {
+            let f_score = self.fwd[here + s];
+            if !kept(f_score + self.bwd[here + s]) {
+                continue;
+            }
+            for arc in self.graph.state_arcs(s) {
+                let d = next + arc.dest_state as usize;
+                let b = self.bwd[d];
+                if !kept(self.fwd[d] + b) {
+                    continue;
+                }
+                let score = arc.score + row[(arc.label + 1) as usize];
+                if kept(f_score + score + b) {
+                    f(s, arc.dest_state as usize, arc, score);
+                }
+            }
+        }
+    }
+}
+
 /// The posteriors of one pair's pruned lattice (`output_beam` finite), or `None` when the
 /// scaled run lost range. Each frame's kept arcs are taken from `budget` as they are
-/// stored; past it nothing more is stored, the rest is only counted, and the whole count
+/// visited; past it nothing more is computed, the rest is only counted, and the whole count
 /// is the error.
+///
+/// What is kept is the rule of [`KeptTrellis`](crate::dense::intersect_dense::KeptTrellis),
+/// tested where it is needed rather than stored: a state when `fwd + bwd > cutoff`, an arc
+/// when both ends are kept and `fwd[src] + score + bwd[dest] > cutoff` (all in `f32`, as k2 and `intersect_dense`). Each frame's kept states
+/// lie within a band (the first to the last kept graph state), and the probability sweeps
+/// visit that band only.
 pub(crate) fn pruned_posteriors(
     graph: FsaView<'_>,
     dense: &[f32],
@@ -43,59 +131,122 @@ pub(crate) fn pruned_posteriors(
     let (cols, index) = used_columns(graph, num_cols);
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
-    let Some(kept) = KeptTrellis::new(graph, dense, num_cols, output_beam) else {
+    let vit = viterbi(graph, dense, num_cols, output_beam);
+    if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
         return Ok(Some(Posteriors {
             tot: f64::NEG_INFINITY,
             cols,
             occ: Vec::new(),
         }));
+    }
+    let (fwd, bwd, cutoff) = (&vit.fwd[..], &vit.bwd[..], vit.cutoff);
+    let kept = |slot: usize| fwd[slot] + bwd[slot] > cutoff;
+    // each frame's band of kept graph states, `band[t].0..band[t].1` (empty: none kept)
+    let band: Vec<(usize, usize)> = (0..=rows)
+        .map(|t| {
+            let base = t * num_states;
+            match (0..num_states).find(|&s| kept(base + s)) {
+                None => (0, 0),
+                Some(lo) => {
+                    let hi = (lo..num_states).rev().find(|&s| kept(base + s));
+                    (lo, hi.unwrap_or(lo) + 1)
+                }
+            }
+        })
+        .collect();
+    let trellis = Kept {
+        graph,
+        dense,
+        num_cols,
+        fwd,
+        bwd,
+        cutoff,
+        band: &band,
     };
-    let frame_ids = &kept.frame_ids;
-    // the kept arcs, frame by frame: ends, column index, weight exp(score - frame's best);
-    // each frame's count is taken from `budget` once visited, and past it nothing more is
-    // stored: the rest is only counted, so that the error carries the whole count
-    let mut src = Vec::new();
-    let mut dest = Vec::new();
-    let mut lab = Vec::new();
-    let mut weight: Vec<f64> = Vec::new();
+    let entry = uniform_entry(graph);
+    // scaled forward probabilities, (rows + 1) x states; only the bands are written
+    let mut alpha = vec![0f64; (rows + 1) * num_states];
+    alpha[0] = 1.0;
+    // the kept arcs' weights exp(score - shift[t]): per (frame, destination) for a graph
+    // with uniform entries, else per kept arc in visiting order (`arc_splits` by frame)
+    let mut entry_weight = if entry.is_some() {
+        vec![0f64; rows * num_states]
+    } else {
+        Vec::new()
+    };
+    let mut weights: Vec<f64> = Vec::new();
     let mut arc_splits = Vec::with_capacity(rows + 1);
-    let mut shift = Vec::with_capacity(rows);
     arc_splits.push(0);
+    let mut shift = Vec::with_capacity(rows);
+    let mut log_scale = 0f64;
     // `count`: the kept arcs visited; `taken`: those taken from the budget; past the budget
-    // (or once a frame has lost range) nothing more is stored
+    // (or once a frame has lost range) nothing more is computed
     let (mut count, mut taken) = (0usize, 0usize);
     let (mut within, mut lost) = (true, false);
     for t in 0..rows {
         if !within || lost {
-            kept.for_each_arc(t, &mut |_, _, _, _, _| count += 1);
+            trellis.visit(t, |_, _, _, _| count += 1);
             continue;
         }
-        let begin = weight.len();
-        kept.for_each_arc(t, &mut |s, d, _, arc, score| {
-            src.push(s);
-            dest.push(d);
-            lab.push(index[(arc.label + 1) as usize]);
-            weight.push(score as f64);
-        });
-        let n = weight.len() - begin;
+        let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+        let (n, best) = if let Some(entry) = &entry {
+            // one weight per kept destination, the shift their largest score
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let ew = &mut entry_weight[t * num_states..(t + 1) * num_states];
+            let (lo, hi) = band[t + 1];
+            let mut best = f32::NEG_INFINITY;
+            for (d, e) in (lo..hi).zip(&mut ew[lo..hi]) {
+                let (col, score) = entry[d];
+                if col != u32::MAX && kept((t + 1) * num_states + d) {
+                    let c = score + row[col as usize];
+                    *e = c as f64;
+                    best = best.max(c);
+                }
+            }
+            let best = best as f64;
+            for e in &mut ew[lo..hi] {
+                *e = (*e - best).exp();
+            }
+            let mut n = 0usize;
+            trellis.visit(t, |s, d, _, _| {
+                n += 1;
+                next[d] += cur[s] * ew[d];
+            });
+            (n, best)
+        } else {
+            let (mut n, mut best) = (0usize, f32::NEG_INFINITY);
+            trellis.visit(t, |_, _, _, score| {
+                n += 1;
+                best = best.max(score);
+            });
+            let best = best as f64;
+            if n > 0 {
+                trellis.visit(t, |s, d, _, score| {
+                    let w = (score as f64 - best).exp();
+                    weights.push(w);
+                    next[d] += cur[s] * w;
+                });
+            }
+            arc_splits.push(weights.len());
+            (n, best)
+        };
         count += n;
         taken += n;
         within = budget.take(n);
-        let best = weight[begin..]
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
-        // a frame without a finite kept arc: the lattice has no path through it
-        lost = !best.is_finite();
+        // a frame without a kept arc: the lattice has no path through it
+        lost = n == 0;
         if !within || lost {
-            (src, dest, lab, weight) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             continue;
         }
-        for w in &mut weight[begin..] {
-            *w = (*w - best).exp();
-        }
         shift.push(best);
-        arc_splits.push(weight.len());
+        let (lo, hi) = band[t + 1];
+        let m = rescale(&mut next[lo..hi]);
+        if m == 0.0 || !m.is_finite() {
+            // no path, or only paths the flushing dropped: the lattice decides
+            lost = true;
+            continue;
+        }
+        log_scale += m.ln() + best;
     }
     if taken < count {
         within &= budget.take(count - taken);
@@ -103,37 +254,11 @@ pub(crate) fn pruned_posteriors(
     if !within {
         return Err(count);
     }
-    if lost {
+    let last = rows * num_states + num_states - 1;
+    if lost || !kept(0) || !kept(last) {
         return Ok(None);
     }
-    let (Some(first), Some(last)) = (kept.state(0, 0), kept.state(rows, num_states - 1)) else {
-        return Ok(None);
-    };
-    // forward
-    let mut alpha = vec![0f64; kept.num_kept()];
-    alpha[first as usize] = 1.0;
-    let mut log_scale = 0f64;
-    for t in 0..rows {
-        let arcs = arc_splits[t]..arc_splits[t + 1];
-        for i in arcs {
-            let a = alpha[src[i] as usize];
-            alpha[dest[i] as usize] += a * weight[i];
-        }
-        let next = &mut alpha[frame_ids[t + 1]..frame_ids[t + 2]];
-        let m = next.iter().copied().fold(0f64, f64::max);
-        if m == 0.0 || !m.is_finite() {
-            return Ok(None);
-        }
-        let inv = 1.0 / m;
-        for x in next.iter_mut() {
-            *x *= inv;
-            if *x < TINY {
-                *x = 0.0;
-            }
-        }
-        log_scale += m.ln() + shift[t];
-    }
-    let end = alpha[last as usize];
+    let end = alpha[last];
     if end == 0.0 {
         return Ok(None);
     }
@@ -143,46 +268,53 @@ pub(crate) fn pruned_posteriors(
     let k = cols.len();
     let frames = rows - 1;
     let mut occ = vec![0f64; frames * k];
-    let mut beta = vec![0f64; kept.num_kept()];
-    beta[last as usize] = 1.0;
-    let mut post = Vec::new();
+    let mut beta_next = vec![0f64; num_states];
+    let mut beta_cur = vec![0f64; num_states];
+    beta_next[num_states - 1] = 1.0;
+    let mut post: Vec<(f64, u32)> = Vec::new();
     let mut log_scale_bwd = 0f64;
     for t in (0..rows).rev() {
-        let arcs = arc_splits[t]..arc_splits[t + 1];
         post.clear();
         let mut sum = 0f64;
-        for i in arcs.clone() {
-            let p = weight[i] * beta[dest[i] as usize];
-            let s = src[i] as usize;
-            beta[s] += p;
-            let q = alpha[s] * p;
-            post.push(q);
+        let a_t = &alpha[t * num_states..(t + 1) * num_states];
+        let (lo, hi) = band[t];
+        beta_cur[lo..hi].iter_mut().for_each(|x| *x = 0.0);
+        let mut i = arc_splits.get(t).copied().unwrap_or(0);
+        let ew = entry_weight.get(t * num_states..(t + 1) * num_states);
+        trellis.visit(t, |s, d, arc, _| {
+            let w = match ew {
+                Some(ew) => ew[d],
+                None => {
+                    i += 1;
+                    weights[i - 1]
+                }
+            };
+            let p = w * beta_next[d];
+            beta_cur[s] += p;
+            let q = a_t[s] * p;
+            post.push((q, index[(arc.label + 1) as usize]));
             sum += q;
-        }
+        });
         if t < frames && sum > 0.0 {
             let inv = 1.0 / sum;
             let row = &mut occ[t * k..(t + 1) * k];
-            for (i, q) in arcs.zip(&post) {
+            for &(q, lab) in &post {
                 // at most 1, as on the trellis
-                row[lab[i] as usize] += (q * inv).min(1.0);
+                row[lab as usize] += (q * inv).min(1.0);
             }
         }
-        let cur = &mut beta[frame_ids[t]..frame_ids[t + 1]];
-        let m = cur.iter().copied().fold(0f64, f64::max);
-        if m > 0.0 {
-            let inv = 1.0 / m;
-            for x in cur.iter_mut() {
-                *x *= inv;
-                if *x < TINY {
-                    *x = 0.0;
-                }
-            }
+        let m = rescale(&mut beta_cur[lo..hi]);
+        if m > 0.0 && m.is_finite() {
             log_scale_bwd += m.ln() + shift[t];
         }
+        // the band of frame t + 1 is done with: clear it for frame t - 1's use
+        let (lo1, hi1) = band[t + 1];
+        beta_next[lo1..hi1].iter_mut().for_each(|x| *x = 0.0);
+        std::mem::swap(&mut beta_cur, &mut beta_next);
     }
     // the backward total must agree with the forward one; when the flushing or the range of
     // f64 made them differ, the caller scores the built lattice
-    let tot_bwd = log_scale_bwd + beta[first as usize].ln();
+    let tot_bwd = log_scale_bwd + beta_next[0].ln();
     if (tot - tot_bwd).abs() > 1e-9 * tot.abs().max(1.0) {
         return Ok(None);
     }

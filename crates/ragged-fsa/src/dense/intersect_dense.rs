@@ -365,12 +365,6 @@ impl<'a> KeptTrellis<'a> {
         self.frame_ids.last().copied().unwrap_or(0)
     }
 
-    /// The kept state of graph state `state` after `t` frames, if it is kept.
-    pub(crate) fn state(&self, t: usize, state: usize) -> Option<u32> {
-        let id = self.id[t * self.graph.num_states() + state];
-        (id != u32::MAX).then_some(id)
-    }
-
     /// Visits the kept arcs leaving frame `t`'s kept states, in order (source, then the
     /// graph's arc order): source and destination numbers, the arc's index within the
     /// graph, the graph arc and its score on the frame (graph score plus dense score, in
