@@ -131,14 +131,34 @@ pub(crate) fn pruned_posteriors(
     let (cols, index) = used_columns(graph, num_cols);
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
-    let vit = viterbi(graph, dense, num_cols, output_beam);
-    if num_states == 0 || vit.tot == f32::NEG_INFINITY || vit.tot.is_nan() {
+    // the columns the graph reads, gathered once per segment, and the graph relabelled to
+    // read them (label + 1 the gathered column): every pass then reads a frame's few
+    // scores side by side instead of scattered over a long row (over a large vocabulary,
+    // a cache miss each); the scores, and so every sum, are the same
+    let k = cols.len();
+    let mut compact = Vec::with_capacity(rows * k);
+    for row in dense.chunks_exact(num_cols) {
+        compact.extend(cols.iter().map(|&c| row[c as usize]));
+    }
+    let arcs: Vec<Arc> = graph
+        .arcs
+        .iter()
+        .map(|a| Arc {
+            label: index[(a.label + 1) as usize] as i32 - 1,
+            ..*a
+        })
+        .collect();
+    let graph = FsaView::new(graph.splits, &arcs);
+    let (dense, num_cols) = (&compact[..], k);
+    // (a graph without arcs has no path: every frame takes an arc)
+    let vit = (k > 0).then(|| viterbi(graph, dense, num_cols, output_beam));
+    let Some(vit) = vit.filter(|v| num_states > 0 && v.tot > f32::NEG_INFINITY) else {
         return Ok(Some(Posteriors {
             tot: f64::NEG_INFINITY,
             cols,
             occ: Vec::new(),
         }));
-    }
+    };
     let (fwd, bwd, cutoff) = (&vit.fwd[..], &vit.bwd[..], vit.cutoff);
     let kept = |slot: usize| fwd[slot] + bwd[slot] > cutoff;
     // each frame's band of kept graph states, `band[t].0..band[t].1` (empty: none kept)
@@ -292,7 +312,7 @@ pub(crate) fn pruned_posteriors(
             let p = w * beta_next[d];
             beta_cur[s] += p;
             let q = a_t[s] * p;
-            post.push((q, index[(arc.label + 1) as usize]));
+            post.push((q, (arc.label + 1) as u32));
             sum += q;
         });
         if t < frames && sum > 0.0 {

@@ -118,6 +118,20 @@ pub(crate) fn viterbi(
     num_cols: usize,
     output_beam: f32,
 ) -> Viterbi {
+    viterbi_with(graph, dense, num_cols, output_beam, true)
+}
+
+/// [`viterbi`], with `restrict` choosing the forward pass: over every state (`false`), or
+/// (`true`) only from the states within a widened beam of the backward best, the others
+/// left at `-inf`; the forward scores of every state the beam keeps, and so the cutoff,
+/// are the same bits either way (see [`forward_within`]).
+pub(crate) fn viterbi_with(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    output_beam: f32,
+    restrict: bool,
+) -> Viterbi {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
     let slots = (rows + 1) * num_states;
@@ -133,10 +147,20 @@ pub(crate) fn viterbi(
     }
     fwd[0] = 0.0;
     bwd[rows * num_states + num_states - 1] = 0.0;
-    if let Some(entry) = UniformEntry::new(graph) {
-        entry.passes(dense, num_cols, &mut fwd, &mut bwd);
+    let entry = UniformEntry::new(graph);
+    match &entry {
+        Some(entry) => entry.backward(dense, num_cols, bwd.as_mut_slice()),
+        None => general_backward(graph, dense, num_cols, bwd.as_mut_slice()),
+    }
+    let widened = if restrict {
+        widened_cutoff(&bwd, rows, output_beam)
     } else {
-        general_passes(graph, dense, num_cols, &mut fwd, &mut bwd);
+        None
+    };
+    match (widened, &entry) {
+        (Some(loose), _) => forward_within(graph, dense, num_cols, &bwd, loose, &mut fwd),
+        (None, Some(entry)) => entry.forward(dense, num_cols, &mut fwd),
+        (None, None) => general_forward(graph, dense, num_cols, &mut fwd),
     }
     let tot_fwd = fwd[rows * num_states + num_states - 1];
     let tot_bwd = bwd[0];
@@ -148,14 +172,103 @@ pub(crate) fn viterbi(
     }
 }
 
-/// The Viterbi passes of any graph, arc by arc (`fwd[0]` set, everything else `-inf`).
-fn general_passes(
+/// A cutoff below every state the beam keeps, by more than `f32` rounding can move a sum:
+/// `tot_bwd - beam - slack`, or `None` when there is no path, the beam is not finite or the
+/// segment is too long for the bound.
+///
+/// On the best path into a kept state `(t, d)`, its predecessor `s` has, in exact
+/// arithmetic, `fwd[s] + bwd[s] >= fwd[d] + bwd[d]` (`bwd[s]` is at least the arc's score
+/// plus `bwd[d]`, and `fwd[d]` is `fwd[s]` plus that score). In `f32` four roundings (the
+/// two Viterbi additions and the two sums) take at most half an ulp of `M` each, `M`
+/// bounding the magnitudes involved: `|bwd|`, and `|fwd + bwd|` and `|fwd|` on the states
+/// within the widened beam, at most `max |bwd| + |tot| + beam + slack` (below `M`, doubled
+/// here, while the slack stays below half of it). So along `rows + 1` steps the path's
+/// sums fall at most `(rows + 1) * 2^-22 * M` below the kept state's, and the forward total
+/// (which the cutoff takes if smaller) at most as much below `tot_bwd`; the slack is twice
+/// their sum.
+fn widened_cutoff(bwd: &[f32], rows: usize, output_beam: f32) -> Option<f32> {
+    let tot = bwd[0];
+    if !tot.is_finite() || !output_beam.is_finite() || rows >= 1 << 18 {
+        return None;
+    }
+    let max_bwd = bwd
+        .iter()
+        .filter(|b| b.is_finite())
+        .fold(0f64, |m, &b| m.max((b as f64).abs()));
+    let beam = output_beam as f64;
+    let m = 2.0 * (max_bwd + (tot as f64).abs() + beam) + 1.0;
+    // (rows < 2^18: the slack is below m / 2)
+    let slack = 4.0 * (rows as f64 + 1.0) * m * 2f64.powi(-22);
+    if m + slack > f32::MAX as f64 / 4.0 {
+        // sums could overflow to infinity, outside the bound's reasoning
+        return None;
+    }
+    let loose = tot as f64 - beam - slack;
+    // rounded to f32 downwards, with room to spare
+    let loose = (loose - loose.abs() * 2f64.powi(-20)) as f32;
+    loose.is_finite().then_some(loose)
+}
+
+/// The forward Viterbi pass from the states within `loose` (`fwd + bwd > loose`) only:
+/// each frame's arcs leave the band of its states that pass (others set to `-inf`), arc by
+/// arc as [`general_forward`] (the same bits as the per-destination pass). With `loose`
+/// from [`widened_cutoff`], every state the beam keeps gets the forward score of the full
+/// pass: its best path stays within the widened beam.
+fn forward_within(
     graph: FsaView<'_>,
     dense: &[f32],
     num_cols: usize,
+    bwd: &[f32],
+    loose: f32,
     fwd: &mut [f32],
-    bwd: &mut [f32],
 ) {
+    let num_states = graph.num_states();
+    let rows = dense.len() / num_cols;
+    let within = |x: f32| x > loose;
+    if !within(fwd[0] + bwd[0]) {
+        fwd[0] = f32::NEG_INFINITY;
+        return;
+    }
+    let (mut lo, mut hi) = (0usize, 1usize);
+    for t in 0..rows {
+        let row = &dense[t * num_cols..(t + 1) * num_cols];
+        let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+        let (mut dlo, mut dhi) = (usize::MAX, 0usize);
+        for (s, &f) in cur.iter().enumerate().take(hi).skip(lo) {
+            if f == f32::NEG_INFINITY {
+                continue;
+            }
+            for arc in graph.state_arcs(s) {
+                let v = f + arc_score(arc, row);
+                let d = arc.dest_state as usize;
+                let slot = &mut next[d];
+                if v > *slot {
+                    *slot = v;
+                    dlo = dlo.min(d);
+                    dhi = dhi.max(d + 1);
+                }
+            }
+        }
+        // drop the states outside the widened beam; the band of those left
+        let b = &bwd[(t + 1) * num_states..(t + 2) * num_states];
+        (lo, hi) = (usize::MAX, 0);
+        for d in dlo..dhi {
+            if within(next[d] + b[d]) {
+                lo = lo.min(d);
+                hi = d + 1;
+            } else {
+                next[d] = f32::NEG_INFINITY;
+            }
+        }
+        if hi == 0 {
+            return;
+        }
+    }
+}
+
+/// The forward Viterbi pass of any graph, arc by arc (`fwd[0]` set, everything else
+/// `-inf`).
+fn general_forward(graph: FsaView<'_>, dense: &[f32], num_cols: usize, fwd: &mut [f32]) {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
     for t in 0..rows {
@@ -174,6 +287,13 @@ fn general_passes(
             }
         }
     }
+}
+
+/// The backward Viterbi pass of any graph, arc by arc (the last slot of `bwd` set,
+/// everything else `-inf`).
+fn general_backward(graph: FsaView<'_>, dense: &[f32], num_cols: usize, bwd: &mut [f32]) {
+    let num_states = graph.num_states();
+    let rows = dense.len() / num_cols;
     for t in (0..rows).rev() {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
         let (cur, next) = bwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
@@ -192,6 +312,19 @@ fn general_passes(
             *slot = best;
         }
     }
+}
+
+/// Both Viterbi passes of any graph, arc by arc.
+#[cfg(test)]
+fn general_passes(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    fwd: &mut [f32],
+    bwd: &mut [f32],
+) {
+    general_forward(graph, dense, num_cols, fwd);
+    general_backward(graph, dense, num_cols, bwd);
 }
 
 /// A graph in which all arcs into a state have one label and one score (CTC graphs, HMM
@@ -245,17 +378,28 @@ impl<'a> UniformEntry<'a> {
         })
     }
 
-    /// The two passes, with the values [`general_passes`] gives. `NaN` sums are dropped as
-    /// its `>` comparisons drop them.
+    /// Both passes, with the values [`general_passes`] gives.
+    #[cfg(test)]
     fn passes(&self, dense: &[f32], num_cols: usize, fwd: &mut [f32], bwd: &mut [f32]) {
+        self.forward(dense, num_cols, fwd);
+        self.backward(dense, num_cols, bwd);
+    }
+
+    /// The score of the arcs into `d` on a frame (`-inf`: no arc enters it).
+    #[inline]
+    fn entry(&self, row: &[f32], d: usize) -> f32 {
+        match self.col[d] {
+            usize::MAX => f32::NEG_INFINITY,
+            c => self.score[d] + row[c],
+        }
+    }
+
+    /// The forward pass, with the values [`general_forward`] gives. `NaN` sums are dropped
+    /// as its `>` comparisons drop them.
+    fn forward(&self, dense: &[f32], num_cols: usize, fwd: &mut [f32]) {
         let num_states = self.col.len();
         let rows = dense.len() / num_cols;
-        let entry = |row: &[f32], d: usize| -> f32 {
-            match self.col[d] {
-                usize::MAX => f32::NEG_INFINITY,
-                c => self.score[d] + row[c],
-            }
-        };
+        let entry = |row: &[f32], d: usize| self.entry(row, d);
         for t in 0..rows {
             let row = &dense[t * num_cols..(t + 1) * num_cols];
             let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
@@ -274,6 +418,13 @@ impl<'a> UniformEntry<'a> {
                 }
             }
         }
+    }
+
+    /// The backward pass, with the values [`general_backward`] gives.
+    fn backward(&self, dense: &[f32], num_cols: usize, bwd: &mut [f32]) {
+        let num_states = self.col.len();
+        let rows = dense.len() / num_cols;
+        let entry = |row: &[f32], d: usize| self.entry(row, d);
         let mut reach = vec![f32::NEG_INFINITY; num_states];
         for t in (0..rows).rev() {
             let row = &dense[t * num_cols..(t + 1) * num_cols];
@@ -715,6 +866,86 @@ mod tests {
             assert_eq!(bits(&b1), bits(&b2), "backward, case {case}");
         }
         assert!(uniform > 300, "only {uniform} uniform cases");
+    }
+
+    /// The kept states of the full and the widened-beam forward pass, and their forward
+    /// scores' bits where kept; asserts the totals and cutoffs agree. Returns how many
+    /// slots the widened pass left at `-inf` that the full pass reached.
+    fn compare_forward(view: FsaView<'_>, dense: &[f32], num_cols: usize, beam: f32) -> usize {
+        let full = viterbi_with(view, dense, num_cols, beam, false);
+        let fast = viterbi_with(view, dense, num_cols, beam, true);
+        assert_eq!(full.tot.to_bits(), fast.tot.to_bits(), "beam {beam}");
+        assert_eq!(full.cutoff.to_bits(), fast.cutoff.to_bits(), "beam {beam}");
+        assert_eq!(bits(&full.bwd), bits(&fast.bwd));
+        let mut skipped = 0;
+        for slot in 0..full.fwd.len() {
+            let kept_full = full.fwd[slot] + full.bwd[slot] > full.cutoff;
+            let kept_fast = fast.fwd[slot] + fast.bwd[slot] > fast.cutoff;
+            assert_eq!(kept_full, kept_fast, "slot {slot}, beam {beam}");
+            if kept_full {
+                assert_eq!(
+                    full.fwd[slot].to_bits(),
+                    fast.fwd[slot].to_bits(),
+                    "slot {slot}"
+                );
+            }
+            if full.fwd[slot] > f32::NEG_INFINITY && fast.fwd[slot] == f32::NEG_INFINITY {
+                skipped += 1;
+            }
+        }
+        skipped
+    }
+
+    #[test]
+    fn the_widened_forward_keeps_what_the_full_one_keeps() {
+        let mut state = 9u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut skipped = 0;
+        for case in 0..300 {
+            let symbols = 2 + next(6) as usize;
+            let graphs = if case % 2 == 0 {
+                // any graph: parallel arcs, cycles, labels and scores per arc
+                let n = 2 + next(12) as i32;
+                let mut arcs = Vec::new();
+                for src in 0..n - 1 {
+                    for _ in 0..1 + next(4) {
+                        let d = next(n as u64 - 1) as i32;
+                        let label = next(symbols as u64) as i32;
+                        let score = (next(1 << 20) as f32 / (1 << 20) as f32 - 0.5) * 6.0;
+                        arcs.push(crate::Arc::new(src, d, label, score));
+                    }
+                    if next(3) == 0 || src == n - 2 {
+                        arcs.push(crate::Arc::new(src, n - 1, -1, 0.0));
+                    }
+                }
+                arcs.sort_by_key(|a| a.src_state);
+                create_fsa_vec(&[Fsa::from_arcs(arcs, n as usize).unwrap()])
+            } else {
+                let tokens: Vec<i32> = (0..1 + next(30))
+                    .map(|_| 1 + next(symbols as u64 - 1) as i32)
+                    .collect();
+                crate::FsaVec::ctc_graph(&[tokens], case % 4 == 1).unwrap()
+            };
+            let view = graphs.view(0);
+            let num_cols = symbols + 1;
+            // long segments with scores of large magnitude: sums of thousands, where an
+            // ulp is a thousandth and the roundings of the passes disagree
+            let rows = 1 + next(200) as usize;
+            let scale = [1.0f32, 30.0, 1000.0][case % 3];
+            let dense: Vec<f32> = (0..rows * num_cols)
+                .map(|_| -(next(1 << 20) as f32 / (1 << 20) as f32) * scale)
+                .collect();
+            for beam in [0.0f32, 0.5, 3.0, 10.0, 1e4] {
+                skipped += compare_forward(view, &dense, num_cols, beam);
+            }
+        }
+        // the widened pass does skip work
+        assert!(skipped > 1000, "only {skipped} slots skipped");
     }
 
     #[test]
