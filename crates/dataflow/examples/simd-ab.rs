@@ -19,8 +19,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use dataflow::image::{
-    canny, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd_level, sobel_xy,
-    Canny, Norm, SimdLevel,
+    canny, canny_rgb, gaussian_blur, gaussian_blur_rgb, grey, histogram, set_simd_cap, simd_level,
+    sobel_xy, Canny, Norm, SimdLevel,
 };
 use dataflow::{compute_with, Array, Border, Dim2, Plain, Threads};
 
@@ -82,6 +82,30 @@ fn workloads<'a>(
                     threads: t,
                 };
                 black_box(canny(grey_img, &params).unwrap());
+            }),
+        ),
+        (
+            "canny_l2",
+            Box::new(move |t| {
+                let params = Canny {
+                    low: 50.0,
+                    high: 150.0,
+                    norm: Norm::L2,
+                    threads: t,
+                };
+                black_box(canny(grey_img, &params).unwrap());
+            }),
+        ),
+        (
+            "canny_rgb",
+            Box::new(move |t| {
+                let params = Canny {
+                    low: 50.0,
+                    high: 150.0,
+                    norm: Norm::L1,
+                    threads: t,
+                };
+                black_box(canny_rgb(rgb, &params).unwrap());
             }),
         ),
     ]

@@ -8,6 +8,7 @@
 //! - blur: `grey or rgb rows => row pass in u16 (ring of N rows) => cols in u32 => round |> out`
 //! - gradient: `grey => convolve2(sobel dx), convolve2(sobel dy) => zip_with(magnitude) |> mag`
 //! - canny: `grey => zip(sobel dx, sobel dy) |> [dx, dy] => suppress |> map => hysteresis(bands, fix-up) => edges`
+//! - canny RGB: `rgb => per channel sobel dx, dy => per pixel the channel of largest magnitude => as grey`
 
 mod blur;
 mod canny;
@@ -20,7 +21,7 @@ mod sobel;
 pub use blur::{
     gaussian_blur, gaussian_blur_rgb, gaussian_kernel, gaussian_stencil, sigma_for_ksize,
 };
-pub use canny::{canny, Canny, Norm};
+pub use canny::{canny, canny_rgb, Canny, Norm};
 pub use color::{grey, grey_of, rgb_to_grey, Grey};
 pub use hist::{equalize_hist, equalize_lut, histogram};
 pub use io::{read_grey_png, write_grey_png};

@@ -1,12 +1,14 @@
 //! The Canny edge detector as `cv2.Canny` computes it: Sobel 3x3 with replicated borders,
 //! magnitude (L1 or squared L2 in integers), non-maximum suppression with OpenCV's sector
 //! tests and tie rules, double threshold, and 8-connected hysteresis that is deterministic
-//! in parallel (a local pass per band, then a serial fix-up across band borders).
+//! in parallel (a local pass per band, then a serial fix-up across band borders). RGB
+//! images take, at each pixel, the gradient of the channel with the largest magnitude.
 //!
-//! By concern: this file holds the parameters, the thresholds and the driver (bands, the
-//! flood across band borders, the output); `classify.rs` the suppression and double
-//! threshold (the pixel decision, the compiled chunk and band loops); `x86.rs` the
-//! hand-written AVX2 and AVX-512 row kernels; `flood.rs` the hysteresis flood; `tests.rs`
+//! By concern: this file holds the parameters, the thresholds, the dispatch by level and
+//! the driver (bands, the flood across band borders, the output); `classify.rs` the
+//! suppression and double threshold (the pixel decision, the compiled chunk and band
+//! loops, the grey and RGB gradient rows); `x86.rs` the hand-written AVX2 and AVX-512
+//! row kernels; `flood.rs` the hysteresis flood; `tests.rs`
 //! and `row_kernel_tests.rs` the tests.
 
 use std::mem::MaybeUninit;
@@ -27,15 +29,19 @@ mod row_kernel_tests;
 mod tests;
 mod x86;
 
-use classify::classify_band;
 #[cfg(target_arch = "x86_64")]
-use classify::{classify_band_avx2, classify_band_l1_avx2};
+use classify::classify_band_rows_avx2;
+use classify::{
+    classify_band, classify_band_rows, decide_row_none, seeds_none, sobel_row_none, GreyRows,
+    RgbRows,
+};
 use flood::{edge_positions, flood};
 #[cfg(target_arch = "x86_64")]
 use x86::{
-    decide_row_avx2, decide_row_avx512, seeds_avx2, seeds_avx512, sobel_l1_row_avx2,
-    sobel_l1_row_avx512,
+    decide_row_avx2, decide_row_avx512, decide_row_l2_avx2, decide_row_l2_avx512, seeds_avx2,
+    seeds_avx512, sobel_l1_row_avx2, sobel_l1_row_avx512, sobel_l2_row_avx2, sobel_l2_row_avx512,
 };
+use x86::{RowKernel, SeedKernel, SobelKernel};
 
 /// The gradient norm used for the thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -122,61 +128,122 @@ fn init_bytes(out: &mut [MaybeUninit<u8>], value: u8) -> &mut [u8] {
     unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
 }
 
-/// Suppression, threshold and the band-local flood of one band, with the AVX2 copy of
-/// the classification when `level` allows it. Every byte of `out` (the band's rows, not
-/// written yet) is written: first cleared to `NONE` on the band's own thread.
-fn band_edges<A: Source<Shape = Dim2, Elem = u8>>(
+/// The kernels of a band's rows at `level`, for magnitudes of type `M`: the Sobel row,
+/// the decision and the seed scan.
+type Kernels<M> = (SobelKernel<M>, RowKernel<M>, SeedKernel);
+
+/// The row kernels of L1 and L2 at `level` (`None` below AVX2: the generic
+/// classification for grey images, the plain loops for RGB).
+fn kernels(level: cpu_features::SimdLevel) -> Option<(Kernels<i16>, Kernels<i32>)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use cpu_features::SimdLevel;
+        if level >= SimdLevel::Avx512 {
+            return Some((
+                (sobel_l1_row_avx512, decide_row_avx512, seeds_avx512),
+                (sobel_l2_row_avx512, decide_row_l2_avx512, seeds_avx512),
+            ));
+        }
+        if level >= SimdLevel::Avx2 {
+            return Some((
+                (sobel_l1_row_avx2, decide_row_avx2, seeds_avx2),
+                (sobel_l2_row_avx2, decide_row_l2_avx2, seeds_avx2),
+            ));
+        }
+    }
+    let _ = level;
+    None
+}
+
+/// Suppression and double threshold of the rows `band` of a grey image into `out` (the
+/// band's rows, all `NONE`): by the row kernels of `level` (AVX2 and up), else by the
+/// generic classification. Returns the flood's seeds.
+fn classify_grey<A: Source<Shape = Dim2, Elem = u8>>(
     level: cpu_features::SimdLevel,
     a: &A,
     norm: Norm,
     low: i64,
     high: i64,
     band: std::ops::Range<usize>,
-    out: &mut [MaybeUninit<u8>],
-) {
-    use cpu_features::SimdLevel;
-    let out = init_bytes(out, NONE);
-    let Dim2(_, cols) = a.extent();
-    let n_rows = band.len();
-    // L1 rows are decided by hand-written vector kernels (AVX-512 or AVX2) around the
-    // AVX2-compiled Sobel rows; L2 keeps the AVX2 copy of the generic classification (an
-    // AVX-512 recompile of it measured 3 to 5% slower on Zen 4, see the crate guide).
+    out: &mut [u8],
+) -> Vec<(u32, u32)> {
     #[cfg(target_arch = "x86_64")]
-    let seeds = if level >= SimdLevel::Avx512 && norm == Norm::L1 {
-        // SAFETY: the processor supports AVX-512 F/BW and AVX2 (`level` comes from
-        // `simd_level()`, capped by the detected level).
-        unsafe {
-            classify_band_l1_avx2(
-                a,
-                low,
-                high,
-                band,
-                out,
-                (sobel_l1_row_avx512, decide_row_avx512, seeds_avx512),
-            )
-        }
-    } else if level >= SimdLevel::Avx2 && norm == Norm::L1 {
-        // SAFETY: the processor supports AVX2 (as above).
-        unsafe {
-            classify_band_l1_avx2(
-                a,
-                low,
-                high,
-                band,
-                out,
-                (sobel_l1_row_avx2, decide_row_avx2, seeds_avx2),
-            )
-        }
-    } else if level >= SimdLevel::Avx2 {
-        // SAFETY: the processor supports AVX2 (as above).
-        unsafe { classify_band_avx2(a, norm, low, high, band, out) }
-    } else {
-        classify_band(a, norm, low, high, band, out)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let seeds = classify_band(a, norm, low, high, band, out);
+    if let Some(((s1, d1, e1), (s2, d2, e2))) = kernels(level) {
+        // `kernels` gives the kernels of `level`, which comes from `simd_level()` (capped
+        // by the detected level), and `classify_band_rows_avx2` needs AVX2, which every
+        // such level includes.
+        return match norm {
+            // SAFETY: the processor has the kernels' features and AVX2 (above).
+            Norm::L1 => unsafe {
+                let mut grads = GreyRows::new(a, s1);
+                classify_band_rows_avx2(&mut grads, low, high, band, out, (d1, e1))
+            },
+            // SAFETY: as for L1.
+            Norm::L2 => unsafe {
+                let mut grads = GreyRows::new(a, s2);
+                classify_band_rows_avx2(&mut grads, low, high, band, out, (d2, e2))
+            },
+        };
+    }
     let _ = level;
-    flood(out, n_rows, cols, seeds);
+    classify_band(a, norm, low, high, band, out)
+}
+
+/// [`classify_grey`] for an RGB image: each channel's gradient, the channel with the
+/// largest magnitude at each pixel (see [`RgbRows`]), then the rows of a grey image;
+/// below AVX2, the same by the plain loops.
+fn classify_rgb<A: Source<Shape = Dim2, Elem = [u8; 3]>>(
+    level: cpu_features::SimdLevel,
+    a: &A,
+    norm: Norm,
+    low: i64,
+    high: i64,
+    band: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> Vec<(u32, u32)> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(((s1, d1, e1), (s2, d2, e2))) = kernels(level) {
+        return match norm {
+            // SAFETY: the processor has the kernels' features and AVX2, as in
+            // `classify_grey`.
+            Norm::L1 => unsafe {
+                let mut grads = RgbRows::new(a, s1);
+                classify_band_rows_avx2(&mut grads, low, high, band, out, (d1, e1))
+            },
+            // SAFETY: as for L1.
+            Norm::L2 => unsafe {
+                let mut grads = RgbRows::new(a, s2);
+                classify_band_rows_avx2(&mut grads, low, high, band, out, (d2, e2))
+            },
+        };
+    }
+    let _ = level;
+    match norm {
+        // SAFETY: the plain loops need no target feature.
+        Norm::L1 => unsafe {
+            let mut grads = RgbRows::<_, i16>::new(a, sobel_row_none);
+            classify_band_rows(
+                &mut grads,
+                low,
+                high,
+                band,
+                out,
+                (decide_row_none, seeds_none),
+            )
+        },
+        // SAFETY: as for L1.
+        Norm::L2 => unsafe {
+            let mut grads = RgbRows::<_, i32>::new(a, sobel_row_none);
+            classify_band_rows(
+                &mut grads,
+                low,
+                high,
+                band,
+                out,
+                (decide_row_none, seeds_none),
+            )
+        },
+    }
 }
 
 /// Canny edges of a grey image: 255 on edges, 0 elsewhere (`cv2.Canny(img, low, high,
@@ -215,19 +282,64 @@ fn canny_with<A: Source<Shape = Dim2, Elem = u8>>(
     avx512_rows: bool,
 ) -> Result<Array<u8, Dim2>, Error> {
     let (low, high) = thresholds(params)?;
-    let norm = params.norm;
-    let threads = params.threads;
+    let level = row_level(avx512_rows);
+    Ok(edges(a.extent(), params.threads, |band, out| {
+        classify_grey(level, a, params.norm, low, high, band, out)
+    }))
+}
+
+/// Canny edges of an RGB image as `cv2.Canny` finds them on a 3-channel image: the Sobel
+/// gradient of each channel and, at each pixel, the gradient of the channel with the
+/// largest magnitude (in `params.norm`; the first channel on ties) go through the
+/// suppression, threshold and hysteresis of [`canny`]. Channels count in the order they
+/// are stored, as OpenCV counts them, so the result equals OpenCV's on the same pixels
+/// whether they are RGB or BGR (swapping the channels can change which of two equal
+/// magnitudes, with different directions, wins).
+///
+/// # Panics
+/// As [`canny`].
+pub fn canny_rgb<A: Source<Shape = Dim2, Elem = [u8; 3]>>(
+    a: &A,
+    params: &Canny,
+) -> Result<Array<u8, Dim2>, Error> {
+    canny_rgb_with(a, params, avx512_rows_pay())
+}
+
+/// [`canny_rgb`], with the AVX-512 rows as [`canny_with`] takes them.
+fn canny_rgb_with<A: Source<Shape = Dim2, Elem = [u8; 3]>>(
+    a: &A,
+    params: &Canny,
+    avx512_rows: bool,
+) -> Result<Array<u8, Dim2>, Error> {
+    let (low, high) = thresholds(params)?;
+    let level = row_level(avx512_rows);
+    Ok(edges(a.extent(), params.threads, |band, out| {
+        classify_rgb(level, a, params.norm, low, high, band, out)
+    }))
+}
+
+/// The SIMD level of the rows: `simd_level()`, capped at AVX2 unless `avx512_rows`.
+fn row_level(avx512_rows: bool) -> cpu_features::SimdLevel {
     let level = cpu_features::simd_level();
     // the AVX-512 rows are the only AVX-512 code of Canny: without them, AVX2 at most
-    let level = if avx512_rows {
+    if avx512_rows {
         level
     } else {
         level.min(cpu_features::SimdLevel::Avx2)
-    };
-    let extent = a.extent();
+    }
+}
+
+/// The edge map of an image of `extent`: each row band cleared to `NONE`, classified by
+/// `classify` (which returns the band's flood seeds) and flooded, then the flood across
+/// band borders and the 255/0 output.
+fn edges(
+    extent: Dim2,
+    threads: Threads,
+    classify: impl Fn(std::ops::Range<usize>, &mut [u8]) -> Vec<(u32, u32)> + Sync,
+) -> Array<u8, Dim2> {
     let Dim2(rows, cols) = extent;
     if rows == 0 || cols == 0 {
-        return Ok(Array::filled(extent, NONE));
+        return Array::filled(extent, NONE);
     }
     // panics, naming the extent, when its size overflows
     let n = extent.size();
@@ -252,7 +364,10 @@ fn canny_with<A: Source<Shape = Dim2, Elem = u8>>(
             rest.len()
         );
         let job = |(r, out): (std::ops::Range<usize>, &mut [MaybeUninit<u8>])| {
-            band_edges(level, a, norm, low, high, r, out)
+            let n_rows = r.len();
+            let out = init_bytes(out, NONE);
+            let seeds = classify(r, out);
+            flood(out, n_rows, cols, seeds);
         };
         if jobs.len() > 1 {
             jobs.into_par_iter().for_each(job);
@@ -260,8 +375,8 @@ fn canny_with<A: Source<Shape = Dim2, Elem = u8>>(
             jobs.into_iter().for_each(job);
         }
     }
-    // SAFETY: the bands cover all `n` bytes (checked above) and `band_edges` writes every
-    // byte of its piece before anything else.
+    // SAFETY: the bands cover all `n` bytes (checked above) and each job writes every
+    // byte of its piece (`init_bytes`) before anything else.
     unsafe { data.set_len(n) };
     let mut map = Array::from_vec(extent, data).expect("the length is the extent's size");
     if band_rows.len() > 1 {
@@ -283,12 +398,11 @@ fn canny_with<A: Source<Shape = Dim2, Elem = u8>>(
             .iter_mut()
             .for_each(|c| *c = if *c == EDGE { 255 } else { 0 })
     };
-    let n = extent.size();
     if n >= cpu_features::load_parallel_threshold() && threads.count() > 1 {
         let chunk = n.div_ceil(threads.count()).max(1);
         map.as_mut_slice().par_chunks_mut(chunk).for_each(finish);
     } else {
         finish(map.as_mut_slice());
     }
-    Ok(map)
+    map
 }

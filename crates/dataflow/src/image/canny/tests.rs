@@ -10,6 +10,12 @@ use crate::explicit::View;
 /// borders, the same sector tests, then hysteresis by repeated sweeps until nothing
 /// changes.
 fn model(data: &[u8], rows: usize, cols: usize, low: i64, high: i64, l2: bool) -> Vec<u8> {
+    let (dx, dy) = model_sobel(data, rows, cols);
+    model_from_gradient(&dx, &dy, rows, cols, low, high, l2)
+}
+
+/// The Sobel gradient (replicated borders) of a grey image, by its definition.
+fn model_sobel(data: &[u8], rows: usize, cols: usize) -> (Vec<i32>, Vec<i32>) {
     let px = |y: isize, x: isize| -> i32 {
         let y = y.clamp(0, rows as isize - 1) as usize;
         let x = x.clamp(0, cols as isize - 1) as usize;
@@ -30,17 +36,77 @@ fn model(data: &[u8], rows: usize, cols: usize, low: i64, high: i64, l2: bool) -
                 - px(y - 1, x + 1);
         }
     }
+    (dx, dy)
+}
+
+fn model_norm(a: i32, b: i32, l2: bool) -> i64 {
+    let (a, b) = (a as i64, b as i64);
+    if l2 {
+        a * a + b * b
+    } else {
+        a.abs() + b.abs()
+    }
+}
+
+/// The model of an RGB image (pixels `[r, g, b]` in row order), as OpenCV's `Canny`
+/// describes a multi-channel image: per pixel, the gradient of the channel whose
+/// magnitude is largest, the first such channel in storage order. Also returns how many
+/// pixels had a tie between channels with different gradients (so tests can check that
+/// the tie rule was exercised).
+fn model_rgb(
+    data: &[[u8; 3]],
+    rows: usize,
+    cols: usize,
+    low: i64,
+    high: i64,
+    l2: bool,
+) -> (Vec<u8>, usize) {
+    let channels: Vec<(Vec<i32>, Vec<i32>)> = (0..3)
+        .map(|k| {
+            let plane: Vec<u8> = data.iter().map(|p| p[k]).collect();
+            model_sobel(&plane, rows, cols)
+        })
+        .collect();
+    let (mut dx, mut dy) = (vec![0i32; rows * cols], vec![0i32; rows * cols]);
+    let mut ties = 0;
+    for i in 0..rows * cols {
+        let mags: Vec<i64> = channels
+            .iter()
+            .map(|(x, y)| model_norm(x[i], y[i], l2))
+            .collect();
+        let best = *mags.iter().max().unwrap();
+        let first = mags.iter().position(|&m| m == best).unwrap();
+        let tied_other = (first + 1..3).any(|k| {
+            mags[k] == best
+                && (channels[k].0[i], channels[k].1[i])
+                    != (channels[first].0[i], channels[first].1[i])
+        });
+        ties += usize::from(tied_other);
+        (dx[i], dy[i]) = (channels[first].0[i], channels[first].1[i]);
+    }
+    (
+        model_from_gradient(&dx, &dy, rows, cols, low, high, l2),
+        ties,
+    )
+}
+
+/// Suppression, thresholds and hysteresis of the gradient `dx`, `dy`, by their
+/// definition.
+fn model_from_gradient(
+    dx: &[i32],
+    dy: &[i32],
+    rows: usize,
+    cols: usize,
+    low: i64,
+    high: i64,
+    l2: bool,
+) -> Vec<u8> {
     let mag = |y: isize, x: isize| -> i64 {
         if y < 0 || x < 0 || y >= rows as isize || x >= cols as isize {
             return 0;
         }
         let i = y as usize * cols + x as usize;
-        let (a, b) = (dx[i] as i64, dy[i] as i64);
-        if l2 {
-            a * a + b * b
-        } else {
-            a.abs() + b.abs()
-        }
+        model_norm(dx[i], dy[i], l2)
     };
     let mut class = vec![0u8; rows * cols];
     for y in 0..rows as isize {
@@ -351,6 +417,166 @@ fn every_simd_level_equals_the_model() {
                 crate::with_parallel_threshold(0, || canny(&a, &p)).unwrap()
             }) {
                 assert_eq!(got.as_slice(), &want[..], "{cols} columns {norm:?}");
+            }
+        }
+    }
+}
+
+/// A colour scene: the grey scene in each channel, shifted differently, plus low-level
+/// noise (values 0..4 in places), so that channels often tie on magnitude with different
+/// gradients.
+fn scene_rgb(rows: usize, cols: usize, seed: u64) -> Vec<[u8; 3]> {
+    let base = scene(rows, cols, seed);
+    let noise = scene(rows, cols, seed ^ 0xABCD);
+    (0..rows * cols)
+        .map(|i| {
+            let (y, x) = (i / cols, i % cols);
+            let tiny =
+                |k: u64| ((i as u64 ^ (seed + k)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62) as u8;
+            if (y / 8 + x / 8) % 3 == 0 {
+                // a flat patch of tiny noise: equal magnitudes across channels are common
+                [tiny(1), tiny(2), tiny(3)]
+            } else {
+                [base[i], noise[i], base[(i + 7) % (rows * cols)]]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn rgb_matches_the_model_at_every_level_and_band_count() {
+    let mut ties = 0;
+    for (k, &(rows, cols)) in [
+        (1usize, 1usize),
+        (2, 33),
+        (17, 31),
+        (23, 64),
+        (40, 65),
+        (31, 129),
+        (9, 301),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let data = scene_rgb(rows, cols, 40 + k as u64);
+        let a = View::new(Dim2(rows, cols), &data);
+        for (norm, low, high) in [
+            (Norm::L1, 20.0, 60.0),
+            (Norm::L2, 15.0, 50.0),
+            (Norm::L1, 1.0, 3.0),
+            (Norm::L2, 1.0, 4.0),
+            (Norm::L1, -1.0, 40.0),
+        ] {
+            let p = Canny {
+                low,
+                high,
+                norm,
+                threads: Threads::Fixed(2),
+            };
+            let (l, h) = thresholds(&p).unwrap();
+            let (want, t) = model_rgb(&data, rows, cols, l, h, norm == Norm::L2);
+            ties += t;
+            for avx512_rows in [false, true] {
+                for got in cpu_features::at_every_level(|_| {
+                    crate::with_parallel_threshold(0, || canny_rgb_with(&a, &p, avx512_rows))
+                        .unwrap()
+                }) {
+                    assert_eq!(
+                        got.as_slice(),
+                        &want[..],
+                        "{rows}x{cols} {norm:?} {low}/{high} {avx512_rows}"
+                    );
+                }
+            }
+            // a delayed source: rows come through `fill_span`, not as memory
+            let delayed = (&a).map(|px: [u8; 3]| px);
+            assert_eq!(
+                canny_rgb(&delayed, &p).unwrap().as_slice(),
+                &want[..],
+                "{rows}x{cols} {norm:?}, delayed"
+            );
+            let seq = canny_rgb(
+                &a,
+                &Canny {
+                    threads: Threads::Seq,
+                    ..p
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                seq.as_slice(),
+                &want[..],
+                "{rows}x{cols} {norm:?}, one band"
+            );
+        }
+    }
+    assert!(
+        ties > 100,
+        "only {ties} channel ties: the tie rule went untested"
+    );
+}
+
+#[test]
+fn rgb_with_equal_channels_is_grey_canny_and_bad_thresholds_are_refused() {
+    // three equal channels tie everywhere: the result is the grey image's
+    let (rows, cols) = (37, 70);
+    let grey = scene(rows, cols, 5);
+    let rgb: Vec<[u8; 3]> = grey.iter().map(|&v| [v, v, v]).collect();
+    let (g, c) = (
+        View::new(Dim2(rows, cols), &grey),
+        View::new(Dim2(rows, cols), &rgb),
+    );
+    for norm in [Norm::L1, Norm::L2] {
+        let p = Canny {
+            low: 20.0,
+            high: 60.0,
+            norm,
+            threads: Threads::Fixed(2),
+        };
+        assert_eq!(
+            canny_rgb(&c, &p).unwrap().as_slice(),
+            canny(&g, &p).unwrap().as_slice()
+        );
+    }
+    let bad = Canny {
+        low: f64::NAN,
+        ..Canny::default()
+    };
+    assert_eq!(
+        canny_rgb(&c, &bad).unwrap_err().to_string(),
+        "parameter `low` = NaN: a Canny threshold must be a number"
+    );
+    let empty: Vec<[u8; 3]> = Vec::new();
+    let e = View::new(Dim2(0, 5), &empty);
+    assert_eq!(
+        canny_rgb(&e, &Canny::default()).unwrap().extent(),
+        Dim2(0, 5)
+    );
+}
+
+#[test]
+fn l2_at_every_level_equals_the_model_at_the_vector_edges() {
+    for (k, &cols) in [1usize, 2, 31, 32, 33, 63, 64, 65, 97].iter().enumerate() {
+        for rows in [1usize, 2, 3, 17] {
+            let data = scene(rows, cols, 190 + k as u64);
+            let a = View::new(Dim2(rows, cols), &data);
+            for (low, high) in [(-1.0, -1.0), (-1.0, 40.0), (10.0, 30.0), (2000.0, 3000.0)] {
+                let p = Canny {
+                    low,
+                    high,
+                    norm: Norm::L2,
+                    threads: Threads::Fixed(2),
+                };
+                let (l, h) = thresholds(&p).unwrap();
+                let want = model(&data, rows, cols, l, h, true);
+                for avx512_rows in [false, true] {
+                    for got in cpu_features::at_every_level(|_| {
+                        crate::with_parallel_threshold(0, || canny_with(&a, &p, avx512_rows))
+                            .unwrap()
+                    }) {
+                        assert_eq!(got.as_slice(), &want[..], "{rows}x{cols} {low}/{high}");
+                    }
+                }
             }
         }
     }
