@@ -91,7 +91,8 @@ fn border_of(code: i32) -> PyResult<Border<u8>> {
     })
 }
 
-/// `cv2.Canny(image, threshold1, threshold2, apertureSize=3, L2gradient=False)`.
+/// `cv2.Canny(image, threshold1, threshold2, apertureSize=3, L2gradient=False)`, grey or
+/// 3-channel (RGB or BGR: channels count in storage order, as in OpenCV).
 #[pyfunction]
 #[pyo3(signature = (image, threshold1, threshold2, aperture_size=3, l2_gradient=false))]
 pub fn image_canny<'py>(
@@ -108,16 +109,21 @@ pub fn image_canny<'py>(
         )));
     }
     let p = pixels(&image, "canny")?;
-    let view = grey_view(&p, "canny")?;
     let params = Canny {
         low: threshold1,
         high: threshold2,
         norm: if l2_gradient { Norm::L2 } else { Norm::L1 },
         threads: Threads::All,
     };
-    let edges = py
-        .allow_threads(|| img::canny(&view, &params))
-        .map_err(flow_err)?;
+    let edges = if p.channels == 3 {
+        // OpenCV's 3-channel Canny: the channel of largest gradient at each pixel
+        let view = rgb_view(&p)?;
+        py.allow_threads(|| img::canny_rgb(&view, &params))
+    } else {
+        let view = grey_view(&p, "canny")?;
+        py.allow_threads(|| img::canny(&view, &params))
+    }
+    .map_err(flow_err)?;
     Ok(grey_out(py, edges))
 }
 

@@ -142,6 +142,37 @@ def test_canny(cv2, low, high, l2):
         np.testing.assert_array_equal(image.canny(blurred, low, high, apertureSize=3, L2gradient=l2), cv2.Canny(blurred, low, high, apertureSize=3, L2gradient=l2))
 
 
+@pytest.mark.parametrize("low,high,l2", [(50, 150, False), (30, 90, True), (150, 50, False), (0, 0, False), (10.5, 3.2, True), (200, 400, True)])
+def test_canny_colour(cv2, low, high, l2):
+    # OpenCV's 3-channel Canny: per pixel the gradient of the channel of largest magnitude
+    for rgb in all_rgb(cv2):
+        np.testing.assert_array_equal(image.canny(rgb, low, high, L2gradient=l2), cv2.Canny(rgb, low, high, L2gradient=l2))
+        bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+        np.testing.assert_array_equal(image.canny(bgr, low, high, L2gradient=l2), cv2.Canny(bgr, low, high, L2gradient=l2))
+        blurred = cv2.GaussianBlur(rgb, (5, 5), 0)
+        np.testing.assert_array_equal(image.canny(blurred, low, high, L2gradient=l2), cv2.Canny(blurred, low, high, L2gradient=l2))
+
+
+def test_canny_colour_channel_ties(cv2):
+    # low-contrast noise: channels often tie on magnitude with different gradients, where
+    # the first channel in storage order wins (so RGB and BGR can give different edges)
+    rng = np.random.default_rng(7)
+    ties = 0
+    for h, w in [(64, 97), (200, 300), (33, 31)]:
+        img = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8)
+        planes = [img[:, :, k] for k in range(3)]
+        for l2 in (False, True):
+            dx = [cv2.Sobel(p, cv2.CV_16S, 1, 0, borderType=cv2.BORDER_REPLICATE).astype(int) for p in planes]
+            dy = [cv2.Sobel(p, cv2.CV_16S, 0, 1, borderType=cv2.BORDER_REPLICATE).astype(int) for p in planes]
+            mag = [x * x + y * y if l2 else abs(x) + abs(y) for x, y in zip(dx, dy)]
+            tie = ((mag[0] == mag[1]) & ((dx[0] != dx[1]) | (dy[0] != dy[1])) & (mag[0] >= mag[2])).sum()
+            ties += int(tie)
+            for low, high in [(1, 3), (2, 6), (4, 9)]:
+                for arr in (img, np.ascontiguousarray(img[:, :, ::-1])):
+                    np.testing.assert_array_equal(image.canny(arr, low, high, L2gradient=l2), cv2.Canny(arr, low, high, L2gradient=l2))
+    assert ties > 1000
+
+
 def test_any_strides_are_copied_once_and_agree(cv2):
     rgb = scene(cv2, "landscape")
     grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
@@ -153,6 +184,10 @@ def test_any_strides_are_copied_once_and_agree(cv2):
         np.testing.assert_array_equal(image.equalize_hist(view), cv2.equalizeHist(dense))
     bgr_view = rgb[:, :, ::-1]  # negative channel stride
     np.testing.assert_array_equal(image.cvt_color(bgr_view, image.COLOR_BGR2GRAY), grey)
+    for view in [bgr_view, rgb[10:-7, 5:-9], rgb[::2, ::3], rgb.transpose(1, 0, 2)]:
+        dense = np.ascontiguousarray(view)
+        for l2 in (False, True):
+            np.testing.assert_array_equal(image.canny(view, 50, 150, L2gradient=l2), cv2.Canny(dense, 50, 150, L2gradient=l2))
     crop = rgb[3:50, 7:90]
     np.testing.assert_array_equal(image.gaussian_blur(crop, 3, 0), cv2.GaussianBlur(np.ascontiguousarray(crop), (3, 3), 0))
     # a grey image as (H, W, 1)
@@ -175,7 +210,9 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"shape \[8, 8, 4\]"):
         image.gaussian_blur(np.zeros((8, 8, 4), dtype=np.uint8), 3, 0)
     with pytest.raises(NotImplementedError, match="grey image"):
-        image.canny(rgb, 1, 2)
+        image.sobel(rgb, image.CV_16S, 1, 0)
+    with pytest.raises(ValueError, match=r"shape \[8, 8, 2\]"):
+        image.canny(np.zeros((8, 8, 2), dtype=np.uint8), 1, 2)
     with pytest.raises(NotImplementedError, match="apertureSize 5"):
         image.canny(grey, 1, 2, apertureSize=5)
     with pytest.raises(ValueError, match="ksize 4"):
@@ -201,3 +238,4 @@ def test_bad_input():
     # empty images, as OpenCV's empty results
     empty = np.zeros((0, 5), dtype=np.uint8)
     assert image.canny(empty, 1, 2).shape == (0, 5)
+    assert image.canny(np.zeros((0, 5, 3), dtype=np.uint8), 1, 2).shape == (0, 5)

@@ -94,6 +94,59 @@ def test_ctc_loss_reductions_weight_the_gradient(torch):
     assert per.shape == (3,)
 
 
+def _torch_ctc_logits_grad(torch, logits, targets, lengths, scale):
+    """torch's own CTC on log_softmax(logits): d(scale * sum of losses)/d(logits)."""
+    y = logits.detach().clone().requires_grad_(True)
+    flat = torch.tensor([s for t in targets for s in t], dtype=torch.long)
+    ref = torch.nn.functional.ctc_loss(
+        y.log_softmax(-1).transpose(0, 1),
+        flat,
+        torch.tensor(lengths),
+        torch.tensor([len(t) for t in targets]),
+        reduction="sum",
+    )
+    (ref * scale).backward()
+    return y.grad
+
+
+def _chain_through_log_softmax(logits, lp_grad):
+    """d/d(logits) from d/d(log_softmax(logits)), by hand: g - softmax * sum(g)."""
+    return lp_grad - logits.softmax(-1) * lp_grad.sum(-1, keepdim=True)
+
+
+def test_ctc_loss_gradient_scaled_by_the_output_gradient(torch):
+    # backward scales the stored gradient in place: 2.5 * loss gives 2.5 times torch's; the
+    # log-probs are a leaf, so the gradient goes straight to lp.grad (no node in between)
+    logits, targets, lengths = _random_case(torch, 6)
+    lp = logits.log_softmax(-1).detach().requires_grad_(True)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    loss = k2.ctc_loss(k2.ctc_graph(targets), k2.DenseFsaVec(lp, segs), float("inf"))
+    (2.5 * loss).backward()
+    expected = _torch_ctc_logits_grad(torch, logits, targets, lengths, 2.5)
+    got = _chain_through_log_softmax(logits, lp.grad)
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_ctc_loss_backward_three_times_through_one_graph(torch):
+    # the first backward hands its buffer to torch as lp.grad; the later ones (retain_graph)
+    # must not read that buffer, which torch accumulates into: 3 passes give 3 times torch's
+    logits, targets, lengths = _random_case(torch, 7)
+    lp = logits.log_softmax(-1).detach().requires_grad_(True)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    loss = k2.ctc_loss(k2.ctc_graph(targets), k2.DenseFsaVec(lp, segs), float("inf"))
+    for _ in range(3):
+        loss.backward(retain_graph=True)
+    expected = _torch_ctc_logits_grad(torch, logits, targets, lengths, 3.0)
+    got = _chain_through_log_softmax(logits, lp.grad)
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
+    # and zeroing lp.grad in place (as optimizers do) leaves the next pass whole
+    lp.grad.zero_()
+    loss.backward()
+    expected = _torch_ctc_logits_grad(torch, logits, targets, lengths, 1.0)
+    got = _chain_through_log_softmax(logits, lp.grad)
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
+
+
 def test_gradcheck_float64(torch):
     logits, targets, lengths = _random_case(torch, 5)
     segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)

@@ -68,8 +68,11 @@ def canny(
     apertureSize: int = 3,
     L2gradient: bool = False,
 ) -> np.ndarray:
-    """``cv2.Canny``: 255 on edges, 0 elsewhere, of a grey image (no blur first, as in
-    OpenCV). Thresholds are OpenCV's (swapped when ``threshold1 > threshold2``); only
+    """``cv2.Canny``: 255 on edges, 0 elsewhere, of a grey ``(H, W)`` or 3-channel
+    ``(H, W, 3)`` image (no blur first, as in OpenCV). A 3-channel image takes, at each
+    pixel, the gradient of the channel with the largest magnitude (the first in storage
+    order on ties, as OpenCV: RGB or BGR, the result is cv2's on the same array).
+    Thresholds are OpenCV's (swapped when ``threshold1 > threshold2``); only
     ``apertureSize=3``."""
     if edges is not None:
         raise NotImplementedError("edges= (an output array): the result is returned")

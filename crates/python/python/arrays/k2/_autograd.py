@@ -16,11 +16,19 @@ from arrays import _native
 
 
 class _CtcLoss(torch.autograd.Function):
+    """The loss with the gradient the Rust code computed beside it. The first backward
+    hands that buffer (a numpy array owning the Rust allocation) to torch, scaled in place
+    when grad_output is not 1, so AccumulateGrad takes it as ``log_probs.grad`` without a
+    copy; a later backward through the same graph (``retain_graph=True``) computes the
+    gradient again, since torch may have accumulated into the buffer it was given."""
+
     @staticmethod
     def forward(ctx: Any, log_probs: torch.Tensor, graph: Any, dense: Any, output_beam: float) -> torch.Tensor:  # type: ignore[override]
         loss, grad = _native.ctc_loss(graph._raw, dense._raw, output_beam)
-        ctx.grad = torch.from_numpy(grad)
+        ctx.grad = grad
+        ctx.graph = graph
         ctx.dense = dense
+        ctx.output_beam = output_beam
         ctx.dtype = log_probs.dtype
         return torch.from_numpy(loss).to(torch.float32)
 
@@ -28,14 +36,21 @@ class _CtcLoss(torch.autograd.Function):
     def backward(ctx: Any, grad_output: torch.Tensor) -> Any:  # type: ignore[override]
         from arrays.k2 import _segment_weights  # noqa: PLC0415
 
-        g = grad_output.detach().to(torch.float64).numpy()
         grad = ctx.grad
-        if np.all(g == g[0]) if g.size else True:
-            scaled = grad * float(g[0]) if g.size else grad * 0.0
+        ctx.grad = None
+        if grad is None:
+            _, grad = _native.ctc_loss(ctx.graph._raw, ctx.dense._raw, ctx.output_beam)
+        grad = torch.from_numpy(grad)
+        g = grad_output.detach().to(torch.float64).numpy()
+        if g.size == 0:
+            grad.zero_()
+        elif np.all(g == g[0]):
+            if float(g[0]) != 1.0:
+                grad.mul_(float(g[0]))
         else:
             w = _segment_weights(ctx.dense, g, tuple(grad.shape))
-            scaled = grad * torch.from_numpy(w).to(grad.dtype)
-        return scaled.to(ctx.dtype), None, None, None
+            grad.mul_(torch.from_numpy(w).to(grad.dtype))
+        return grad.to(ctx.dtype), None, None, None
 
 
 def ctc_loss(graph: Any, dense: Any, output_beam: float, reduction: str, target_lengths: Any) -> torch.Tensor:
