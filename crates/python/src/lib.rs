@@ -14,12 +14,13 @@ use numpy::{
     IntoPyArray, PyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2,
     PyReadonlyArray3,
 };
-use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use ragged_core::{Ragged, RaggedShape};
 use ragged_fsa::{
-    Arc, Attr, DenseFsaVec, Error, Fsa, FsaVec, Semiring, SymbolTable, TextFormat, WeightPushing,
+    Arc, Attr, DenseFsaVec, Error, Fsa, FsaVec, RandEquivalentConfig, RandomFsaConfig, Semiring,
+    SymbolTable, TextFormat, WeightPushing,
 };
 
 mod arrow_ffi;
@@ -634,7 +635,8 @@ impl RawFsa {
         Ok((raw(r), ragged_out(py, d)?))
     }
 
-    /// `determinize` with k2's `DeterminizeWeightPushingType` value (0 tropical, 2 none).
+    /// `determinize` with k2's `DeterminizeWeightPushingType` value (0 tropical, 1 log, 2
+    /// none); log is pushed with log-sum towards the start: k2's path totals, not its arcs.
     fn determinize<'py>(
         &self,
         py: Python<'py>,
@@ -643,12 +645,7 @@ impl RawFsa {
         let pushing = match weight_pushing_type {
             0 => WeightPushing::Eager,
             2 => WeightPushing::None,
-            1 => {
-                return Err(PyNotImplementedError::new_err(
-                    "kLogWeightPushing is not reproduced: use kNoWeightPushing or \
-                     kTropicalWeightPushing",
-                ))
-            }
+            1 => WeightPushing::Log,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown weight_pushing_type {other}"
@@ -1126,6 +1123,71 @@ fn one_best(py: Python<'_>, lattice: PyRef<'_, RawFsa>) -> PyResult<Vec<PathOut>
         .collect())
 }
 
+/// k2's `is_rand_equivalent(a, b, log_semiring, beam, treat_epsilons_specially, delta,
+/// npath)`, the draws seeded by `seed`; `a` and `b` both FSAs or both FsaVecs.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn is_rand_equivalent(
+    py: Python<'_>,
+    a: PyRef<'_, RawFsa>,
+    b: PyRef<'_, RawFsa>,
+    log_semiring: bool,
+    beam: f64,
+    treat_epsilons_specially: bool,
+    delta: f64,
+    npath: usize,
+    seed: u64,
+) -> PyResult<bool> {
+    let config = RandEquivalentConfig {
+        semiring: if log_semiring {
+            Semiring::Log
+        } else {
+            Semiring::Tropical
+        },
+        beam,
+        treat_epsilons_specially,
+        delta,
+        num_paths: npath,
+        seed,
+    };
+    match (&a.inner, &b.inner) {
+        (Inner::One(x), Inner::One(y)) => py.allow_threads(|| x.is_rand_equivalent(y, &config)),
+        (Inner::Vec(x), Inner::Vec(y)) => py.allow_threads(|| x.is_rand_equivalent(y, &config)),
+        _ => {
+            return Err(PyValueError::new_err(
+                "is_rand_equivalent: a and b must both be single FSAs or both FsaVecs",
+            ))
+        }
+    }
+    .map_err(py_err)
+}
+
+/// k2's `fsa_properties_as_str(p)`: the names of the set bits joined by `|`.
+#[pyfunction]
+fn fsa_properties_as_str(p: u32) -> String {
+    ragged_fsa::Properties::from_bits(p).to_string()
+}
+
+/// k2's `random_fsa(acyclic, max_symbol, min_num_arcs, max_num_arcs)`, drawn from `seed`.
+#[pyfunction]
+fn random_fsa(
+    acyclic: bool,
+    max_symbol: i32,
+    min_num_arcs: usize,
+    max_num_arcs: usize,
+    seed: u64,
+) -> PyResult<RawFsa> {
+    let config = RandomFsaConfig {
+        acyclic,
+        max_symbol,
+        min_num_arcs,
+        max_num_arcs,
+    };
+    Fsa::random(&config, seed)
+        .map(|f| raw(Inner::One(f)))
+        .map_err(py_err)
+}
+
 /// `nbest(lattice, num_paths, nbest_scale, seed)`: per lattice, `(labels, aux_labels, score)`
 /// of each distinct word sequence, best first.
 #[pyfunction]
@@ -1279,6 +1341,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RawDenseFsaVec>()?;
     m.add_function(wrap_pyfunction!(create_fsa_vec, m)?)?;
     m.add_function(wrap_pyfunction!(union, m)?)?;
+    m.add_function(wrap_pyfunction!(is_rand_equivalent, m)?)?;
+    m.add_function(wrap_pyfunction!(random_fsa, m)?)?;
+    m.add_function(wrap_pyfunction!(fsa_properties_as_str, m)?)?;
     m.add_function(wrap_pyfunction!(intersect, m)?)?;
     m.add_function(wrap_pyfunction!(compose, m)?)?;
     m.add_function(wrap_pyfunction!(linear_fsa, m)?)?;

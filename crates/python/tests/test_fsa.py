@@ -173,3 +173,56 @@ def test_ragged_tensor_from_shape_and_values_and_from_a_2d_array():
         k2.RaggedTensor(r.shape, np.array([7], dtype=np.int32))
     d = k2.RaggedTensor(np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int32))
     assert d.tolist() == [[1, 2], [3, 4], [5, 6]]
+
+
+# "1 2" by two paths of score 3 (tropical 3, log 3 + ln 2) and "1" scored 0, against one
+# path per sequence
+TWO_PATHS = "0 1 1 1\n0 2 1 2\n0 3 1 0\n1 3 2 2\n2 3 2 1\n3 4 -1 0\n4"
+ONE_PATH = "0 1 1 3\n0 2 1 0\n1 2 2 0\n2 3 -1 0\n3"
+
+
+def test_is_rand_equivalent_hand_worked():
+    a, b = k2.Fsa.from_str(TWO_PATHS), k2.Fsa.from_str(ONE_PATH)
+    assert k2.is_rand_equivalent(a, b, log_semiring=False)
+    assert not k2.is_rand_equivalent(a, b, log_semiring=True)
+    log_sum = k2.Fsa.from_str(ONE_PATH.replace("0 1 1 3", f"0 1 1 {3 + math.log(2)}"))
+    assert k2.is_rand_equivalent(a, log_sum, log_semiring=True)
+    off = k2.Fsa.from_str(ONE_PATH.replace("0 1 1 3", "0 1 1 3.5"))
+    assert not k2.is_rand_equivalent(b, off, log_semiring=False)
+    with pytest.raises(ValueError, match="must both be single FSAs or both FsaVecs"):
+        k2.is_rand_equivalent(a, k2.create_fsa_vec([b]), log_semiring=False)
+
+
+def test_random_fsa_follows_its_arguments_and_python_seed():
+    import random
+
+    random.seed(5)
+    f = k2.random_fsa(acyclic=True, max_symbol=7, min_num_arcs=10, max_num_arcs=30)
+    random.seed(5)
+    g = k2.random_fsa(acyclic=True, max_symbol=7, min_num_arcs=10, max_num_arcs=30)
+    assert k2.to_str_simple(f) == k2.to_str_simple(g)
+    arcs = np_(f.arcs.values())
+    assert 10 <= len(arcs) <= 30
+    final = int(arcs[:, 1].max())
+    assert np.all(arcs[:, 1] > arcs[:, 0])  # acyclic
+    assert np.all((arcs[:, 2] == -1) == (arcs[:, 1] == final))
+    assert np.all((arcs[:, 2] >= -1) & (arcs[:, 2] <= 7))
+    with pytest.raises(ValueError, match="max_num_arcs"):
+        k2.random_fsa(min_num_arcs=5, max_num_arcs=4)
+
+
+def test_log_weight_pushing_keeps_each_sequence_best_score():
+    # "1 2": best 3 of two paths, "1": 0 (hand-worked above); pushed with log-sum, the
+    # result is deterministic and each sequence keeps its best score
+    d = k2.arc_sort(k2.determinize(k2.Fsa.from_str(TWO_PATHS), k2.DeterminizeWeightPushingType.kLogWeightPushing))
+    assert d.properties & k2.fsa_properties.ARC_SORTED_AND_DETERMINISTIC
+    for seq, best in (([1, 2], 3.0), ([1], 0.0)):
+        both = k2.intersect(d, k2.linear_fsa(seq), treat_epsilons_specially=True)
+        tot = k2.create_fsa_vec([k2.connect(both)]).get_tot_scores(True, False)
+        assert math.isclose(float(tot[0]), best, abs_tol=1e-5), (seq, float(tot[0]))
+
+
+def test_fsa_properties_names():
+    assert k2.fsa_properties.ARC_SORTED_AND_DETERMINISTIC == 0x20
+    assert k2.fsa_properties.to_str(0x01 | 0x04 | 0x100) == "Valid|TopSorted|MaybeCoaccessible"
+    assert k2.fsa_properties.to_str(0) == ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import os
+import random
 import shutil
 import subprocess
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -51,6 +52,9 @@ __all__ = [
     "levenshtein_alignment",
     "shortest_path",
     "random_paths",
+    "random_fsa",
+    "is_rand_equivalent",
+    "fsa_properties",
     "prune_on_arc_post",
     "get_arc_post",
     "intersect_dense",
@@ -922,7 +926,9 @@ def compose(
 
 
 class DeterminizeWeightPushingType(enum.IntEnum):
-    """k2's values."""
+    """k2's values. Every one keeps each label sequence's best score (tropical
+    equivalence); kLogWeightPushing pushes with log-sum towards the start (the arcs differ
+    from k2's, which normalizes each subset by its log-sum of forward scores)."""
 
     kTropicalWeightPushing = 0
     kLogWeightPushing = 1
@@ -955,6 +961,45 @@ def shortest_path(fsa: Fsa, use_double_scores: bool) -> Fsa:
 def random_paths(fsas: Fsa, use_double_scores: bool, num_paths: int, seed: int = 0) -> RaggedTensor:
     """k2's random_paths; seeded (repeatable), so the paths differ from k2's own draws."""
     return RaggedTensor._from_parts(*fsas._raw.random_paths(int(num_paths), int(seed)))
+
+
+def random_fsa(
+    acyclic: bool = True, max_symbol: int = 50, min_num_arcs: int = 0, max_num_arcs: int = 1000
+) -> Fsa:
+    """k2's random_fsa: arcs from random states to random later ones (any state when not
+    acyclic), labels in [0, max_symbol] (-1 into the final state), scores in [0, 10). The
+    draw is seeded from Python's ``random``, so ``random.seed`` repeats it."""
+    seed = random.getrandbits(64)
+    return Fsa(
+        _native.random_fsa(bool(acyclic), int(max_symbol), int(min_num_arcs), int(max_num_arcs), seed)
+    )
+
+
+def is_rand_equivalent(
+    a: Fsa,
+    b: Fsa,
+    log_semiring: bool,
+    beam: float = float("inf"),
+    treat_epsilons_specially: bool = True,
+    delta: float = 1e-6,
+    npath: int = 100,
+) -> bool:
+    """k2's is_rand_equivalent: whether `a` and `b` (top-sorted, acyclic) give the same
+    total score to `npath` label sequences drawn from either. The draws are seeded from
+    Python's ``random``, so ``random.seed`` repeats them."""
+    seed = random.getrandbits(64)
+    return bool(
+        _native.is_rand_equivalent(
+            a._raw,
+            b._raw,
+            bool(log_semiring),
+            float(beam),
+            bool(treat_epsilons_specially),
+            float(delta),
+            int(npath),
+            seed,
+        )
+    )
 
 
 def prune_on_arc_post(fsas: Fsa, threshold_prob: float, use_double_scores: bool) -> Fsa:
@@ -1647,3 +1692,6 @@ def __getattr__(name: str) -> Any:
     if name in alternatives:
         raise NotImplementedError(f"k2.{name} is not reproduced; use {alternatives[name]}")
     raise AttributeError(f"module 'arrays.k2' has no attribute {name!r}")
+
+
+from arrays.k2 import fsa_properties  # noqa: E402 (k2.fsa_properties)
