@@ -358,7 +358,10 @@ impl<R: Real> MatrixBase<R> {
             shape_mismatch("add_mat_mat (op(A) x op(B))", (m, k), (k2, n));
         }
         self.check_same_shape("add_mat_mat (output vs op(A) op(B))", (m, n));
-        if beta == R::ZERO {
+        // beta = 0 overwrites (NaN included): gemm stores alpha op(A) op(B) without reading
+        // C (the BLAS definition; OpenBLAS's beta pass writes zeros), except that with
+        // k = 0 there is no product to store, so that case is cleared here
+        if beta == R::ZERO && k == 0 {
             self.set_zero();
         }
         if self.is_empty() {

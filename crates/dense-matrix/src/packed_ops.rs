@@ -115,10 +115,9 @@ impl<R: Real> MatrixBase<R> {
             shape_mismatch("add_sp_mat (A x op(B))", (n, n), (k, m));
         }
         self.check_same_shape("add_sp_mat (output vs A op(B))", (n, m));
-        // as add_mat_mat: with beta = 0 the old contents (NaN included) do not survive
-        if beta == R::ZERO {
-            self.set_zero();
-        }
+        // with beta = 0 the old contents (NaN included) do not survive, as in add_mat_mat:
+        // symm and gemm then store alpha A op(B) without reading C (the BLAS definition;
+        // OpenBLAS's beta pass writes zeros), so no clearing pass of our own is needed
         if n == 0 || m == 0 {
             return;
         }

@@ -358,6 +358,12 @@ pub trait Real:
     fn ln_1p(self) -> Self;
     /// Square root.
     fn sqrt(self) -> Self;
+    /// `self * a + b`, rounded once where the type has a fused multiply-add (`f32`,
+    /// `f64`; a kernel compiled with FMA enabled gets the instruction).
+    #[inline]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        self * a + b
+    }
     /// Absolute value.
     fn abs(self) -> Self;
     /// `self^p`.
@@ -429,6 +435,10 @@ macro_rules! impl_real {
             #[inline]
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
+            }
+            #[inline]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                <$t>::mul_add(self, a, b)
             }
             #[inline]
             fn abs(self) -> Self {
