@@ -9,7 +9,6 @@
 //! rank 2: List<Struct{..}>   offsets = row_partitions()[0]
 //! ```
 
-use std::collections::BTreeMap;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -25,6 +24,7 @@ use arrow_buffer::{
     ScalarBuffer,
 };
 use arrow_schema::{DataType, Field, Fields};
+use indexmap::IndexMap;
 
 use crate::array::Array;
 use crate::buffer::{Element, ValueBuffer};
@@ -525,7 +525,7 @@ fn value_from_arrow(
             }
             DataType::Struct(_) => {
                 let structs = current.as_struct();
-                let mut fields = BTreeMap::new();
+                let mut fields = IndexMap::new();
                 for (field, column) in structs.fields().iter().zip(structs.columns()) {
                     let name = field.name();
                     if !ctx.options.any_field_names && !is_valid_field_name(name) {

@@ -2,8 +2,9 @@
 //! splits, so large data never goes through per-element JSON. Every field shares the
 //! builder's outer partitions.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use indexmap::IndexMap;
 
 use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath};
@@ -30,7 +31,7 @@ pub struct Builder {
     rank: usize,
     nrows: usize,
     partitions: Vec<RowPartition>,
-    fields: BTreeMap<String, FieldValue>,
+    fields: IndexMap<String, FieldValue>,
 }
 
 impl Builder {
@@ -40,7 +41,7 @@ impl Builder {
             rank: 0,
             nrows: 1,
             partitions: Vec::new(),
-            fields: BTreeMap::new(),
+            fields: IndexMap::new(),
         }
     }
 
@@ -50,7 +51,7 @@ impl Builder {
             rank: 1,
             nrows,
             partitions: Vec::new(),
-            fields: BTreeMap::new(),
+            fields: IndexMap::new(),
         }
     }
 
@@ -71,7 +72,7 @@ impl Builder {
             rank: partitions.len() + 1,
             nrows,
             partitions,
-            fields: BTreeMap::new(),
+            fields: IndexMap::new(),
         })
     }
 
@@ -194,7 +195,7 @@ impl Builder {
             rank: self.rank,
             nrows: self.nrows,
             partitions: self.partitions.clone(),
-            fields: BTreeMap::new(),
+            fields: IndexMap::new(),
         })?;
         self.fields
             .insert(name.to_string(), FieldValue::Struct(inner.build()?));

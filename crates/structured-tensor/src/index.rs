@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use indexmap::IndexMap;
+
 use crate::array::Array;
 use crate::error::{Error, FieldPath};
 use crate::structured::{FieldValue, StructuredTensor};
@@ -231,7 +233,7 @@ impl StructuredTensor {
             return match first {
                 Key::Field(name) => self.field_value(name.as_str())?.get(&keys[1..]),
                 k if k.is_full_slice() => {
-                    let mut fields = std::collections::BTreeMap::new();
+                    let mut fields = IndexMap::new();
                     for (name, value) in self.fields() {
                         fields.insert(name.clone(), value.get(&keys[1..])?);
                     }
@@ -255,7 +257,7 @@ impl StructuredTensor {
                 std::sync::Arc::new(crate::values::Values::Bool(vec![false; self.num_structs()])),
             );
             let shape = carrier.get(keys)?;
-            let mut fields = std::collections::BTreeMap::new();
+            let mut fields = IndexMap::new();
             for (name, value) in self.fields() {
                 fields.insert(name.clone(), value.get(keys)?);
             }

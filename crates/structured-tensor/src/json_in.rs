@@ -1,9 +1,9 @@
 //! JSON ingestion: TensorFlow's `from_pyval` rules (struct depth, key union, dtype
 //! inference, ragged nesting) applied column by column without copying JSON values.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use indexmap::{IndexMap, IndexSet};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -218,7 +218,7 @@ fn from_dict<N: Node>(
     if path.len() > MAX_NESTING {
         return Err(too_deep(path));
     }
-    let mut fields = BTreeMap::new();
+    let mut fields = IndexMap::new();
     for (key, value) in N::dict_entries(map) {
         let child = path.child(key);
         fields.insert(key.to_string(), convert_value(value, &child, par)?);
@@ -423,7 +423,7 @@ fn from_list_of_dicts<N: Node>(
             out
         };
     // The first error in key order, as the sequential walk reports it.
-    let mut fields = BTreeMap::new();
+    let mut fields = IndexMap::new();
     for result in converted {
         let (key, value) = result?;
         fields.insert(key, value);
@@ -463,7 +463,7 @@ fn split_columns<'a, N: Node>(
         }),
     };
     let mut dicts = Vec::with_capacity(leaves.len());
-    let mut keys: BTreeSet<&str> = BTreeSet::new();
+    let mut keys: IndexSet<&str> = IndexSet::new();
     for leaf in leaves {
         let map = as_dict(leaf)?;
         keys.extend(N::dict_entries(map).map(|(k, _)| k));
@@ -561,7 +561,7 @@ fn from_empty_lists<N: Node>(nested: Nested<'_, N>) -> Result<StructuredTensor, 
         parts.len() + 1,
         nrows,
         parts,
-        BTreeMap::new(),
+        IndexMap::new(),
     ))
 }
 
@@ -864,7 +864,7 @@ mod tests {
             // Through `from_json`, whichever path runs, the answer is the general one.
             let records: Vec<Value> = column.iter().map(|v| json!({"f": v})).collect();
             let expected = general.map(|f| {
-                let mut fields = BTreeMap::new();
+                let mut fields = IndexMap::new();
                 fields.insert("f".to_string(), f);
                 StructuredTensor::from_parts_unchecked(1, column.len(), Vec::new(), fields)
             });

@@ -2,8 +2,7 @@
 //! spec fixes every field's dtype, rank, static sizes and (for ragged fields) which
 //! dimensions may be ragged; values that do not fit are errors naming the path.
 
-use std::collections::BTreeMap;
-
+use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::array::Array;
@@ -275,7 +274,7 @@ fn split_fields(
     depth: usize,
     spec: &Spec,
     path: &FieldPath,
-    out: &mut BTreeMap<String, Value>,
+    out: &mut IndexMap<String, Value>,
 ) -> Result<(), Error> {
     fn build(v: &Value, depth: usize, name: &str) -> Value {
         if depth == 0 {
@@ -373,9 +372,9 @@ fn typed_struct(v: &Value, spec: &Spec, path: &FieldPath) -> Result<StructuredTe
             ),
         ));
     }
-    let mut columns = BTreeMap::new();
+    let mut columns = IndexMap::new();
     split_fields(v, depth, spec, path, &mut columns)?;
-    let mut fields = BTreeMap::new();
+    let mut fields = IndexMap::new();
     for (name, field_spec) in &spec.fields {
         let column = &columns[name];
         fields.insert(
@@ -414,7 +413,7 @@ fn empty_struct(v: &Value, spec: &Spec, path: &FieldPath) -> Result<StructuredTe
     }
     let nrows = carrier.nrows().unwrap_or(0);
     let outer = carrier.row_partitions().to_vec();
-    let mut fields = BTreeMap::new();
+    let mut fields = IndexMap::new();
     for (name, field_spec) in &spec.fields {
         fields.insert(name.clone(), empty_field(field_spec, nrows, &outer)?);
     }
@@ -470,7 +469,7 @@ fn empty_field(
         }
         FieldSpec::Struct(s) => {
             let parts = own_dims(&s.shape)?;
-            let mut fields = BTreeMap::new();
+            let mut fields = IndexMap::new();
             for (name, f) in &s.fields {
                 fields.insert(name.clone(), empty_field(f, nrows, &parts)?);
             }

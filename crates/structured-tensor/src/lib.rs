@@ -32,6 +32,8 @@
 //!   `from_json_with_options` and the JSON Lines reader `from_json_lines`
 //!   ([`json_lines_batches`]); errors name the record, line and column.
 //! - [`Key`] (index keys), [`Update`] (set / transform / delete), [`FieldPath`], [`Error`].
+//! - [`IndexMap`] (re-exported from `indexmap`): the map of a struct's or a spec's fields,
+//!   in the order they were written.
 //!
 //! ```
 //! use structured_tensor::{Key, StructuredTensor, Update};
@@ -123,6 +125,7 @@ pub use builder::Builder;
 pub use dynamic_shape::{DynamicRaggedShape, Length};
 pub use error::{is_valid_field_name, Error, FieldPath};
 pub use index::Key;
+pub use indexmap::IndexMap;
 pub use ops::{FieldFn, Update};
 pub use partition::RowPartition;
 #[cfg(feature = "parquet")]

@@ -184,7 +184,7 @@ impl StructuredTensor {
             if names.len() == 1 {
                 match update {
                     Update::Delete => {
-                        if fields.remove(head).is_none() {
+                        if fields.shift_remove(head).is_none() {
                             return Err(Error::UpdateDeleteMissing { path: full(names) });
                         }
                     }

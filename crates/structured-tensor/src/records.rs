@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::BufRead;
 
+use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -170,7 +171,7 @@ impl StructuredTensor {
         if batches.is_empty() {
             let spec = options.spec.clone().unwrap_or(Spec {
                 shape: vec![None],
-                fields: BTreeMap::new(),
+                fields: IndexMap::new(),
             });
             return StructuredTensor::from_json_with_spec(&Value::Array(Vec::new()), &spec);
         }
@@ -370,7 +371,7 @@ fn infer_records(value: &Value, options: &JsonOptions) -> Result<Spec, Error> {
         FieldSpec::Struct(s) => s,
         _ => Spec {
             shape: vec![None; rank],
-            fields: BTreeMap::new(),
+            fields: IndexMap::new(),
         },
     };
     Ok(spec)
@@ -758,7 +759,7 @@ impl Col {
                 ..
             } => {
                 let (rows, parts) = own_partitions(splits, &[])?;
-                let mut out = BTreeMap::new();
+                let mut out = IndexMap::new();
                 for (name, f) in fields {
                     out.insert(name, f.finish(rows, &parts, rank)?);
                 }

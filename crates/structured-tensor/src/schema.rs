@@ -3,8 +3,7 @@
 //! to a unified spec (an empty list takes the others' type, `int64` widens to `float64`,
 //! a field missing from one input is null there).
 
-use std::collections::BTreeMap;
-
+use indexmap::IndexMap;
 use serde_json::{json, Map, Value};
 
 use crate::array::Array;
@@ -15,8 +14,10 @@ use crate::structured::{FieldValue, StructuredTensor};
 use crate::validity::Validity;
 use crate::values::{DType, Values};
 
-/// The version written into a spec's JSON form.
-pub const SPEC_JSON_VERSION: u64 = 1;
+/// The version written into a spec's JSON form. Version 2 lists the fields in order
+/// (`"fields": [{"name": "a", ...}, ...]`); version 1's object of fields is still read,
+/// its fields in the order the object gives them.
+pub const SPEC_JSON_VERSION: u64 = 2;
 
 /// An inferred type, before it is a spec: what was seen at one place of the inputs.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,13 +256,13 @@ pub(crate) fn unify(a: Node, b: Node, path: &FieldPath, missing_ok: bool) -> Res
         (Kind::List(x), Kind::List(y)) => Kind::List(Box::new(unify(*x, *y, path, missing_ok)?)),
         (Kind::Object(x), Kind::Object(y)) => {
             let mut out: Vec<(String, Node)> = Vec::with_capacity(x.len().max(y.len()));
-            let mut right: BTreeMap<String, Node> = y.into_iter().collect();
+            let mut right: IndexMap<String, Node> = y.into_iter().collect();
             let mut order_right = Vec::new();
             for (k, _) in right.iter() {
                 order_right.push(k.clone());
             }
             for (k, mut v) in x {
-                match right.remove(&k) {
+                match right.shift_remove(&k) {
                     Some(w) => out.push((k.clone(), unify(v, w, &path.child(&k), missing_ok)?)),
                     None if missing_ok => {
                         set_all_nullable(&mut v);
@@ -348,10 +349,11 @@ impl Spec {
         )
     }
 
-    /// The spec in its JSON form (stable; see the crate guide): `{"version": 1, "shape":
-    /// [null, 3], "fields": {"a": {"kind": "tensor", "shape": [null], "dtype": "int64"},
-    /// "b": {"kind": "ragged", "shape": [null, null], "dtype": "string", "ragged_rank":
-    /// 1, "nullable": true}, "c": {"kind": "struct", "shape": [null], "fields": {...}}}}`.
+    /// The spec in its JSON form (stable; see the crate guide), the fields as a list in
+    /// their order: `{"version": 2, "shape": [null, 3], "fields": [{"name": "a", "kind":
+    /// "tensor", "shape": [null], "dtype": "int64"}, {"name": "b", "kind": "ragged",
+    /// "shape": [null, null], "dtype": "string", "ragged_rank": 1, "nullable": true},
+    /// {"name": "c", "kind": "struct", "shape": [null], "fields": [...]}]}`.
     pub fn to_json(&self) -> Value {
         let mut out = spec_body(self);
         out.insert("version".into(), json!(SPEC_JSON_VERSION));
@@ -364,17 +366,17 @@ impl Spec {
         let obj = value
             .as_object()
             .ok_or_else(|| spec_err("$", "not an object"))?;
-        match obj.get("version") {
-            Some(v) if v.as_u64() == Some(SPEC_JSON_VERSION) => {}
+        let version = match obj.get("version") {
+            Some(v) if matches!(v.as_u64(), Some(1 | 2)) => v.as_u64().unwrap_or_default(),
             Some(v) => {
                 return Err(spec_err(
                     "$.version",
-                    format!("version {v} is not {SPEC_JSON_VERSION}"),
+                    format!("version {v} is not 1 or {SPEC_JSON_VERSION}"),
                 ))
             }
             None => return Err(spec_err("$", "no \"version\"")),
-        }
-        spec_from_body(obj, "$")
+        };
+        spec_from_body(obj, "$", version)
     }
 }
 
@@ -384,7 +386,7 @@ pub(crate) fn node_to_spec(node: &Node, rank: usize) -> Spec {
         FieldSpec::Struct(s) => s,
         _ => Spec {
             shape: vec![None; rank],
-            fields: BTreeMap::new(),
+            fields: IndexMap::new(),
         },
     }
 }
@@ -425,12 +427,18 @@ fn shape_json(shape: &[Option<usize>]) -> Value {
 fn spec_body(spec: &Spec) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("shape".into(), shape_json(&spec.shape));
-    let fields: Map<String, Value> = spec
+    let fields: Vec<Value> = spec
         .fields
         .iter()
-        .map(|(k, v)| (k.clone(), field_json(v)))
+        .map(|(k, v)| {
+            let mut field = field_json(v);
+            if let Value::Object(m) = &mut field {
+                m.insert("name".into(), json!(k));
+            }
+            field
+        })
         .collect();
-    out.insert("fields".into(), Value::Object(fields));
+    out.insert("fields".into(), Value::Array(fields));
     out
 }
 
@@ -493,16 +501,48 @@ fn shape_from_json(v: Option<&Value>, at: &str) -> Result<Vec<Option<usize>>, Er
         .collect()
 }
 
-fn spec_from_body(obj: &Map<String, Value>, at: &str) -> Result<Spec, Error> {
-    let shape = shape_from_json(obj.get("shape"), at)?;
-    let fields_json = obj
+/// The fields of a JSON spec body as `(name, field)` pairs in order, with the place of
+/// each: version 1 has an object of fields, version 2 a list of fields with their `name`.
+fn fields_of_body<'v>(
+    obj: &'v Map<String, Value>,
+    at: &str,
+    version: u64,
+) -> Result<Vec<(&'v str, &'v Value, String)>, Error> {
+    if version == 1 {
+        let fields = obj
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| spec_err(at, "\"fields\" is not an object"))?;
+        return Ok(fields
+            .iter()
+            .map(|(name, f)| (name.as_str(), f, format!("{at}.fields.{name}")))
+            .collect());
+    }
+    let fields = obj
         .get("fields")
-        .and_then(Value::as_object)
-        .ok_or_else(|| spec_err(at, "\"fields\" is not an object"))?;
-    let mut fields = BTreeMap::new();
-    for (name, f) in fields_json {
-        let here = format!("{at}.fields.{name}");
-        let field = field_from_json(f, &here)?;
+        .and_then(Value::as_array)
+        .ok_or_else(|| spec_err(at, "\"fields\" is not a list"))?;
+    let mut out: Vec<(&str, &Value, String)> = Vec::with_capacity(fields.len());
+    let mut seen = std::collections::HashSet::with_capacity(fields.len());
+    for (i, f) in fields.iter().enumerate() {
+        let here = format!("{at}.fields[{i}]");
+        let name = f
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| spec_err(&here, "no \"name\""))?;
+        if !seen.insert(name) {
+            return Err(spec_err(&here, format!("field {name:?} is listed twice")));
+        }
+        out.push((name, f, format!("{at}.fields.{name}")));
+    }
+    Ok(out)
+}
+
+fn spec_from_body(obj: &Map<String, Value>, at: &str, version: u64) -> Result<Spec, Error> {
+    let shape = shape_from_json(obj.get("shape"), at)?;
+    let mut fields = IndexMap::new();
+    for (name, f, here) in fields_of_body(obj, at, version)? {
+        let field = field_from_json(f, &here, version)?;
         let field_rank = match &field {
             FieldSpec::Tensor { shape, .. } | FieldSpec::Ragged { shape, .. } => shape.len(),
             FieldSpec::Struct(s) => s.rank(),
@@ -520,12 +560,12 @@ fn spec_from_body(obj: &Map<String, Value>, at: &str) -> Result<Spec, Error> {
                 ),
             ));
         }
-        fields.insert(name.clone(), field);
+        fields.insert(name.to_string(), field);
     }
     Ok(Spec { shape, fields })
 }
 
-fn field_from_json(v: &Value, at: &str) -> Result<FieldSpec, Error> {
+fn field_from_json(v: &Value, at: &str, version: u64) -> Result<FieldSpec, Error> {
     let obj = v.as_object().ok_or_else(|| spec_err(at, "not an object"))?;
     let kind = obj
         .get("kind")
@@ -574,7 +614,7 @@ fn field_from_json(v: &Value, at: &str) -> Result<FieldSpec, Error> {
             if nullable {
                 return Err(spec_err(at, "a struct cannot be nullable (its leaves can)"));
             }
-            return Ok(FieldSpec::Struct(spec_from_body(obj, at)?));
+            return Ok(FieldSpec::Struct(spec_from_body(obj, at, version)?));
         }
         other => return Err(spec_err(at, format!("unknown kind {other:?}"))),
     };
@@ -638,7 +678,7 @@ pub(crate) fn null_field(
             } else {
                 nrows
             };
-            let mut fields = BTreeMap::new();
+            let mut fields = IndexMap::new();
             for (k, f) in &s.fields {
                 fields.insert(
                     k.clone(),
@@ -740,7 +780,7 @@ fn conform_struct(
             file: None,
         });
     }
-    let mut fields = BTreeMap::new();
+    let mut fields = IndexMap::new();
     for (name, fspec) in &spec.fields {
         let here = path.child(name);
         let value = match st.fields().get(name) {
@@ -791,7 +831,7 @@ fn conform_field(
             }
             let parts = a.row_partitions().to_vec();
             let nrows = a.nrows().unwrap_or(1);
-            let mut fields = BTreeMap::new();
+            let mut fields = IndexMap::new();
             for (k, f) in &sp.fields {
                 fields.insert(
                     k.clone(),
@@ -880,41 +920,72 @@ mod tests {
 
     #[test]
     fn spec_json_round_trips_and_names_bad_places() {
+        let b = FieldSpec::Nullable(Box::new(FieldSpec::Ragged {
+            shape: vec![None, Some(3)],
+            dtype: DType::Str,
+            ragged_rank: 1,
+        }));
+        let a = FieldSpec::Tensor {
+            shape: vec![None],
+            dtype: DType::I64,
+        };
+        // written b before a: the list keeps that order
         let spec = Spec {
             shape: vec![None],
-            fields: BTreeMap::from([
-                (
-                    "a".to_string(),
-                    FieldSpec::Tensor {
-                        shape: vec![None],
-                        dtype: DType::I64,
-                    },
-                ),
-                (
-                    "b".to_string(),
-                    FieldSpec::Nullable(Box::new(FieldSpec::Ragged {
-                        shape: vec![None, Some(3)],
-                        dtype: DType::Str,
-                        ragged_rank: 1,
-                    })),
-                ),
-            ]),
+            fields: IndexMap::from([("b".to_string(), b), ("a".to_string(), a)]),
         };
         let j = spec.to_json();
         assert_eq!(
             j,
-            json!({"version": 1, "shape": [null], "fields": {
-                "a": {"kind": "tensor", "shape": [null], "dtype": "int64"},
-                "b": {"kind": "ragged", "shape": [null, 3], "dtype": "string",
-                      "ragged_rank": 1, "nullable": true}}})
+            json!({"version": 2, "shape": [null], "fields": [
+                {"name": "b", "kind": "ragged", "shape": [null, 3], "dtype": "string",
+                 "ragged_rank": 1, "nullable": true},
+                {"name": "a", "kind": "tensor", "shape": [null], "dtype": "int64"}]})
         );
-        assert_eq!(Spec::from_json(&j).unwrap(), spec);
+        let back = Spec::from_json(&j).unwrap();
+        assert_eq!(back, spec);
+        assert_eq!(back.fields.keys().collect::<Vec<_>>(), ["b", "a"]);
+        // version 1's object of fields still reads, in the object's (here sorted) order
+        let v1 = json!({"version": 1, "shape": [null], "fields": {
+            "b": {"kind": "ragged", "shape": [null, 3], "dtype": "string",
+                  "ragged_rank": 1, "nullable": true},
+            "a": {"kind": "tensor", "shape": [null], "dtype": "int64"}}});
+        let old = Spec::from_json(&v1).unwrap();
+        assert_eq!(old, spec);
+        assert_eq!(old.fields.keys().collect::<Vec<_>>(), ["a", "b"]);
         let bad = json!({"version": 1, "shape": [null], "fields": {"a": {"kind": "tensor",
             "shape": [null], "dtype": "int65"}}});
         assert_eq!(
             Spec::from_json(&bad).unwrap_err().to_string(),
             "spec JSON at $.fields.a: unknown dtype \"int65\""
         );
+        for (bad, message) in [
+            (
+                json!({"version": 2, "shape": [null], "fields": [{"name": "a", "kind": "tensor",
+                    "shape": [null], "dtype": "int65"}]}),
+                "spec JSON at $.fields.a: unknown dtype \"int65\"",
+            ),
+            (
+                json!({"version": 2, "shape": [null], "fields": [{"kind": "tensor"}]}),
+                "spec JSON at $.fields[0]: no \"name\"",
+            ),
+            (
+                json!({"version": 2, "shape": [], "fields": [
+                    {"name": "a", "kind": "tensor", "shape": [], "dtype": "int64"},
+                    {"name": "a", "kind": "tensor", "shape": [], "dtype": "int64"}]}),
+                "spec JSON at $.fields[1]: field \"a\" is listed twice",
+            ),
+            (
+                json!({"version": 2, "shape": [], "fields": {}}),
+                "spec JSON at $: \"fields\" is not a list",
+            ),
+            (
+                json!({"version": 3, "shape": [], "fields": []}),
+                "spec JSON at $.version: version 3 is not 1 or 2",
+            ),
+        ] {
+            assert_eq!(Spec::from_json(&bad).unwrap_err().to_string(), message);
+        }
         assert!(Spec::from_json(&json!({"shape": []})).is_err());
     }
 

@@ -1,7 +1,9 @@
 //! `Spec`: the type of a struct array (shape plus field types), comparable and printable.
 
-use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use indexmap::IndexMap;
 
 use crate::array::Array;
 use crate::error::ShapeDisplay;
@@ -36,12 +38,26 @@ pub enum FieldSpec {
 
 /// The type of a struct array (TensorFlow's `StructuredTensor.Spec`): its static shape and
 /// the type of every field.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// The fields keep the order they were written in; two specs with the same fields in a
+/// different order are equal (and hash alike), as two struct arrays are.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
     /// Static shape (`None` for ragged dimensions).
     pub shape: Vec<Option<usize>>,
-    /// Field types by name.
-    pub fields: BTreeMap<String, FieldSpec>,
+    /// Field types by name, in the order they were written.
+    pub fields: IndexMap<String, FieldSpec>,
+}
+
+impl Hash for Spec {
+    /// Hashes the fields in name order, so that equal specs (whatever their field order)
+    /// hash alike.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.shape.hash(state);
+        let mut fields: Vec<(&String, &FieldSpec)> = self.fields.iter().collect();
+        fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        fields.hash(state);
+    }
 }
 
 impl Spec {

@@ -1,7 +1,8 @@
 //! `StructuredTensor` and `FieldValue`: the model, `from_fields`, accessors and `to_json`.
 
-use std::collections::BTreeMap;
 use std::fmt;
+
+use indexmap::IndexMap;
 
 use crate::array::Array;
 use crate::error::{is_valid_field_name, Error, FieldPath, ShapeDisplay};
@@ -171,7 +172,7 @@ pub struct StructuredTensor {
     rank: usize,
     nrows: usize,
     row_partitions: Vec<RowPartition>,
-    fields: BTreeMap<String, FieldValue>,
+    fields: IndexMap<String, FieldValue>,
     /// The row partitions' integer type as reported (`int32` or `int64`), shared by every
     /// field; the partitions always hold `i32` offsets.
     shape_dtype: DType,
@@ -192,7 +193,7 @@ impl StructuredTensor {
         K: Into<String>,
         V: Into<FieldValue>,
     {
-        let fields: BTreeMap<String, FieldValue> = fields
+        let fields: IndexMap<String, FieldValue> = fields
             .into_iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect();
@@ -201,7 +202,7 @@ impl StructuredTensor {
 
     /// `from_fields` on an owned map.
     pub(crate) fn from_field_map(
-        fields: BTreeMap<String, FieldValue>,
+        fields: IndexMap<String, FieldValue>,
         shape: &[Option<usize>],
         nrows: Option<usize>,
         row_partitions: Option<Vec<RowPartition>>,
@@ -240,7 +241,7 @@ impl StructuredTensor {
         } else {
             DType::I32
         };
-        let fields: BTreeMap<String, FieldValue> =
+        let fields: IndexMap<String, FieldValue> =
             if fields.values().all(|v| v.shape_dtype() == shape_dtype) {
                 fields
             } else {
@@ -395,7 +396,7 @@ impl StructuredTensor {
         K: Into<String>,
         V: Into<FieldValue>,
     {
-        let fields: BTreeMap<String, FieldValue> = fields
+        let fields: IndexMap<String, FieldValue> = fields
             .into_iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect();
@@ -413,10 +414,10 @@ impl StructuredTensor {
         row_partitions: Vec<RowPartition>,
     ) -> Result<StructuredTensor, Error> {
         if rank == 0 {
-            return Self::from_field_map(BTreeMap::new(), &[], None, Some(row_partitions));
+            return Self::from_field_map(IndexMap::new(), &[], None, Some(row_partitions));
         }
         Self::from_field_map(
-            BTreeMap::new(),
+            IndexMap::new(),
             &vec![None; rank],
             Some(nrows),
             Some(row_partitions),
@@ -428,7 +429,7 @@ impl StructuredTensor {
         rank: usize,
         nrows: usize,
         row_partitions: Vec<RowPartition>,
-        fields: BTreeMap<String, FieldValue>,
+        fields: IndexMap<String, FieldValue>,
     ) -> StructuredTensor {
         debug_assert!(rank == 0 || row_partitions.len() == rank - 1);
         // every field reports the struct's shape dtype (the invariant)
@@ -525,13 +526,14 @@ impl StructuredTensor {
         }
     }
 
-    /// The field names, sorted.
+    /// The field names, in the order they were written (see the crate guide's "Field
+    /// order").
     pub fn field_names(&self) -> Vec<&str> {
         self.fields.keys().map(String::as_str).collect()
     }
 
-    /// The fields by name.
-    pub fn fields(&self) -> &BTreeMap<String, FieldValue> {
+    /// The fields by name, in the order they were written.
+    pub fn fields(&self) -> &IndexMap<String, FieldValue> {
         &self.fields
     }
 
@@ -617,7 +619,9 @@ impl StructuredTensor {
 }
 
 impl PartialEq for StructuredTensor {
-    /// Equal when shape (rows at every level), field names and field values agree.
+    /// Equal when shape (rows at every level), field names and field values agree,
+    /// whatever the order of the fields (as Python dicts compare; `field_names` tells the
+    /// orders apart).
     fn eq(&self, other: &StructuredTensor) -> bool {
         self.rank == other.rank
             && (self.rank == 0 || self.nrows == other.nrows)
@@ -636,10 +640,13 @@ impl fmt::Debug for StructuredTensor {
     }
 }
 
+/// TensorFlow's `repr`, which lists the fields sorted by name (whatever their order).
 impl fmt::Display for StructuredTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("<StructuredTensor(fields={")?;
-        for (i, (k, v)) in self.fields.iter().enumerate() {
+        let mut fields: Vec<(&String, &FieldValue)> = self.fields.iter().collect();
+        fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (i, (k, v)) in fields.into_iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }

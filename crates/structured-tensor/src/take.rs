@@ -16,6 +16,7 @@
 
 use std::mem::MaybeUninit;
 
+use indexmap::IndexMap;
 use rayon::prelude::*;
 
 use crate::array::Array;
@@ -722,7 +723,7 @@ impl StructuredTensor {
         selected: &mut impl Iterator<Item = SelectedColumn>,
         nrows: usize,
     ) -> Option<StructuredTensor> {
-        let mut fields = std::collections::BTreeMap::new();
+        let mut fields = IndexMap::new();
         for (name, field) in self.fields() {
             let value = match field {
                 FieldValue::Struct(s) => FieldValue::Struct(s.rebuild(selected, nrows)?),

@@ -5,9 +5,9 @@
 //! other input makes them answer `None`, and the general reader (the ingestion rules)
 //! decides.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use indexmap::IndexMap;
 use rayon::prelude::*;
 
 use crate::array::Array;
@@ -188,7 +188,7 @@ impl Slot {
 
 /// The rank-1 struct array of `nrows` records from the slots of its fields.
 fn finish_struct(fields: Vec<(String, Slot)>, nrows: usize) -> Option<StructuredTensor> {
-    let mut out = BTreeMap::new();
+    let mut out = IndexMap::new();
     for (name, slot) in fields {
         out.insert(name, slot.finish(nrows)?);
     }

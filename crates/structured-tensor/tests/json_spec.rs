@@ -2,10 +2,8 @@
 //! cases in the manner of `structured_tensor_test.py`'s typespec conversions, expected
 //! values written out by hand, and its errors.
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
-use structured_tensor::{Array, DType, Error, FieldSpec, Spec, StructuredTensor};
+use structured_tensor::{Array, DType, Error, FieldSpec, IndexMap, Spec, StructuredTensor};
 
 fn tensor(shape: &[Option<usize>], dtype: DType) -> FieldSpec {
     FieldSpec::Tensor {
@@ -28,7 +26,7 @@ fn spec(shape: &[Option<usize>], fields: Vec<(&str, FieldSpec)>) -> Spec {
         fields: fields
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
-            .collect::<BTreeMap<_, _>>(),
+            .collect::<IndexMap<_, _>>(),
     }
 }
 

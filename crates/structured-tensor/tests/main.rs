@@ -6,6 +6,7 @@
 mod arrow;
 mod defaults;
 mod dynamic_ragged_shape;
+mod field_order;
 mod gather_batch_dims;
 mod json_spec;
 mod parquet;

@@ -72,7 +72,7 @@ fn narrow_expected() -> StructuredTensor {
     let fields = |v: Vec<(&str, FieldSpec)>| {
         v.into_iter()
             .map(|(k, f)| (k.to_string(), f))
-            .collect::<std::collections::BTreeMap<_, _>>()
+            .collect::<structured_tensor::IndexMap<_, _>>()
     };
     let pts = Spec {
         shape: vec![n, n],

@@ -128,7 +128,8 @@ fn docstring_from_fields_vector() {
     )
     .unwrap();
     assert_eq!(s.shape(), vec![Some(2)]);
-    assert_eq!(s.field_names(), vec!["bar", "foo"]);
+    // TensorFlow 2.21's field_names() is ('foo', 'bar'): the order the fields were given
+    assert_eq!(s.field_names(), vec!["foo", "bar"]);
     assert_eq!(
         s.to_json(),
         json!([{"bar": 3, "foo": 1}, {"bar": 4, "foo": 2}])
@@ -517,7 +518,8 @@ fn from_fields_rank0_with_tensor_fields() {
         None,
     )
     .unwrap();
-    assert_eq!(s.field_names(), vec!["Bar", "Foo"]);
+    // the order given, as TensorFlow 2.21's field_names()
+    assert_eq!(s.field_names(), vec!["Foo", "Bar"]);
     assert_eq!(s.field_value("Foo").unwrap().to_json(), json!(5));
 }
 
