@@ -658,7 +658,8 @@ impl<R: Read> ThriftReader<'_, R> {
         let mut id: i16 = 0;
         loop {
             let header = self.byte()?;
-            if header == 0 {
+            // a type of 0 is a stop whatever the upper bits say, as the parquet crate reads it
+            if header & 0x0f == 0 {
                 return Ok(());
             }
             let kind = header & 0x0f;
@@ -673,13 +674,20 @@ impl<R: Read> ThriftReader<'_, R> {
     }
 
     /// The `num_children` (field 5, 0 where absent) of each `SchemaElement` in the
-    /// `schema` list (field 2) of a `FileMetaData`, the rest skipped.
+    /// `schema` list (field 2) of a `FileMetaData`, the rest skipped. It reads them as the
+    /// `parquet` crate does, which follows Parquet's IDL and not the wire types for the
+    /// fields it knows: the first field 2 is the schema list whatever its wire type (later
+    /// ones are skipped), fields 1-3 and 5-9 of an element are varints (an i32, wrapping)
+    /// and field 4 a binary, so a footer whose wire types disagree cannot show this reader
+    /// other counts than the crate sees.
     fn schema_children(&mut self) -> Result<Vec<i64>, String> {
         let mut children = Vec::new();
-        self.fields(0, |thrift, id, kind| {
-            if (id, kind) != (2, 9) {
+        let mut seen = false;
+        self.fields(0, |thrift, id, _kind| {
+            if id != 2 || seen {
                 return Ok(false);
             }
+            seen = true;
             let header = thrift.byte()?;
             let n = match header >> 4 {
                 15 => thrift.varint()?,
@@ -694,13 +702,17 @@ impl<R: Read> ThriftReader<'_, R> {
             }
             for _ in 0..n {
                 let mut declared = 0;
-                thrift.fields(1, |thrift, id, kind| {
-                    if (id, kind) == (5, 5) {
-                        declared = thrift.zigzag()?;
+                thrift.fields(1, |thrift, id, _kind| match id {
+                    5 => {
+                        declared = i64::from(thrift.zigzag()? as i32);
                         Ok(true)
-                    } else {
-                        Ok(false)
                     }
+                    1..=3 | 6..=9 => thrift.varint().map(|_| true),
+                    4 => {
+                        let len = thrift.varint()?;
+                        thrift.skip_bytes(len).map(|()| true)
+                    }
+                    _ => Ok(false),
                 })?;
                 children.push(declared);
             }
@@ -833,6 +845,23 @@ mod tests {
             0x00,
         ];
         assert_eq!(schema_children(&footer), Ok(vec![2, 0, 0]));
+        // fields read by Parquet's IDL whatever their wire type, as the parquet crate reads
+        // them: a count sent as an i64 (wrapping to i32), a name sent as a double (the
+        // crate reads a length and bytes, not eight bytes), a second schema skipped
+        let mut odd = footer.to_vec();
+        odd[7] = 0x16; // the root's num_children as an i64, still 2
+        assert_eq!(schema_children(&odd), Ok(vec![2, 0, 0]));
+        odd[12] = 0x37; // the second element's name as a double: a 1-byte name all the same
+        assert_eq!(schema_children(&odd), Ok(vec![2, 0, 0]));
+        let mut two = footer[..footer.len() - 1].to_vec();
+        two.extend_from_slice(&[0x09, 0x04, 0x1c, 0x55, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x00, 0x00]);
+        assert_eq!(schema_children(&two), Ok(vec![2, 0, 0]));
+        // a varint past i32 wraps, as the crate's `as i32` does: 2^32 + 5 is 5
+        let mut wide = footer.to_vec();
+        wide.splice(8..9, [0x8a, 0x80, 0x80, 0x80, 0x20]);
+        assert_eq!(schema_children(&wide), Ok(vec![5, 0, 0]));
+        // a header with a type of 0 ends the struct whatever its upper bits
+        assert_eq!(schema_children(&[0x29, 0x1c, 0x50, 0x00]), Ok(vec![0]));
         assert_eq!(children_past_the_schema(&[2, 0, 0]), None);
         // the fuzzed file's root: 2^31 - 1 children with one element after it
         assert_eq!(
