@@ -257,3 +257,66 @@ def test_joint_mutual_information_recursion_equals_k2(torch, k2, modified):
         [x.numpy() for x in px], [y.numpy() for y in py], boundary.numpy()
     )
     np.testing.assert_allclose(plain, outs[1][0].detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["rnnt_loss_simple", "rnnt_loss_smoothed", "rnnt_loss", "mi"])
+def test_backward_three_times_through_one_graph(torch, k2, name):
+    # the first backward scales the Rust buffers in place and hands them to torch as the
+    # inputs' .grad; later ones (retain_graph) must compute them again, not reuse buffers
+    # torch accumulated into: 3 passes at weight 0.5 give 1.5 times k2's gradient
+    lm, am, symbols, boundary = _case(torch, 41)
+    g = torch.Generator().manual_seed(41)
+    logits = torch.randn(B, T, S + 1, C, generator=g)
+    px = torch.randn(B, S, T + 1, generator=g)
+    py = torch.randn(B, S + 1, T, generator=g)
+    grads = []
+    for mod in (ak2, k2):
+        if name == "rnnt_loss":
+            xs = [logits.clone().requires_grad_(True)]
+            loss = mod.rnnt_loss(xs[0], symbols, 0, boundary=boundary, reduction="sum")
+        elif name == "mi":
+            xs = [px.clone().requires_grad_(True), py.clone().requires_grad_(True)]
+            loss = mod.mutual_information_recursion(xs[0], xs[1], boundary).sum()
+        else:
+            xs = [lm.clone().requires_grad_(True), am.clone().requires_grad_(True)]
+            loss = getattr(mod, name)(xs[0], xs[1], symbols, 0, boundary=boundary, reduction="sum")
+        reps = 3 if mod is ak2 else 1
+        for _ in range(reps):
+            (0.5 * loss).backward(retain_graph=True)
+        grads.append([x.grad / reps for x in xs])
+    for a, b in zip(*grads):
+        _close_grad(a, b)
+
+
+def test_mutual_information_return_grad_left_alone_by_backward(torch, k2):
+    # with return_grad the caller holds px_grad and py_grad: backward at weight 2 must copy
+    # them, not scale the caller's tensors in place
+    g = torch.Generator().manual_seed(43)
+    px = torch.randn(B, S, T + 1, generator=g).requires_grad_(True)
+    py = torch.randn(B, S + 1, T, generator=g).requires_grad_(True)
+    boundary = torch.tensor([[0, 0, S, T], [0, 1, S - 1, T - 1]], dtype=torch.int64)
+    scores, (gx, gy) = ak2.mutual_information_recursion(px, py, boundary, return_grad=True)
+    (2.0 * scores.sum()).backward()
+    _, (kx, ky) = k2.mutual_information_recursion(px.detach(), py.detach(), boundary, return_grad=True)
+    _close_grad(gx, kx)
+    _close_grad(gy, ky)
+    _close_grad(px.grad, 2.0 * kx)
+    _close_grad(py.grad, 2.0 * ky)
+
+
+def test_first_backward_hands_the_rust_buffer_to_torch(torch, monkeypatch):
+    # rnnt_loss's input gradient becomes logits.grad without a copy: same address
+    seen = []
+    inner = ak2._logits
+
+    def spy(*args):
+        raw = inner(*args)
+        seen.append(raw[3].ctypes.data)
+        return raw
+
+    monkeypatch.setattr(ak2, "_logits", spy)
+    _, _, symbols, boundary = _case(torch, 47)
+    logits = torch.randn(B, T, S + 1, C, generator=torch.Generator().manual_seed(47))
+    x = logits.requires_grad_(True)
+    (3.0 * ak2.rnnt_loss(x, symbols, 0, boundary=boundary, reduction="sum")).backward()
+    assert len(seen) == 1 and x.grad.data_ptr() == seen[0]

@@ -1336,9 +1336,11 @@ def _rnnt_result(
     reduction: Optional[str],
     per_sequence: bool,
     return_grad: bool,
+    recompute: Any = None,
 ) -> Any:
     """The loss (a tensor that back-propagates into the tensor inputs, or numpy), with
-    `(px_grad, py_grad)` when return_grad."""
+    `(px_grad, py_grad)` when return_grad; `recompute()` gives `grads` again for a second
+    backward through the same graph."""
     loss = raw[0] if reduction == "none" else raw[0].reshape(())
     px_grad, py_grad = raw[4], raw[5]
     if any(_is_tensor(x) for x in inputs):
@@ -1346,7 +1348,7 @@ def _rnnt_result(
         if _wants_grad(*inputs):
             from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
 
-            out = _autograd.rnnt_loss(loss, grads, per_sequence, inputs)
+            out = _autograd.rnnt_loss(loss, grads, per_sequence, inputs, recompute)
         else:
             out = t.from_numpy(loss)
         if return_grad:
@@ -1421,7 +1423,13 @@ def rnnt_loss_simple(
     want = _wants_grad(lm, am)
     raw = _lm_am(lm, am, symbols, termination_symbol, boundary, False, rnnt_type,
                  delay_penalty, reduction, return_grad, want, 0.1, 0.1)
-    return _rnnt_result(raw, (lm, am), (raw[1], raw[2]), reduction, True, return_grad)
+
+    def again() -> Any:
+        r = _lm_am(lm, am, symbols, termination_symbol, boundary, False, rnnt_type,
+                   delay_penalty, reduction, False, True, 0.1, 0.1)
+        return (r[1], r[2])
+
+    return _rnnt_result(raw, (lm, am), (raw[1], raw[2]), reduction, True, return_grad, again)
 
 
 def rnnt_loss_smoothed(
@@ -1441,7 +1449,13 @@ def rnnt_loss_smoothed(
     want = _wants_grad(lm, am)
     raw = _lm_am(lm, am, symbols, termination_symbol, boundary, True, rnnt_type,
                  delay_penalty, reduction, return_grad, want, lm_only_scale, am_only_scale)
-    return _rnnt_result(raw, (lm, am), (raw[1], raw[2]), reduction, False, return_grad)
+
+    def again() -> Any:
+        r = _lm_am(lm, am, symbols, termination_symbol, boundary, True, rnnt_type,
+                   delay_penalty, reduction, False, True, lm_only_scale, am_only_scale)
+        return (r[1], r[2])
+
+    return _rnnt_result(raw, (lm, am), (raw[1], raw[2]), reduction, False, return_grad, again)
 
 
 def rnnt_loss(
@@ -1457,7 +1471,12 @@ def rnnt_loss(
     want = _wants_grad(logits)
     raw = _logits(logits, symbols, None, termination_symbol, boundary, rnnt_type,
                   delay_penalty, reduction, want)
-    return _rnnt_result(raw, (logits,), (raw[3],), reduction, True, False)
+
+    def again() -> Any:
+        return (_logits(logits, symbols, None, termination_symbol, boundary, rnnt_type,
+                        delay_penalty, reduction, True)[3],)
+
+    return _rnnt_result(raw, (logits,), (raw[3],), reduction, True, False, again)
 
 
 def rnnt_loss_pruned(
@@ -1474,7 +1493,12 @@ def rnnt_loss_pruned(
     want = _wants_grad(logits)
     raw = _logits(logits, symbols, ranges, termination_symbol, boundary, rnnt_type,
                   delay_penalty, reduction, want)
-    return _rnnt_result(raw, (logits,), (raw[3],), reduction, True, False)
+
+    def again() -> Any:
+        return (_logits(logits, symbols, ranges, termination_symbol, boundary, rnnt_type,
+                        delay_penalty, reduction, True)[3],)
+
+    return _rnnt_result(raw, (logits,), (raw[3],), reduction, True, False, again)
 
 
 def rnnt_loss_simple_with_grad(*args: Any, **kwargs: Any) -> Tuple[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
@@ -1561,7 +1585,11 @@ def mutual_information_recursion(
         if want:
             from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
 
-            out = _autograd.rnnt_loss(scores, (gx, gy), True, (px, py))
+            # with return_grad the caller holds gx and gy too: backward copies them
+            again = None if return_grad else (
+                lambda: f(x, y, _rnnt_opt(boundary, "boundary", 2), True)[1:]
+            )
+            out = _autograd.rnnt_loss(scores, (gx, gy), True, (px, py), again)
         else:
             out = t.from_numpy(scores)
         return (out, (t.from_numpy(gx), t.from_numpy(gy))) if return_grad else out

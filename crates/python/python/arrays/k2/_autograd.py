@@ -141,40 +141,56 @@ def cat_scores(out: torch.Tensor, srcs: Any) -> torch.Tensor:
 class _RnntLoss(torch.autograd.Function):
     """An RNN-T loss computed by the Rust code with its input gradients; backward scales
     them by grad_output (per sequence when the loss is per sequence and each input's
-    sequence reaches only its own loss)."""
+    sequence reaches only its own loss). As ctc_loss's, the first backward scales the Rust
+    buffers in place and hands them to torch without a copy, and a later backward through
+    the same graph (``retain_graph=True``) has ``recompute`` give the gradients again. When
+    the caller also returned those buffers (``recompute`` is None), backward copies them."""
 
     @staticmethod
-    def forward(ctx: Any, loss: Any, grads: Any, per_sequence: bool, *inputs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
-        ctx.grads = [None if g is None else torch.from_numpy(g) for g in grads]
+    def forward(ctx: Any, loss: Any, grads: Any, per_sequence: bool, recompute: Any, *inputs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        ctx.grads = grads
+        ctx.recompute = recompute
         ctx.per_sequence = per_sequence
         ctx.dtypes = [x.dtype for x in inputs]
         return torch.from_numpy(loss)
 
     @staticmethod
     def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        grads = ctx.grads
+        owned = ctx.recompute is not None
+        if owned:
+            ctx.grads = None
+            if grads is None:
+                grads = ctx.recompute()
         out = []
-        for grad, dtype in zip(ctx.grads, ctx.dtypes):
+        for grad, dtype in zip(grads, ctx.dtypes):
             if grad is None:
                 out.append(None)
                 continue
+            grad = torch.from_numpy(grad)
             g = g.detach().to(grad.dtype)
-            if g.dim() == 0:
-                scaled = grad * g
-            elif g.numel() == 0 or bool(torch.all(g == g[0])):
-                scaled = grad * (g[0] if g.numel() else 0.0)
+            if g.dim() == 0 or g.numel() == 0 or bool(torch.all(g == g[0])):
+                w: Any = float(g) if g.dim() == 0 else (float(g[0]) if g.numel() else 0.0)
+                if w == 1.0:
+                    scaled = grad if owned else grad.clone()
+                else:
+                    scaled = grad.mul_(w) if owned else grad * w
             elif ctx.per_sequence:
-                scaled = grad * g.reshape((-1,) + (1,) * (grad.dim() - 1))
+                w = g.reshape((-1,) + (1,) * (grad.dim() - 1))
+                scaled = grad.mul_(w) if owned else grad * w
             else:
                 raise NotImplementedError(
                     "rnnt_loss_smoothed with reduction='none' and different weights per "
                     "sequence: use reduction='sum' or 'mean'"
                 )
             out.append(scaled.to(dtype))
-        return (None, None, None, *out)
+        return (None, None, None, None, *out)
 
 
-def rnnt_loss(loss: Any, grads: Any, per_sequence: bool, inputs: Any) -> torch.Tensor:
-    return _RnntLoss.apply(loss, grads, per_sequence, *inputs)
+def rnnt_loss(loss: Any, grads: Any, per_sequence: bool, inputs: Any, recompute: Any = None) -> torch.Tensor:
+    """The loss as a tensor back-propagating ``grads`` into ``inputs``; ``recompute()``
+    gives ``grads`` afresh (None: the buffers are shared with the caller, so copied)."""
+    return _RnntLoss.apply(loss, grads, per_sequence, recompute, *inputs)
 
 
 class _RnntPruning(torch.autograd.Function):
