@@ -218,3 +218,55 @@ def test_intersect_dense_lattice_equals_k2(torch, pruned):
         assert torch.allclose(ours.to(torch.float32), theirs.to(torch.float32), atol=1e-5)
     with pytest.raises(ValueError, match="labels: the lattice already has"):
         k2.intersect_dense(k2.ctc_graph([[1]]), k2.DenseFsaVec(log_probs0, segments[:1]), 20.0, frame_idx_name="labels")
+
+
+def _random_dag_text(rng, n):
+    # arcs i -> j (j > i) with seeded scores, two more parallel arcs 0 -> 1 and final arcs
+    # into state n - 1 (no ties: torch's max shares a tie's gradient, k2 gives it to one arc)
+    lines = []
+    for i in range(n - 1):
+        for j in range(i + 1, n - 1):
+            if rng.random() < 0.6:
+                lines.append(f"{i} {j} {1 + (i + j) % 3} {rng.normal():.4f}")
+        lines.append(f"{i} {n - 1} -1 {rng.normal():.4f}")
+    lines.append(f"0 1 2 {0.25}")
+    lines.append(f"0 1 3 {0.5}")
+    lines.append(str(n - 1))
+    return "\n".join(sorted(lines[:-1], key=lambda l: int(l.split()[0])) + [lines[-1]])
+
+
+def _naive_forward(torch, arcs, scores, num_states, log_semiring):
+    # a loop over states with torch's own logsumexp / max: the independent model
+    alpha = [torch.zeros((), dtype=torch.float64)]
+    for d in range(1, num_states):
+        inc = [alpha[int(a[0])] + scores[i] for i, a in enumerate(arcs) if int(a[1]) == d]
+        if not inc:
+            alpha.append(torch.tensor(-math.inf, dtype=torch.float64))
+        elif log_semiring:
+            alpha.append(torch.logsumexp(torch.stack(inc), 0))
+        else:
+            alpha.append(torch.stack(inc).max())
+    return torch.stack(alpha)
+
+
+@pytest.mark.parametrize("log_semiring", [True, False])
+@pytest.mark.parametrize("use_double_scores", [True, False])
+def test_forward_scores_back_propagate_into_scores(torch, log_semiring, use_double_scores):
+    rng = np.random.default_rng(53)
+    texts = [_random_dag_text(rng, n) for n in (6, 4, 7)]
+    fsas = [k2.Fsa.from_str(t).requires_grad_(True) for t in texts]
+    vec = k2.create_fsa_vec(fsas)
+    fwd = vec.get_forward_scores(use_double_scores=use_double_scores, log_semiring=log_semiring)
+    w = torch.tensor(rng.normal(size=fwd.numel()), dtype=fwd.dtype)
+    (w * fwd).sum().backward()
+    start = 0
+    for f, t in zip(fsas, texts):
+        arcs = f.arcs.values()
+        n = int(arcs[:, 1].max()) + 1
+        s = f.scores.detach().to(torch.float64).requires_grad_(True)
+        expected = _naive_forward(torch, arcs, s, n, log_semiring)
+        torch.testing.assert_close(fwd[start : start + n].to(torch.float64), expected, rtol=1e-5, atol=1e-5)
+        (w[start : start + n].to(torch.float64) * expected).sum().backward()
+        torch.testing.assert_close(f.grad.to(torch.float64), s.grad, rtol=1e-5, atol=1e-5)
+        start += n
+    assert start == fwd.numel()

@@ -718,6 +718,11 @@ class Fsa:
     # -- scores
 
     def get_forward_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        s = self._scores_t
+        if s is not None and s.requires_grad and _wants_grad(s):
+            from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+            return _autograd.forward_scores(self, s, use_double_scores, log_semiring)
         return _out(self._raw.get_forward_scores(bool(use_double_scores), bool(log_semiring)))
 
     def get_backward_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:

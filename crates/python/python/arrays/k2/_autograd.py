@@ -84,6 +84,56 @@ def tot_scores(fsa: Any, scores: torch.Tensor, use_double_scores: bool, log_semi
     return _TotScores.apply(scores, fsa, use_double_scores, log_semiring)
 
 
+class _ForwardScores(torch.autograd.Function):
+    """get_forward_scores with k2's backward: each state's gradient flows back to the arcs
+    entering it, weighted by the arc's share of the state's forward score (log semiring:
+    exp(alpha[src] + score - alpha[dest]); tropical: 1 for the best arc, the first of a
+    tie), and on to the arc's source state, in decreasing state order (top-sorted)."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: torch.Tensor, fsa: Any, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:  # type: ignore[override]
+        raw = fsa._raw
+        out = raw.get_forward_scores(bool(use_double_scores), bool(log_semiring))
+        alpha = np.asarray(raw.get_forward_scores(True, bool(log_semiring)), dtype=np.float64)
+        axis = raw.num_axes - 1
+        splits = np.asarray(raw.row_splits(axis), dtype=np.int64)
+        src = np.asarray(raw.row_ids(axis), dtype=np.int64)
+        arcs = np.asarray(raw.arcs())
+        dest = src - arcs[:, 0].astype(np.int64) + arcs[:, 1].astype(np.int64)
+        v = alpha[src] + scores.detach().to(torch.float64).numpy()
+        if log_semiring:
+            finite = np.isfinite(alpha[dest])
+            p = np.where(finite, np.exp(np.where(finite, v - alpha[dest], 0.0)), 0.0)
+        else:
+            p = np.zeros(len(v))
+            best = np.full(len(alpha), -np.inf)
+            np.maximum.at(best, dest, v)
+            taken = np.zeros(len(alpha), dtype=bool)
+            for a in np.nonzero((v == best[dest]) & np.isfinite(v))[0]:
+                if not taken[dest[a]]:
+                    taken[dest[a]] = True
+                    p[a] = 1.0
+        ctx.graph = (splits, dest, p)
+        ctx.dtype = scores.dtype
+        return torch.from_numpy(np.asarray(out))
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: torch.Tensor) -> Any:  # type: ignore[override]
+        splits, dest, p = ctx.graph
+        g = grad_output.detach().to(torch.float64).numpy().copy()
+        for s in range(len(g) - 1, -1, -1):
+            b, e = splits[s], splits[s + 1]
+            if e > b:
+                g[s] += float(np.dot(g[dest[b:e]], p[b:e]))
+        arc_grad = g[dest] * p
+        return torch.from_numpy(arc_grad).to(ctx.dtype), None, None, None
+
+
+def forward_scores(fsa: Any, scores: torch.Tensor, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:
+    """get_forward_scores as a tensor that back-propagates into ``scores``."""
+    return _ForwardScores.apply(scores, fsa, use_double_scores, log_semiring)
+
+
 class _MapScores(torch.autograd.Function):
     """The scores of an algorithm's result: `a_scores[a_map]` (+ `b_scores[b_map]` for
     intersect and compose), with -1 in a map for a created arc, as k2's index_select."""
