@@ -854,7 +854,9 @@ mod tests {
         odd[12] = 0x37; // the second element's name as a double: a 1-byte name all the same
         assert_eq!(schema_children(&odd), Ok(vec![2, 0, 0]));
         let mut two = footer[..footer.len() - 1].to_vec();
-        two.extend_from_slice(&[0x09, 0x04, 0x1c, 0x55, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x00, 0x00]);
+        two.extend_from_slice(&[
+            0x09, 0x04, 0x1c, 0x55, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x00, 0x00,
+        ]);
         assert_eq!(schema_children(&two), Ok(vec![2, 0, 0]));
         // a varint past i32 wraps, as the crate's `as i32` does: 2^32 + 5 is 5
         let mut wide = footer.to_vec();
