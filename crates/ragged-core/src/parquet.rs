@@ -227,12 +227,7 @@ impl StrictFile {
 /// `parquet_read`). The footer is walked with the allocation-free Thrift reader of the page
 /// checks; a violation is [`Error::Parquet`] naming the schema element and both counts.
 pub fn check_footer(path: &Path, file: &File) -> Result<(), Error> {
-    let file_len = file
-        .metadata()
-        .map_err(|err| io_error(path, "read the length of", &err))?
-        .len();
-    let mut reader = BufReader::with_capacity(8 * 1024, file);
-    let start = footer_start(path, &mut reader, file_len)?;
+    let (mut reader, file_len, start) = footer_reader(path, file)?;
     reader
         .seek(SeekFrom::Start(start))
         .map_err(|err| io_error(path, "read", &err))?;
@@ -394,12 +389,7 @@ pub fn check_declared_sizes(
     file: &File,
     metadata: &ParquetMetaData,
 ) -> Result<(), Error> {
-    let file_len = file
-        .metadata()
-        .map_err(|err| io_error(path, "read the length of", &err))?
-        .len();
-    let mut reader = BufReader::with_capacity(8 * 1024, file);
-    let data_end = footer_start(path, &mut reader, file_len)?;
+    let (mut reader, _, data_end) = footer_reader(path, file)?;
     for (group_idx, group) in metadata.row_groups().iter().enumerate() {
         for chunk in group.columns() {
             let column = chunk.column_path().string();
@@ -437,6 +427,20 @@ pub fn check_declared_sizes(
         }
     }
     Ok(())
+}
+
+/// A buffered reader of `file`, its length and the byte where its footer starts.
+fn footer_reader<'f>(
+    path: &Path,
+    file: &'f File,
+) -> Result<(BufReader<&'f File>, u64, u64), Error> {
+    let file_len = file
+        .metadata()
+        .map_err(|err| io_error(path, "read the length of", &err))?
+        .len();
+    let mut reader = BufReader::with_capacity(8 * 1024, file);
+    let start = footer_start(path, &mut reader, file_len)?;
+    Ok((reader, file_len, start))
 }
 
 /// The byte where the footer (the file metadata) starts: the file's length less the 8-byte
