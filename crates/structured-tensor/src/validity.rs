@@ -176,6 +176,10 @@ impl Validity {
 
     /// The bitmaps of parts of `lens[k]` elements one after another; a part without a
     /// bitmap is all valid. `None` when no part has one.
+    ///
+    /// Each part goes in whole: its bytes copied when the output ends on a byte boundary,
+    /// else shifted eight bytes at a time; a part without a bitmap is a fill of ones; the
+    /// null count is the parts' counts summed, never recounted.
     pub(crate) fn concat(parts: &[(Option<&Validity>, usize)]) -> Option<Validity> {
         if parts.iter().all(|(v, _)| v.is_none()) {
             return None;
@@ -190,15 +194,53 @@ impl Validity {
             match v {
                 Some(v) => {
                     debug_assert_eq!(v.len, n);
-                    out.append_range(&v.bits, 0, v.len);
+                    out.append_all(v);
                 }
-                None => {
-                    let ones = Validity::all_valid(n);
-                    out.append_range(&ones.bits, 0, n);
-                }
+                None => out.append_ones(n),
             }
         }
         Some(out)
+    }
+
+    /// Appends all of `v`: its bytes copied when this bitmap ends on a byte boundary, else
+    /// each eight new bytes one unaligned word of `v` shifted; `v`'s null count added.
+    fn append_all(&mut self, v: &Validity) {
+        let s = self.len % 8;
+        if s == 0 {
+            self.bits.extend_from_slice(&v.bits);
+        } else if v.len > 0 {
+            // The last byte holds `s` bits: bit j of `v` goes to bit s + j of it, and new
+            // byte k holds bits 8k + 8 - s .. 8k + 16 - s of `v` (zeros past `v.len`, as
+            // `v`'s bits past its length are clear).
+            let last = self.bits.len() - 1;
+            self.bits[last] |= v.bits[0] << s;
+            let new = (self.len + v.len).div_ceil(8) - self.bits.len();
+            let src = &v.bits;
+            let mut k = 0;
+            while k < new {
+                let word = (load_u64(src, k) >> (8 - s))
+                    | (u64::from(src.get(k + 8).copied().unwrap_or(0)) << (56 + s));
+                let n = (new - k).min(8);
+                self.bits.extend_from_slice(&word.to_le_bytes()[..n]);
+                k += 8;
+            }
+        }
+        self.len += v.len;
+        self.null_count += v.null_count;
+    }
+
+    /// Appends `n` valid elements: the free bits of the last byte set, then bytes of ones.
+    fn append_ones(&mut self, n: usize) {
+        let s = self.len % 8;
+        if s != 0 && n > 0 {
+            let take = n.min(8 - s);
+            let last = self.bits.len() - 1;
+            self.bits[last] |= (((1u16 << take) - 1) as u8) << s;
+        }
+        let len = self.len + n;
+        self.bits.resize(len.div_ceil(8), 0xFF);
+        clear_tail(&mut self.bits, len);
+        self.len = len;
     }
 }
 
@@ -397,6 +439,51 @@ mod tests {
         model.extend(&g);
         assert_eq!(joined, Validity::from_bools(&model));
         assert!(Validity::concat(&[(None, 3)]).is_none());
+    }
+
+    /// Concatenations of random parts (odd lengths, bitmaps cut at odd offsets, parts
+    /// without bitmaps) against a per-bit model: the bits, the null count and the clear
+    /// bits past the end.
+    #[test]
+    fn concat_matches_a_per_bit_model_on_random_parts() {
+        let mut rng = crate::tf_ops::SplitMix64(11);
+        for round in 0..300 {
+            let mut owned = Vec::new();
+            let mut model: Vec<bool> = Vec::new();
+            for _ in 0..rng.below(7) {
+                let len = rng.below(if round % 3 == 0 { 9 } else { 150 }) as usize;
+                let offset = rng.below(13) as usize;
+                let source = flags(rng.below(1 << 30), offset + len);
+                let part = if rng.below(4) == 0 {
+                    model.extend(std::iter::repeat_n(true, len));
+                    None
+                } else {
+                    let whole = Validity::from_bools(&source);
+                    let v = Validity::from_bitmap(whole.as_bytes(), offset, len).unwrap();
+                    model.extend_from_slice(&source[offset..]);
+                    Some(v)
+                };
+                owned.push((part, len));
+            }
+            let parts: Vec<(Option<&Validity>, usize)> =
+                owned.iter().map(|(v, n)| (v.as_ref(), *n)).collect();
+            let Some(joined) = Validity::concat(&parts) else {
+                assert!(owned.iter().all(|(v, _)| v.is_none()));
+                continue;
+            };
+            let mut bytes = vec![0u8; model.len().div_ceil(8)];
+            for (i, _) in model.iter().enumerate().filter(|(_, b)| **b) {
+                bytes[i / 8] |= 1 << (i % 8);
+            }
+            assert_eq!(joined.len(), model.len(), "round {round}");
+            assert_eq!(joined.as_bytes(), &bytes[..], "round {round}");
+            assert_eq!(
+                joined.null_count(),
+                model.iter().filter(|b| !**b).count(),
+                "round {round}"
+            );
+            assert_eq!(joined.to_bools(), model, "round {round}");
+        }
     }
 
     #[test]
