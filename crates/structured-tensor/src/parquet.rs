@@ -787,9 +787,9 @@ mod tests {
         assert_eq!(without_sizes(&a.spec()), without_sizes(&d.spec()));
         assert_eq!(
             without_sizes(&b.spec()).to_string(),
-            "StructuredTensorSpec(shape=(None,), fields={\"s\": StructuredTensorSpec(shape=(None,), \
-             fields={\"y\": TensorSpec(shape=(None,), dtype=float64)}), \"x\": \
-             TensorSpec(shape=(None, None), dtype=int64)})"
+            "StructuredTensorSpec(shape=(None,), fields={\"x\": TensorSpec(shape=(None, None), \
+             dtype=int64), \"s\": StructuredTensorSpec(shape=(None,), fields={\"y\": \
+             TensorSpec(shape=(None,), dtype=float64)})})"
         );
     }
 }

@@ -945,14 +945,14 @@ mod tests {
         let back = Spec::from_json(&j).unwrap();
         assert_eq!(back, spec);
         assert_eq!(back.fields.keys().collect::<Vec<_>>(), ["b", "a"]);
-        // version 1's object of fields still reads, in the object's (here sorted) order
+        // version 1's object of fields still reads, in the object's order as written
         let v1 = json!({"version": 1, "shape": [null], "fields": {
             "b": {"kind": "ragged", "shape": [null, 3], "dtype": "string",
                   "ragged_rank": 1, "nullable": true},
             "a": {"kind": "tensor", "shape": [null], "dtype": "int64"}}});
         let old = Spec::from_json(&v1).unwrap();
         assert_eq!(old, spec);
-        assert_eq!(old.fields.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(old.fields.keys().collect::<Vec<_>>(), ["b", "a"]);
         let bad = json!({"version": 1, "shape": [null], "fields": {"a": {"kind": "tensor",
             "shape": [null], "dtype": "int65"}}});
         assert_eq!(
@@ -995,13 +995,13 @@ mod tests {
         let a = Node::observe(&json!({"x": 1, "s": []}), &p).unwrap();
         let b = Node::observe(&json!({"x": 2.5, "s": [{"t": "a"}]}), &p).unwrap();
         let u = unify(a, b, &p, false).unwrap();
-        assert_eq!(u.describe(), "struct{s, x}");
+        assert_eq!(u.describe(), "struct{x, s}");
         let spec = node_to_spec(&u, 0);
         assert_eq!(
             spec.to_string(),
-            "StructuredTensorSpec(shape=(), fields={\"s\": StructuredTensorSpec(shape=(None,), \
-             fields={\"t\": TensorSpec(shape=(None,), dtype=string)}), \"x\": \
-             TensorSpec(shape=(), dtype=float64)})"
+            "StructuredTensorSpec(shape=(), fields={\"x\": TensorSpec(shape=(), dtype=float64), \
+             \"s\": StructuredTensorSpec(shape=(None,), fields={\"t\": TensorSpec(shape=(None,), \
+             dtype=string)})})"
         );
         let c = Node::observe(&json!({"x": "no"}), &p).unwrap();
         let e = unify(u, c, &p, true).unwrap_err();

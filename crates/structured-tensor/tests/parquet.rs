@@ -479,8 +479,8 @@ fn differing_schemas_in_a_directory_name_the_file() {
     );
     assert_eq!(
         expected,
-        "StructuredTensorSpec(shape=(None,), fields={\"s\": TensorSpec(shape=(None, None), \
-         dtype=string), \"x\": TensorSpec(shape=(None,), dtype=int64)})"
+        "StructuredTensorSpec(shape=(None,), fields={\"x\": TensorSpec(shape=(None,), \
+         dtype=int64), \"s\": TensorSpec(shape=(None, None), dtype=string)})"
     );
     assert!(found.contains("dtype=float64"), "{found}");
     assert_eq!(

@@ -59,7 +59,7 @@ fn any_field_names_by_option() {
     )
     .unwrap();
     assert_eq!(st.to_json(), v);
-    assert_eq!(st.field_names(), ["@timestamp", "_id", "user-id", "ключ"]);
+    assert_eq!(st.field_names(), ["user-id", "_id", "@timestamp", "ключ"]);
 }
 
 /// `n` JSON Lines of records; record `bad` (0-based), if any, is broken.
