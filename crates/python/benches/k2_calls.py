@@ -11,7 +11,7 @@ runs with `k2` bound to k2 itself and to `arrays.k2` (the drop-in: the code is w
 the same), one torch thread on both sides:
 
 - `ctc_loss`: the CTC workload of crates/ragged-fsa/benches/dense.rs and its k2 peer
-  (benches/peers/ragged-fsa-ctc_k2.py): N = 16 sequences of up to 500 frames, C = 500, seed
+  (benches/peers/ragged-fsa-dense_k2.py): N = 16 sequences of up to 500 frames, C = 500, seed
   14; `ctc_graph`, `DenseFsaVec`, `ctc_loss(output_beam=10, reduction="sum")`, backward.
   Two rows for ours, both against k2 at `output_beam=10` (k2's default): `ctc_loss` with
   `output_beam=inf` (the exact loss on the trellis, what the Rust row `ctc_loss_t1` times
