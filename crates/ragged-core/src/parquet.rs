@@ -706,7 +706,7 @@ impl<R: Read> ThriftReader<'_, R> {
             }
             for _ in 0..n {
                 let mut declared = 0;
-                thrift.fields(1, |thrift, id, _kind| match id {
+                thrift.fields(1, |thrift, id, kind| match id {
                     5 => {
                         declared = i64::from(thrift.zigzag()? as i32);
                         Ok(true)
@@ -716,6 +716,10 @@ impl<R: Read> ThriftReader<'_, R> {
                         let len = thrift.varint()?;
                         thrift.skip_bytes(len).map(|()| true)
                     }
+                    // the crate reads a logicalType as a struct whatever its wire type
+                    10 if kind != 12 => Err(format!(
+                        "a schema element's logicalType has the wire type {kind}, not a struct"
+                    )),
                     _ => Ok(false),
                 })?;
                 children.push(declared);
@@ -866,6 +870,14 @@ mod tests {
         let mut wide = footer.to_vec();
         wide.splice(8..9, [0x8a, 0x80, 0x80, 0x80, 0x20]);
         assert_eq!(schema_children(&wide), Ok(vec![5, 0, 0]));
+        // a logicalType (field 10) sent as anything but a struct is refused: the crate would
+        // read a struct there (found by fuzzing: one sent as a binary)
+        let mut logical = footer[..15].to_vec();
+        logical.extend_from_slice(&[0x68, 0x01, b'x']); // field 10 (4 + 6), a binary "x"
+        logical.extend_from_slice(&footer[15..]);
+        assert!(schema_children(&logical)
+            .unwrap_err()
+            .contains("logicalType has the wire type 8, not a struct"));
         // a header with a type of 0 ends the struct whatever its upper bits
         assert_eq!(schema_children(&[0x29, 0x1c, 0x50, 0x00]), Ok(vec![0]));
         assert_eq!(children_past_the_schema(&[2, 0, 0]), None);
