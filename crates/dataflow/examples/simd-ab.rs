@@ -35,6 +35,16 @@ fn input() -> Array<[u8; 3], Dim2> {
 /// One workload at a thread count.
 type Workload<'a> = Box<dyn Fn(Threads) + Sync + 'a>;
 
+/// The Canny parameters every Canny workload times (OpenCV's usual 50/150) with `norm`.
+fn canny_at(norm: Norm, threads: Threads) -> Canny {
+    Canny {
+        low: 50.0,
+        high: 150.0,
+        norm,
+        threads,
+    }
+}
+
 fn workloads<'a>(
     rgb: &'a Array<[u8; 3], Dim2>,
     grey_img: &'a Array<u8, Dim2>,
@@ -75,37 +85,19 @@ fn workloads<'a>(
         (
             "canny",
             Box::new(move |t| {
-                let params = Canny {
-                    low: 50.0,
-                    high: 150.0,
-                    norm: Norm::L1,
-                    threads: t,
-                };
-                black_box(canny(grey_img, &params).unwrap());
+                black_box(canny(grey_img, &canny_at(Norm::L1, t)).unwrap());
             }),
         ),
         (
             "canny_l2",
             Box::new(move |t| {
-                let params = Canny {
-                    low: 50.0,
-                    high: 150.0,
-                    norm: Norm::L2,
-                    threads: t,
-                };
-                black_box(canny(grey_img, &params).unwrap());
+                black_box(canny(grey_img, &canny_at(Norm::L2, t)).unwrap());
             }),
         ),
         (
             "canny_rgb",
             Box::new(move |t| {
-                let params = Canny {
-                    low: 50.0,
-                    high: 150.0,
-                    norm: Norm::L1,
-                    threads: t,
-                };
-                black_box(canny_rgb(rgb, &params).unwrap());
+                black_box(canny_rgb(rgb, &canny_at(Norm::L1, t)).unwrap());
             }),
         ),
     ]
