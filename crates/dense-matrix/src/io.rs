@@ -224,14 +224,36 @@ fn read_token(
     }
 }
 
+/// The longest line of a text matrix or vector the readers take: 64 MiB, far above a real
+/// one (Kaldi writes a matrix a row a line; a 1,000,000-element vector on one line is about
+/// 12 MiB), so an input without a newline (`/dev/zero`, a truncated binary object read as
+/// text) is an error once it passes the limit, not a line that grows until memory runs out.
+/// Kaldi reads such lines without a bound.
+pub const MAX_TEXT_LINE_LEN: usize = 1 << 26;
+
 /// The lines of a text object up to the one holding its `]` (or the end of data). Each
 /// line is searched for `]` once, as it is read (searching all the text read so far after
-/// every line had made a 40,000-row matrix quadratic: 15.5 s).
+/// every line had made a 40,000-row matrix quadratic: 15.5 s). A line longer than
+/// [`MAX_TEXT_LINE_LEN`] is [`Error::Format`], with no more than that read.
 fn read_text(r: &mut impl BufRead) -> Result<String, Error> {
     let mut text = String::new();
     loop {
         let start = text.len();
-        if r.read_line(&mut text).map_err(io_err)? == 0 || text[start..].contains(']') {
+        let read = r
+            .by_ref()
+            .take(MAX_TEXT_LINE_LEN as u64 + 1)
+            .read_line(&mut text)
+            .map_err(io_err)?;
+        if read > MAX_TEXT_LINE_LEN && !text.ends_with('\n') {
+            return Err(Error::Format {
+                expected: "a text matrix or vector line of at most MAX_TEXT_LINE_LEN bytes",
+                found: format!(
+                    "more than {MAX_TEXT_LINE_LEN} bytes without a newline, at line {}",
+                    text[..start].matches('\n').count() + 1
+                ),
+            });
+        }
+        if read == 0 || text[start..].contains(']') {
             break;
         }
     }
@@ -470,6 +492,14 @@ impl<B: BufRead> Tokens<'_, B> {
         while let Some(b) = self.peek()? {
             if b.is_ascii_whitespace() {
                 break;
+            }
+            if token.len() == MAX_TEXT_LINE_LEN {
+                token.truncate(32);
+                return Err(Error::Parse {
+                    line,
+                    token: format!("{}...", String::from_utf8_lossy(&token)),
+                    reason: "a token longer than MAX_TEXT_LINE_LEN bytes",
+                });
             }
             token.push(b);
             self.r.consume(1);

@@ -102,6 +102,7 @@ pub use fft::{
     complex_fft, compute_dct_matrix, real_fft, real_fft_inefficient, SplitRadixComplexFft,
     SplitRadixRealFft,
 };
+pub use io::MAX_TEXT_LINE_LEN;
 pub use kernel::{blas_kernel, select_blas_kernel, BlasKernel, IsaLevel};
 pub use matrix::{default_stride, Matrix, MatrixBase, MatrixView, MatrixViewMut, StrideType};
 pub use matrix_funcs::{trace_mat_mat_mat, trace_mat_mat_mat_mat};

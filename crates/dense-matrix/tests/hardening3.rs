@@ -226,3 +226,56 @@ fn a_text_matrix_of_40000_rows_reads_back() {
     // the reader stops after the line of `]`
     assert_eq!(input, b"next");
 }
+
+// ---------------------------------------------------------------- bounded text lines
+
+/// An input of `len` bytes of `byte` and nothing else: no newline, no `]`.
+fn endless(byte: u8, len: usize) -> std::io::BufReader<std::io::Take<std::io::Repeat>> {
+    use std::io::Read;
+    std::io::BufReader::new(std::io::repeat(byte).take(len as u64))
+}
+
+#[test]
+fn a_text_line_past_the_limit_is_an_error_not_unbounded_memory() {
+    // the text readers read a line at a time; a line with no newline (`/dev/zero`) grew
+    // until memory ran out. Past MAX_TEXT_LINE_LEN bytes it is an error naming the limit.
+    let over = dense_matrix::MAX_TEXT_LINE_LEN + 100;
+    let err = Matrix::<f32>::read_kaldi(&mut endless(b'1', over), false).unwrap_err();
+    assert!(
+        matches!(err, Error::Format { ref found, .. } if found.contains("without a newline")
+            && found.contains("at line 1")),
+        "{err}"
+    );
+    let err = Vector::<f64>::read_kaldi(&mut endless(b'1', over), false).unwrap_err();
+    assert!(matches!(err, Error::Format { .. }), "{err}");
+    // packed and sparse matrices are read a token at a time (whitespace to whitespace);
+    // a token is bounded the same way
+    for err in [
+        SpMatrix::<f32>::read_kaldi(&mut endless(b'1', over), false).unwrap_err(),
+        dense_matrix::TpMatrix::<f32>::read_kaldi(&mut endless(0, over), false).unwrap_err(),
+        dense_matrix::SparseMatrix::<f32>::read_kaldi(&mut endless(0, over), false).unwrap_err(),
+    ] {
+        assert!(
+            matches!(err, Error::Parse { reason, line: 1, .. } if reason.contains("MAX_TEXT_LINE_LEN")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_text_vector_line_within_the_limit_still_reads() {
+    // one long line that fits: 200,000 values on the line of the brackets
+    let n = 200_000;
+    let mut text = String::from(" [ ");
+    for i in 0..n {
+        text.push_str(&format!("{} ", i as f64 * 0.5));
+    }
+    text.push_str("]\n");
+    let v = Vector::<f64>::read_kaldi(&mut text.as_bytes(), false).unwrap();
+    assert_eq!(v.dim(), n);
+    assert!(v
+        .data()
+        .iter()
+        .enumerate()
+        .all(|(i, &x)| x == i as f64 * 0.5));
+}

@@ -205,7 +205,7 @@ fn strip_zeros(s: &str) -> &str {
 /// of speech at 100 frames a second is about 2 MiB of text), so a hostile value without a
 /// newline (`ark,t:/dev/zero`) is an error at its key and offset, not a line that grows
 /// until memory runs out. Kaldi reads such lines without a bound.
-pub const MAX_TEXT_LINE_LEN: usize = 1 << 26;
+pub const MAX_TEXT_LINE_LEN: usize = dense_matrix::MAX_TEXT_LINE_LEN;
 
 /// The bytes of `r` up to and including `delim` (or the end of data), refusing more than
 /// `max` bytes without `delim` (memory stays bounded by `max`).
