@@ -25,7 +25,7 @@ def test_k2_own_tests_pass_through_the_shim():
     )
     assert "shim" in which.stdout, which.stdout  # the shim, not an installed k2
     files = sorted(str(p) for p in HERE.glob("*_test.py"))
-    assert len(files) == 28
+    assert len(files) == 45
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
         env=env,

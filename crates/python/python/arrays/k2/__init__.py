@@ -73,6 +73,15 @@ __all__ = [
     "rnnt_loss_with_grad",
     "rnnt_loss_pruned_with_grad",
     "one_best",
+    "index_select",
+    "index_add",
+    "index_fsa",
+    "simple_ragged_index_select",
+    "compose_arc_maps",
+    "cat",
+    "linear_fsa_with_self_loops",
+    "linear_fst_with_self_loops",
+    "ragged",
 ]
 
 # --------------------------------------------------------------------------- torch, lazily
@@ -146,6 +155,160 @@ def _check_device(device: Any) -> None:
 
 # --------------------------------------------------------------------------- ragged tensors
 
+# k2's dtypes of a RaggedTensor, by numpy dtype
+_RAGGED_DTYPES = (np.int32, np.int64, np.float32, np.float64)
+
+
+def _np_dtype(dtype: Any) -> np.dtype:
+    """A numpy dtype from a torch dtype, a numpy dtype or its name; only k2's."""
+    try:
+        if isinstance(dtype, (type, np.dtype)):
+            d = np.dtype(dtype)
+        else:
+            d = np.dtype(str(dtype).replace("torch.", ""))
+    except TypeError:
+        d = None
+    if d is None or d.type not in _RAGGED_DTYPES:
+        raise ValueError(f"RaggedTensor dtype {dtype}: expected int32, int64, float32 or float64")
+    return d
+
+
+def _dtype_out(d: np.dtype) -> Any:
+    """The dtype as k2 shows it: a torch dtype when torch is there."""
+    t = _torch()
+    return getattr(t, d.name) if t is not None else d
+
+
+def _parse_ragged(s: str, what: str = "number") -> Tuple[List[np.ndarray], List[str]]:
+    """Row splits and the leaf tokens of k2's text form ``[[1 2] [3]]`` (2 axes at least)."""
+    tokens = s.replace("[", " [ ").replace("]", " ] ").split()
+    if not tokens or tokens[0] != "[":
+        raise ValueError(f"ragged text: expected '[' at the start, got {s[:20]!r}")
+    children: List[List[int]] = []  # per depth, the child count of each list opened
+    leaves: List[str] = []
+    depth = 0
+    leaf_depth: Optional[int] = None
+    closed_at_end = False
+    for pos, tok in enumerate(tokens):
+        if closed_at_end:
+            raise ValueError(f"ragged text: {tok!r} after the closing ']' (token {pos})")
+        if tok == "[":
+            if leaf_depth is not None and depth >= leaf_depth:
+                raise ValueError(f"ragged text: a list where {what}s are expected (token {pos})")
+            if depth > 0:
+                children[depth - 1][-1] += 1
+            if len(children) <= depth:
+                children.append([])
+            children[depth].append(0)
+            depth += 1
+        elif tok == "]":
+            depth -= 1
+            if depth == 0:
+                closed_at_end = True
+        else:
+            if depth == 0:
+                raise ValueError(f"ragged text: {tok!r} outside the brackets (token {pos})")
+            if leaf_depth is None:
+                leaf_depth = depth
+            elif leaf_depth != depth:
+                raise ValueError(f"ragged text: {what}s at two depths (token {pos})")
+            if len(children) > depth:
+                raise ValueError(f"ragged text: a {what} where lists are expected (token {pos})")
+            children[depth - 1][-1] += 1
+            leaves.append(tok)
+    if not closed_at_end:
+        raise ValueError(f"ragged text: {depth} unclosed '[' in {s[:40]!r}")
+    if leaf_depth is not None and len(children) != leaf_depth:
+        raise ValueError(f"ragged text: {what}s at a depth other than the deepest lists")
+    if len(children) == 1:
+        # "[ ]" is 2 axes with no rows; "[1 2]" is not ragged
+        if leaves:
+            raise ValueError("ragged text: a RaggedTensor needs at least 2 axes (lists of lists)")
+        return [np.zeros(1, dtype=np.int32)], leaves
+    splits = [np.concatenate([[0], np.cumsum(c)]).astype(np.int32) for c in children[1:]]
+    return splits, leaves
+
+
+def _nested_to_parts(data: list) -> Tuple[List[np.ndarray], list]:
+    """Row splits and the leaves of nested lists (2 axes at least, leaves at the deepest
+    level only)."""
+    splits: List[np.ndarray] = []
+    level: list = data
+    while True:
+        if not all(isinstance(x, (list, tuple)) for x in level):
+            raise ValueError("RaggedTensor: numbers where lists are expected")
+        sizes = [len(x) for x in level]
+        splits.append(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32))
+        nxt = [y for x in level for y in x]
+        if not nxt or not any(isinstance(y, (list, tuple)) for y in nxt):
+            if any(isinstance(y, (list, tuple)) for y in nxt):
+                raise ValueError("RaggedTensor: lists and numbers at the same depth")
+            return splits, nxt
+        level = nxt
+
+
+def _row_ids(splits: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(splits) - 1, dtype=np.int32), np.diff(splits))
+
+
+def _select_rows(splits: Sequence[np.ndarray], rows: np.ndarray) -> Tuple[List[np.ndarray], np.ndarray]:
+    """The sub-shape of `rows` of axis 0 (-1: an empty row), with the indexes of the
+    elements of the last axis selected (k2's Index on axis 0)."""
+    cur = np.asarray(rows, dtype=np.int64)
+    out: List[np.ndarray] = []
+    for s in splits:
+        s = np.asarray(s, dtype=np.int64)
+        n = len(s) - 1
+        bad = (cur < -1) | (cur >= n)
+        if bad.any():
+            raise IndexError(f"index {int(cur[bad][0])} out of range for {n} rows")
+        keep = cur >= 0
+        begin = np.where(keep, s[np.where(keep, cur, 0)], 0)
+        end = np.where(keep, s[np.where(keep, cur, 0) + 1], 0)
+        sizes = end - begin
+        out.append(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32))
+        total = int(sizes.sum())
+        starts = np.repeat(begin - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+        cur = starts + np.arange(total, dtype=np.int64)
+    return out, cur
+
+
+def _shape_index(splits: Sequence[np.ndarray], axis: int, indexes: np.ndarray) -> Tuple[List[np.ndarray], np.ndarray]:
+    """k2's RaggedShape.index: the shape of the elements `indexes` of `axis` (-1 an empty
+    row on axis 0; on a later axis the elements keep their parents, which must not
+    decrease), and the indexes of the values taken."""
+    num_axes = len(splits) + 1
+    if not 0 <= axis < num_axes:
+        raise IndexError(f"axis {axis} out of range for {num_axes} axes")
+    idx = np.asarray(indexes, dtype=np.int64)
+    if axis == 0:
+        return _select_rows(splits, idx)
+    parent_splits = np.asarray(splits[axis - 1], dtype=np.int64)
+    n = int(parent_splits[-1])
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"index out of range for the {n} elements of axis {axis}")
+    parents = _row_ids(parent_splits)[idx] if idx.size else np.zeros(0, dtype=np.int64)
+    if parents.size and np.any(np.diff(parents) < 0):
+        raise ValueError(f"index on axis {axis}: the elements' rows must not decrease")
+    counts = np.bincount(parents, minlength=len(parent_splits) - 1)
+    new_split = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    lower, values = _select_rows(splits[axis:], idx)
+    return list(splits[: axis - 1]) + [new_split] + lower, values
+
+
+def _shape_remove_axis(splits: Sequence[np.ndarray], axis: int) -> List[np.ndarray]:
+    """k2's RemoveAxis: axis 0 drops the first splits, the last axis the last ones, an axis
+    between merges its splits with the next."""
+    num_axes = len(splits) + 1
+    if num_axes < 3 or not 0 <= axis < num_axes:
+        raise ValueError(f"remove_axis({axis}) on {num_axes} axes: needs 3 axes or more and 0 <= axis < {num_axes}")
+    if axis == 0:
+        return list(splits[1:])
+    if axis == num_axes - 1:
+        return list(splits[:-1])
+    merged = np.asarray(splits[axis], dtype=np.int32)[np.asarray(splits[axis - 1], dtype=np.int64)]
+    return list(splits[: axis - 1]) + [merged] + list(splits[axis + 1 :])
+
 
 class RaggedShape:
     """k2's RaggedShape: row splits per axis."""
@@ -153,7 +316,7 @@ class RaggedShape:
     def __init__(self, splits: Union[str, Sequence[np.ndarray]]) -> None:
         if isinstance(splits, str):
             # k2's text form, "[[x x] [x]]"
-            splits, _ = _native.ragged_from_str(splits.replace("x", "0"))
+            splits, _ = _parse_ragged(splits, "x")
         self._splits = [np.asarray(s, dtype=np.int32) for s in splits]
 
     def __eq__(self, other: object) -> bool:
@@ -163,6 +326,12 @@ class RaggedShape:
             np.array_equal(a, b) for a, b in zip(self._splits, other._splits)
         )
 
+    def __getstate__(self) -> Tuple[Any, ...]:
+        return tuple(self._splits)
+
+    def __setstate__(self, state: Tuple[Any, ...]) -> None:
+        self._splits = [np.asarray(s, dtype=np.int32) for s in state]
+
     @property
     def num_axes(self) -> int:
         return len(self._splits) + 1
@@ -170,6 +339,15 @@ class RaggedShape:
     @property
     def dim0(self) -> int:
         return int(len(self._splits[0]) - 1)
+
+    @property
+    def device(self) -> Any:
+        t = _torch()
+        return t.device("cpu") if t is not None else "cpu"
+
+    def to(self, device: Any) -> "RaggedShape":
+        _check_device(device)
+        return self
 
     def row_splits(self, axis: int) -> Any:
         if not 1 <= axis < self.num_axes:
@@ -179,8 +357,7 @@ class RaggedShape:
     def row_ids(self, axis: int) -> Any:
         if not 1 <= axis < self.num_axes:
             raise IndexError(f"axis {axis} has no row ids (1..{self.num_axes - 1})")
-        s = self._splits[axis - 1]
-        return _out(np.repeat(np.arange(len(s) - 1, dtype=np.int32), np.diff(s)))
+        return _out(_row_ids(self._splits[axis - 1]))
 
     def tot_size(self, axis: int) -> int:
         if axis == 0:
@@ -189,8 +366,24 @@ class RaggedShape:
             raise IndexError(f"axis {axis} out of range for {self.num_axes} axes")
         return int(self._splits[axis - 1][-1])
 
+    def tot_sizes(self) -> Tuple[int, ...]:
+        return tuple(self.tot_size(a) for a in range(self.num_axes))
+
+    def max_size(self, axis: int) -> int:
+        """The largest sublist of `axis` (1..num_axes-1); 0 when there is none."""
+        if not 1 <= axis < self.num_axes:
+            raise IndexError(f"axis {axis} has no sublists (1..{self.num_axes - 1})")
+        d = np.diff(self._splits[axis - 1])
+        return int(d.max()) if d.size else 0
+
     def numel(self) -> int:
         return self.tot_size(self.num_axes - 1)
+
+    def get_layer(self, layer: int) -> "RaggedShape":
+        """The 2-axis shape of axes `layer` and `layer + 1`."""
+        if not 0 <= layer < self.num_axes - 1:
+            raise IndexError(f"layer {layer} out of range for {self.num_axes} axes")
+        return RaggedShape([self._splits[layer]])
 
     def compose(self, other: "RaggedShape") -> "RaggedShape":
         """k2's ComposeRaggedShapes: `other` indexes this shape's elements."""
@@ -201,85 +394,138 @@ class RaggedShape:
         return RaggedShape(self._splits + other._splits)
 
     def remove_axis(self, axis: int) -> "RaggedShape":
-        values = np.zeros(self.numel(), dtype=np.int32)
-        splits, _ = _native.ragged_remove_axis(self._splits, values, axis)
-        return RaggedShape(splits)
+        return RaggedShape(_shape_remove_axis(self._splits, axis))
+
+    def index(self, axis: int, indexes: Any, need_value_indexes: bool = True) -> Tuple["RaggedShape", Optional[Any]]:
+        """k2's RaggedShape.index: (the shape of the elements `indexes` of `axis`, the
+        indexes of its values in this shape's when asked)."""
+        idx = _array(indexes, np.int32, "indexes", 1)
+        splits, values = _shape_index(self._splits, int(axis), idx)
+        vi = _out(values.astype(np.int32)) if need_value_indexes else None
+        return RaggedShape(splits), vi
 
     def __str__(self) -> str:
-        values = np.zeros(self.numel(), dtype=np.int32)
-        return _native.ragged_to_str(self._splits, values).replace("0", "x")
+        rows: Any = ["x"] * self.numel()
+        for s in reversed(self._splits):
+            rows = [rows[s[i] : s[i + 1]] for i in range(len(s) - 1)]
+
+        def fmt(x: Any) -> str:
+            return x if isinstance(x, str) else "[ " + " ".join(fmt(y) for y in x) + " ]"
+
+        return fmt(rows)
+
+    __repr__ = __str__
 
 
-def _nested_to_parts(data: list) -> Tuple[List[np.ndarray], np.ndarray]:
-    """Row splits and values of nested lists of equal depth."""
-    splits: List[List[int]] = []
-    level: list = [data]
-    while level and all(isinstance(x, list) for x in level):
-        sizes = [len(x) for x in level]
-        if level is not data and isinstance(level, list):
-            pass
-        nxt = [y for x in level for y in x]
-        if not nxt or not all(isinstance(y, list) for y in nxt):
-            # `level` holds the lists of values
-            splits.append(list(np.concatenate([[0], np.cumsum(sizes)])))
-            level = nxt
-            break
-        splits.append(list(np.concatenate([[0], np.cumsum(sizes)])))
-        level = nxt
-    splits = splits[1:]  # the outermost split is the single list `data`
-    values = np.asarray(level, dtype=np.int32)
-    return [np.asarray(s, dtype=np.int32) for s in splits], values
+def _tensor_values(x: Any) -> Tuple[np.ndarray, Any]:
+    """The numpy values of a 1-D (or N-D) array argument and, for a torch tensor that
+    requires grad, the tensor itself (k2 keeps autograd through the values)."""
+    if _is_tensor(x):
+        if x.device.type != "cpu":
+            raise NotImplementedError(f"only CPU tensors are supported (got device {x.device}); use .cpu()")
+        a = x.detach().numpy()
+        return a, (x if x.requires_grad else None)
+    return np.asarray(x), None
 
 
 class RaggedTensor:
-    """k2's RaggedTensor of int32: from a string (``"[[1 2] [3]]"``) or nested lists."""
+    """k2's RaggedTensor of int32, int64, float32 or float64 values: from a string
+    (``"[[1 2] [3]]"``), nested lists, a regular tensor, or a RaggedShape and values."""
 
     def __init__(self, data: Any, dtype: Any = None, device: Any = None) -> None:
         _check_device(device)
+        self._values_t = None
         if isinstance(data, RaggedShape):
-            # k2's RaggedTensor(shape, values)
-            values = _array(dtype, np.int32, "values", 1)
+            # k2's RaggedTensor(shape, values): the values keep their autograd
+            if dtype is None:
+                raise ValueError("RaggedTensor(shape, values): pass the values too")
+            values, vt = _tensor_values(dtype)
+            if values.ndim != 1:
+                raise ValueError(f"values: expected 1 dimension, got shape {values.shape}")
+            _np_dtype(values.dtype)
             if len(values) != data.numel():
                 raise ValueError(f"{len(values)} values for a shape of {data.numel()} elements")
             self._splits = list(data._splits)
             self._values = values
+            self._values_t = vt
             return
+        d = None if dtype is None else _np_dtype(dtype)
         if _is_tensor(data) or isinstance(data, np.ndarray):
-            # a regular 2-D array: one list per row
-            a = _array(data, np.int32, "data", 2)
-            rows, cols = a.shape
-            self._splits = [np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int32)[: rows + 1]]
-            if cols == 0:
-                self._splits = [np.zeros(rows + 1, dtype=np.int32)]
+            # a regular tensor of N >= 2 dimensions: N axes, the values shared when contiguous
+            a, _ = _tensor_values(data)
+            if a.ndim < 2:
+                raise ValueError(f"RaggedTensor from an array: expected 2 dimensions or more, got {a.shape}")
+            if d is not None and a.dtype != d:
+                raise ValueError(f"RaggedTensor: dtype {dtype} for values of {a.dtype}")
+            _np_dtype(a.dtype)
+            splits = []
+            rows = a.shape[0]
+            for n in a.shape[1:]:
+                splits.append((np.arange(rows + 1, dtype=np.int64) * n).astype(np.int32))
+                rows *= n
+            self._splits = splits
             self._values = np.ascontiguousarray(a).reshape(-1)
             return
-        if dtype is not None and "int32" not in str(dtype):
-            raise NotImplementedError(
-                f"RaggedTensor of {dtype}: only int32 is supported; use int32 values"
-            )
         if isinstance(data, str):
-            splits, values = _native.ragged_from_str(data)
-        elif isinstance(data, RaggedShape):
-            raise ValueError("RaggedTensor(shape, values): pass the values too")
-        elif isinstance(data, list):
-            splits, values = _nested_to_parts(data)
-            if len(splits) == 0:
-                raise ValueError("a RaggedTensor needs at least 2 axes (a list of lists)")
+            splits, tokens = _parse_ragged(data)
+            if d is None:
+                d = np.dtype(np.float32 if any(("." in t or "e" in t.lower()) for t in tokens) else np.int32)
+            try:
+                values = np.asarray([float(t) if d.kind == "f" else int(t) for t in tokens], dtype=d)
+            except ValueError as e:
+                raise ValueError(f"ragged text: {e}") from None
+        elif isinstance(data, (list, tuple)):
+            splits, leaves = _nested_to_parts(list(data))
+            if d is None:
+                d = np.dtype(np.float32 if any(isinstance(v, float) for v in leaves) else np.int32)
+            values = np.asarray(leaves, dtype=d)
         else:
-            raise ValueError(f"RaggedTensor: expected a str or a list, got {type(data).__name__}")
-        self._splits = list(splits)
-        self._values = values
+            raise ValueError(f"RaggedTensor: expected a str, a list, an array or a RaggedShape, got {type(data).__name__}")
+        self._splits = [np.asarray(s, dtype=np.int32) for s in splits]
+        self._values = values.reshape(-1)
 
     @classmethod
-    def _from_parts(cls, splits: Sequence[np.ndarray], values: np.ndarray) -> "RaggedTensor":
+    def _from_parts(cls, splits: Sequence[np.ndarray], values: np.ndarray, values_t: Any = None) -> "RaggedTensor":
         r = cls.__new__(cls)
         r._splits = list(splits)
         r._values = values
+        r._values_t = values_t
         return r
+
+    def _like(self, splits: Sequence[np.ndarray], take: np.ndarray) -> "RaggedTensor":
+        """A tensor of `splits` whose values are this one's at `take` (autograd kept)."""
+        take = np.asarray(take, dtype=np.int64)
+        vt = None
+        if self._values_t is not None and self._values_t.requires_grad:
+            vt = self._values_t[_torch().from_numpy(take)]
+            return RaggedTensor._from_parts(splits, vt.detach().numpy(), vt)
+        return RaggedTensor._from_parts(splits, self._values[take], vt)
+
+    # -- state
+
+    def __getstate__(self) -> Tuple[Any, ...]:
+        """k2's pickled state: (row_splits1, "row_ids1", ..., values)."""
+        out: List[Any] = []
+        for i, s in enumerate(self._splits):
+            out += [_out(s), f"row_ids{i + 1}"]
+        return tuple(out) + (_out(self._values),)
+
+    def __setstate__(self, state: Tuple[Any, ...]) -> None:
+        if len(state) < 3 or len(state) % 2 != 1:
+            raise ValueError(f"RaggedTensor state: expected (row_splits1, 'row_ids1', ..., values), got {len(state)} items")
+        self._splits = [np.array(_tensor_values(s)[0], dtype=np.int32) for s in state[:-1:2]]
+        values = np.array(_tensor_values(state[-1])[0])
+        _np_dtype(values.dtype)
+        self._values = values
+        self._values_t = None
+
+    # -- properties
 
     @property
     def values(self) -> Any:
         """The values (a view: writing to it writes to the tensor)."""
+        if self._values_t is not None:
+            return self._values_t
         return _out(self._values)
 
     @property
@@ -296,16 +542,52 @@ class RaggedTensor:
 
     @property
     def dtype(self) -> Any:
-        t = _torch()
-        return t.int32 if t is not None else np.dtype(np.int32)
+        return _dtype_out(self._values.dtype)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> Any:
+        t = _torch()
+        return t.device("cpu") if t is not None else "cpu"
 
-    def to(self, device: Any) -> "RaggedTensor":
-        _check_device(device)
+    @property
+    def requires_grad(self) -> bool:
+        return bool(self._values_t is not None and self._values_t.requires_grad)
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "RaggedTensor":
+        t = _torch()
+        if t is None:
+            raise NotImplementedError("requires_grad needs torch")
+        if self._values.dtype.kind != "f":
+            raise ValueError(f"only floating-point values can require grad, not {self._values.dtype}")
+        if self._values_t is None:
+            self._values_t = t.from_numpy(self._values)
+        self._values_t.requires_grad_(bool(requires_grad))
         return self
+
+    @property
+    def grad(self) -> Any:
+        return None if self._values_t is None else self._values_t.grad
+
+    def to(self, device_or_dtype: Any) -> "RaggedTensor":
+        """The same tensor on the CPU, or its values converted to a dtype."""
+        name = str(device_or_dtype)
+        if "int" in name or "float" in name:
+            d = _np_dtype(device_or_dtype)
+            if d == self._values.dtype:
+                return self
+            return RaggedTensor._from_parts(self._splits, self._values.astype(d))
+        _check_device(device_or_dtype)
+        return self
+
+    def clone(self) -> "RaggedTensor":
+        if self.requires_grad:
+            vt = self._values_t.clone()
+            return RaggedTensor._from_parts(list(self._splits), vt.detach().numpy(), vt)
+        return RaggedTensor._from_parts([s.copy() for s in self._splits], self._values.copy())
 
     def row_splits(self, axis: int) -> Any:
         return self.shape.row_splits(axis)
@@ -319,41 +601,193 @@ class RaggedTensor:
     def numel(self) -> int:
         return int(len(self._values))
 
-    def sum(self, initial_value: int = 0) -> Any:
-        return _out(_native.ragged_reduce(self._splits, self._values, "sum", int(initial_value)))
+    # -- reductions over the last axis
 
-    def max(self, initial_value: int = np.iinfo(np.int32).min) -> Any:
-        return _out(_native.ragged_reduce(self._splits, self._values, "max", int(initial_value)))
+    def _last_rows(self) -> Tuple[np.ndarray, int]:
+        s = self._splits[-1]
+        return _row_ids(s).astype(np.int64), len(s) - 1
 
-    def min(self, initial_value: int = np.iinfo(np.int32).max) -> Any:
-        return _out(_native.ragged_reduce(self._splits, self._values, "min", int(initial_value)))
+    def sum(self, initial_value: float = 0) -> Any:
+        """The sum of each sublist of the last axis plus `initial_value`; back-propagates
+        into the values when they require grad."""
+        if self.requires_grad:
+            t = _torch()
+            rows, n = self._last_rows()
+            base = t.full((n,), float(initial_value), dtype=self._values_t.dtype)
+            return base.index_add(0, t.from_numpy(rows), self._values_t)
+        if self._values.dtype == np.int32:
+            return _out(_native.ragged_reduce(self._splits, self._values, "sum", int(initial_value)))
+        rows, n = self._last_rows()
+        out = np.full(n, initial_value, dtype=self._values.dtype)
+        np.add.at(out, rows, self._values)
+        return _out(out)
+
+    def _extreme(self, initial_value: Any, is_max: bool) -> Any:
+        if self._values.dtype == np.int32 and initial_value is not None:
+            op = "max" if is_max else "min"
+            return _out(_native.ragged_reduce(self._splits, self._values, op, int(initial_value)))
+        rows, n = self._last_rows()
+        if initial_value is None:
+            info = np.finfo if self._values.dtype.kind == "f" else np.iinfo
+            initial_value = info(self._values.dtype).min if is_max else info(self._values.dtype).max
+        out = np.full(n, initial_value, dtype=self._values.dtype)
+        (np.maximum if is_max else np.minimum).at(out, rows, self._values)
+        return _out(out)
+
+    def max(self, initial_value: Any = None) -> Any:
+        """The largest value of each sublist of the last axis, at least `initial_value`
+        (the dtype's lowest by default)."""
+        return self._extreme(initial_value, True)
+
+    def min(self, initial_value: Any = None) -> Any:
+        """The smallest value of each sublist of the last axis, at most `initial_value`."""
+        return self._extreme(initial_value, False)
+
+    def argmax(self, initial_value: Any = None) -> Any:
+        """The index (into the values) of the largest value of each sublist of the last
+        axis, the last of a tie as k2 on the CPU; -1 for an empty sublist or one whose
+        values are all below `initial_value`."""
+        s = self._splits[-1]
+        v = self._values
+        out = np.full(len(s) - 1, -1, dtype=np.int32)
+        for i in range(len(s) - 1):
+            b, e = int(s[i]), int(s[i + 1])
+            if e > b:
+                j = e - 1 - int(np.argmax(v[b:e][::-1]))
+                if initial_value is None or v[j] >= initial_value:
+                    out[i] = j
+        return _out(out)
+
+    def normalize(self, use_log: bool) -> "RaggedTensor":
+        """Each sublist of the last axis normalized: divided by its sum, or with
+        `use_log`, minus its log-sum-exp; back-propagates when the values require grad."""
+        rows, n = self._last_rows()
+        if self._values.dtype.kind != "f":
+            raise ValueError(f"normalize needs floating-point values, not {self._values.dtype}")
+        t = _torch()
+        if self.requires_grad:
+            v = self._values_t
+            r = t.from_numpy(rows)
+            if use_log:
+                m = np.full(n, -np.inf, dtype=self._values.dtype)
+                np.maximum.at(m, rows, self._values)
+                m = np.where(np.isfinite(m), m, 0).astype(self._values.dtype)
+                mt = t.from_numpy(m)[r]
+                tot = t.zeros(n, dtype=v.dtype).index_add(0, r, (v - mt).exp())
+                out = v - (tot.log()[r] + mt)
+            else:
+                tot = t.zeros(n, dtype=v.dtype).index_add(0, r, v)
+                out = v / tot[r]
+            return RaggedTensor._from_parts(self._splits, out.detach().numpy(), out)
+        v = self._values.astype(np.float64)
+        if use_log:
+            m = np.full(n, -np.inf)
+            np.maximum.at(m, rows, v)
+            m = np.where(np.isfinite(m), m, 0.0)
+            tot = np.zeros(n)
+            np.add.at(tot, rows, np.exp(v - m[rows]))
+            out = v - (np.log(tot[rows]) + m[rows])
+        else:
+            tot = np.zeros(n)
+            np.add.at(tot, rows, v)
+            out = v / tot[rows]
+        return RaggedTensor._from_parts(self._splits, out.astype(self._values.dtype))
+
+    # -- structure
 
     def remove_axis(self, axis: int) -> "RaggedTensor":
-        return RaggedTensor._from_parts(
-            *_native.ragged_remove_axis(self._splits, self._values, axis)
-        )
+        if not 0 <= axis < self.num_axes - 1:
+            raise ValueError(f"remove_axis({axis}): a tensor of {self.num_axes} axes keeps its last axis")
+        return RaggedTensor._from_parts(_shape_remove_axis(self._splits, axis), self._values, self._values_t)
 
-    def remove_values_eq(self, target: int) -> "RaggedTensor":
-        return RaggedTensor._from_parts(
-            *_native.ragged_remove_values(self._splits, self._values, int(target), False)
-        )
+    def _remove_where(self, keep: np.ndarray) -> "RaggedTensor":
+        rows, n = self._last_rows()
+        counts = np.bincount(rows[keep], minlength=n)
+        last = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+        return self._like(self._splits[:-1] + [last], np.nonzero(keep)[0])
 
-    def remove_values_leq(self, cutoff: int) -> "RaggedTensor":
-        return RaggedTensor._from_parts(
-            *_native.ragged_remove_values(self._splits, self._values, int(cutoff), True)
-        )
+    def remove_values_eq(self, target: Any) -> "RaggedTensor":
+        return self._remove_where(self._values != target)
+
+    def remove_values_leq(self, cutoff: Any) -> "RaggedTensor":
+        return self._remove_where(self._values > cutoff)
 
     def index(
         self, indexes: Any, axis: int = 0, need_value_indexes: bool = False
     ) -> Tuple["RaggedTensor", Optional[Any]]:
-        if need_value_indexes:
-            raise NotImplementedError(
-                "RaggedTensor.index(need_value_indexes=True) is not reproduced; index the "
-                "values with the row splits of the result"
-            )
+        """k2's RaggedTensor.index: (the tensor of the elements `indexes` of `axis`, the
+        indexes of its values in this one's when asked)."""
+        if isinstance(indexes, RaggedTensor):
+            # k2: each index replaced by the sublist it names (axis 0, -1 an empty one);
+            # the result has the axes of `indexes` and then those of this tensor but 0
+            if indexes._values.dtype != np.int32:
+                raise ValueError(f"index: ragged indexes must be int32, not {indexes._values.dtype}")
+            sel, take = _select_rows(self._splits, indexes._values)
+            return self._like(list(indexes._splits) + sel, take)
         idx = _array(indexes, np.int32, "indexes", 1)
-        parts = _native.ragged_index(self._splits, self._values, axis, idx)
-        return RaggedTensor._from_parts(*parts), None
+        splits, take = _shape_index(self._splits, int(axis), idx)
+        out = self._like(splits, take)
+        return out, (_out(take.astype(np.int32)) if need_value_indexes else None)
+
+    def pad(self, mode: str, padding_value: Any) -> Any:
+        """A 2-axis tensor as a matrix of `dim0` rows of the longest row's length, padded
+        with `padding_value` ('constant') or the row's last value ('replicate'; an empty
+        row takes `padding_value`)."""
+        if self.num_axes != 2:
+            raise ValueError(f"pad needs 2 axes, not {self.num_axes}")
+        if mode not in ("constant", "replicate"):
+            raise ValueError(f"pad mode {mode!r}: expected 'constant' or 'replicate'")
+        s = self._splits[0]
+        sizes = np.diff(s)
+        width = int(sizes.max()) if sizes.size else 0
+        out = np.full((len(sizes), width), padding_value, dtype=self._values.dtype)
+        for i in range(len(sizes)):
+            row = self._values[s[i] : s[i + 1]]
+            out[i, : len(row)] = row
+            if mode == "replicate" and len(row):
+                out[i, len(row) :] = row[-1]
+        return _out(out)
+
+    def sort_(self, descending: bool = False, need_new2old_indexes: bool = False) -> Optional[Any]:
+        """Sorts each sublist of the last axis in place (stable); with
+        `need_new2old_indexes`, the old index of each new value."""
+        rows, _ = self._last_rows()
+        key = -self._values if descending and self._values.dtype.kind == "f" else self._values
+        if descending and self._values.dtype.kind != "f":
+            key = -self._values.astype(np.int64)
+        order = np.lexsort((key, rows))
+        self._values[:] = self._values[order]
+        return _out(order.astype(np.int32)) if need_new2old_indexes else None
+
+    def unique(self, need_num_repeats: bool = False, need_new2old_indexes: bool = False) -> Any:
+        """The distinct sublists of the last axis within each row of the axis before (all
+        of them for 2 axes), in lexicographic order (k2 orders them by a hash); with the
+        repeat counts (a ragged tensor, one row per group) and the index of each one's
+        first occurrence."""
+        if self.num_axes not in (2, 3):
+            raise ValueError(f"unique needs 2 or 3 axes, not {self.num_axes}")
+        seqs = self.tolist() if self.num_axes == 3 else [self.tolist()]
+        out_rows, repeats, new2old = [], [], []
+        base = 0
+        for group in seqs:
+            first: Dict[Tuple[Any, ...], int] = {}
+            count: Dict[Tuple[Any, ...], int] = {}
+            for j, seq in enumerate(group):
+                k = tuple(seq)
+                first.setdefault(k, base + j)
+                count[k] = count.get(k, 0) + 1
+            keys = sorted(first)
+            out_rows.append([list(k) for k in keys])
+            repeats.append([count[k] for k in keys])
+            new2old += [first[k] for k in keys]
+            base += len(group)
+        d = self._values.dtype
+        uniq = RaggedTensor(out_rows if self.num_axes == 3 else out_rows[0], dtype=d)
+        if self.num_axes == 3 and not out_rows:
+            uniq = RaggedTensor._from_parts([np.zeros(1, np.int32), np.zeros(1, np.int32)], np.zeros(0, d))
+        reps = RaggedTensor(repeats, dtype=np.int32) if need_num_repeats else None
+        idx = _out(np.asarray(new2old, dtype=np.int32)) if need_new2old_indexes else None
+        return uniq, reps, idx
 
     def tolist(self) -> list:
         out: Any = self._values.tolist()
@@ -361,25 +795,45 @@ class RaggedTensor:
             out = [out[s[i] : s[i + 1]] for i in range(len(s) - 1)]
         return out
 
-    def __getitem__(self, i: int) -> Any:
-        rows = self.tolist()
-        item = rows[i]
+    def __getitem__(self, i: Any) -> Any:
+        if _is_tensor(i) or isinstance(i, np.ndarray):
+            return self.index(i, axis=0)[0]
+        if not isinstance(i, (int, np.integer)):
+            raise TypeError(f"RaggedTensor index: an int or a 1-D int32 array, not {type(i).__name__}")
+        n = self.dim0
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for {n} rows")
+        i = int(i) % n
+        sub, take = _select_rows(self._splits, np.asarray([i]))
         if self.num_axes == 2:
-            return _out(np.asarray(item, dtype=np.int32))
-        return RaggedTensor(item)
+            b, e = int(self._splits[0][i]), int(self._splits[0][i + 1])
+            if self._values_t is not None:
+                return self._values_t[b:e]
+            return _out(self._values[b:e])
+        return self._like(sub[1:], take)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RaggedTensor):
             return NotImplemented
-        return self.tolist() == other.tolist()
+        return (
+            self._values.dtype == other._values.dtype
+            and self.shape == other.shape
+            and np.array_equal(self._values, other._values)
+        )
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:
-        return _k2_ragged_repr(self.tolist(), self.num_axes)
+        return _k2_ragged_repr(self.tolist(), self.num_axes, self._values.dtype)
 
     __repr__ = __str__
 
 
-def _k2_ragged_repr(rows: list, num_axes: int) -> str:
+def _k2_ragged_repr(rows: list, num_axes: int, dtype: Any = np.int32) -> str:
     """k2's ``str(RaggedTensor)``: torch-like nested lists, one row of axis 0 per line."""
     prefix = "RaggedTensor("
 
@@ -389,7 +843,7 @@ def _k2_ragged_repr(rows: list, num_axes: int) -> str:
         inner = [fmt(y, depth + 1, indent + 1) for y in x]
         return "[" + (",\n" + " " * (indent + 1)).join(inner) + "]"
 
-    return prefix + fmt(rows, 0, len(prefix)) + ", dtype=torch.int32)"
+    return prefix + fmt(rows, 0, len(prefix)) + f", dtype=torch.{np.dtype(dtype).name})"
 
 
 # --------------------------------------------------------------------------- FSAs
@@ -423,6 +877,19 @@ class _Arcs:
     def dim0(self) -> int:
         return int(self._raw.tot_sizes()[0])
 
+    def num_elements(self) -> int:
+        return int(self._raw.num_arcs)
+
+    def __str__(self) -> str:
+        """The arcs as nested lists, one ``[src dest label score]`` per arc."""
+        arcs = self._raw.arcs()
+        scores = self._raw.scores()
+        rows: Any = [f"[ {a[0]} {a[1]} {a[2]} {s:g} ]" for a, s in zip(arcs.tolist(), scores.tolist())]
+        for axis in range(self._raw.num_axes - 1, 0, -1):
+            sp = self._raw.row_splits(axis)
+            rows = ["[ " + " ".join(rows[sp[i] : sp[i + 1]]) + " ]" for i in range(len(sp) - 1)]
+        return "[ " + " ".join(rows) + " ]"
+
     def tot_size(self, axis: int) -> int:
         return int(self._raw.tot_sizes()[axis])
 
@@ -452,6 +919,8 @@ class Fsa:
             raw = _raw_from_arcs(a)
         object.__setattr__(self, "_raw", raw)
         object.__setattr__(self, "_non_tensor_attr", {})
+        # k2's per-FSA cache dict (shallow-copied by clone and detach, as k2's)
+        object.__setattr__(self, "_cache", {})
         object.__setattr__(self, "_scores_t", None)
         # float32 attributes set as tensors that require grad (k2 back-propagates into them)
         object.__setattr__(self, "_attr_t", {})
@@ -484,10 +953,25 @@ class Fsa:
         openfst: bool = False,
     ) -> "Fsa":
         if aux_label_names is not None:
-            raise NotImplementedError(
-                "aux_label_names is not reproduced: read with num_aux_labels and rename the "
-                "attributes"
-            )
+            # k2: the names of the aux-label columns (none: an acceptor)
+            if num_aux_labels is not None and num_aux_labels != len(aux_label_names):
+                raise ValueError(
+                    f"num_aux_labels={num_aux_labels} with {len(aux_label_names)} aux_label_names"
+                )
+            if acceptor is not None and acceptor != (len(aux_label_names) == 0):
+                raise ValueError(f"acceptor={acceptor} with aux_label_names {aux_label_names}")
+            names = list(aux_label_names)
+            if len(set(names)) != len(names) or set(names) & (set(ragged_label_names) | _RESERVED):
+                raise ValueError(f"aux_label_names {names}: repeated or reserved names")
+            fsa = Fsa.from_str(s, len(names) == 0, len(names), None, ragged_label_names, openfst)
+            raw = fsa._raw
+            defaults = ["aux_labels"] + [f"aux_labels{i + 1}" for i in range(1, len(names))]
+            values = [raw.get_attr(d) for d in defaults]
+            for d in defaults:
+                raw = raw.without_attr(d)
+            for n, v in zip(names, values):
+                raw = raw.with_attr(n, v)
+            return Fsa(raw)
         if acceptor is None and num_aux_labels is None:
             acceptor = True
         if num_aux_labels is None:
@@ -510,6 +994,17 @@ class Fsa:
         return Fsa.from_str(
             s, acceptor, num_aux_labels, aux_label_names, ragged_label_names, openfst=True
         )
+
+    @staticmethod
+    def from_fsas(fsas: Sequence["Fsa"]) -> "Fsa":
+        """An FsaVec of the FSAs (k2's wrapper of create_fsa_vec)."""
+        return create_fsa_vec(fsas)
+
+    def set_scores_stochastic_(self, scores: Any) -> None:
+        """k2's: the scores of the arcs leaving each state normalized (log-sum-exp 0),
+        back-propagating into `scores` when it requires grad."""
+        r = RaggedTensor(self.arcs.shape(), scores).normalize(use_log=True)
+        self.scores = r.values
 
     def to_str(self, openfst: bool = False) -> str:
         return to_str(self, openfst)
@@ -556,7 +1051,25 @@ class Fsa:
 
     @labels.setter
     def labels(self, value: Any) -> None:
-        self._set_raw(self._raw.with_labels(_array(value, np.int32, "labels", 1)), True)
+        """New labels, fixed as k2's FixFinalLabels: -1 on the arcs entering the final
+        state, and a -1 elsewhere becomes 0."""
+        labels = np.array(_array(value, np.int32, "labels", 1), dtype=np.int32)
+        raw = self._raw
+        if len(labels) != raw.num_arcs:
+            raise ValueError(f"labels: {len(labels)} values for {raw.num_arcs} arcs")
+        axis = raw.num_axes - 1
+        src = np.asarray(raw.row_ids(axis), dtype=np.int64)
+        arcs = np.asarray(raw.arcs())
+        dest = src - arcs[:, 0] + arcs[:, 1]
+        if raw.num_axes == 3:
+            fsa_splits = np.asarray(raw.row_splits(1), dtype=np.int64)
+            final = fsa_splits[np.searchsorted(fsa_splits, src, side="right")] - 1
+        else:
+            final = np.full(len(src), len(raw.row_splits(1)) - 2)
+        to_final = dest == final
+        labels[to_final] = -1
+        labels[(~to_final) & (labels == -1)] = 0
+        self._set_raw(raw.with_labels(labels), True)
 
     @property
     def properties(self) -> int:
@@ -604,10 +1117,51 @@ class Fsa:
         return self
 
     def clone(self) -> "Fsa":
-        return Fsa._wrap(self._raw.with_scores(self._raw.scores().copy()), self)
+        """A copy whose arcs and attributes are new arrays (scores and float attributes
+        that require grad back-propagate into this FSA's); non-tensor attributes and the
+        cache entries are shared, as k2's."""
+        raw = self._raw.with_scores(self._raw.scores().copy())
+        for name in raw.attr_names():
+            v = raw.get_attr(name)
+            if isinstance(v, tuple):
+                raw = raw.with_attr(name, ([s.copy() for s in v[0]], v[1].copy()))
+            else:
+                raw = raw.with_attr(name, v.copy())
+        out = Fsa._wrap(raw, self)
+        out._cache.update(self._cache)
+        return _track(out, self, np.arange(self.num_arcs, dtype=np.int32))
 
     def detach(self) -> "Fsa":
-        return Fsa._wrap(self._raw, self)
+        out = Fsa._wrap(self._raw, self)
+        out._cache.update(self._cache)
+        return out
+
+    def is_cpu(self) -> bool:
+        return True
+
+    def is_cuda(self) -> bool:
+        return False
+
+    def invert_(self) -> "Fsa":
+        """k2's in-place invert: labels and aux_labels swapped."""
+        inv = invert(self)
+        object.__setattr__(self, "_raw", inv._raw)
+        object.__setattr__(self, "_scores_t", inv._scores_t)
+        object.__setattr__(self, "_attr_t", inv._attr_t)
+        return self
+
+    def convert_attr_to_ragged_(self, name: str, remove_eps: bool = True) -> "Fsa":
+        """k2's: the int32 attribute `name` as a ragged one of one value per arc (without
+        the 0s when `remove_eps`), in place."""
+        v = self._raw.get_attr(name)
+        if not isinstance(v, np.ndarray) or v.dtype != np.int32:
+            raise ValueError(f"convert_attr_to_ragged_: {name!r} is not a 1-D int32 attribute")
+        splits = np.arange(len(v) + 1, dtype=np.int32)
+        r = RaggedTensor._from_parts([splits], np.ascontiguousarray(v).copy())
+        if remove_eps:
+            r = r.remove_values_eq(0)
+        setattr(self, name, r)
+        return self
 
     # -- attributes
 
@@ -726,9 +1280,19 @@ class Fsa:
         return _out(self._raw.get_forward_scores(bool(use_double_scores), bool(log_semiring)))
 
     def get_backward_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        s = self._scores_t
+        if s is not None and s.requires_grad and _wants_grad(s):
+            from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+            return _autograd.backward_scores(self, s, use_double_scores, log_semiring)
         return _out(self._raw.get_backward_scores(bool(use_double_scores), bool(log_semiring)))
 
     def get_arc_post(self, use_double_scores: bool, log_semiring: bool) -> Any:
+        s = self._scores_t
+        if s is not None and s.requires_grad and _wants_grad(s):
+            from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+            return _autograd.arc_post(self, s, use_double_scores, log_semiring)
         return _out(self._raw.get_arc_post(bool(use_double_scores), bool(log_semiring)))
 
     def get_tot_scores(self, use_double_scores: bool, log_semiring: bool) -> Any:
@@ -948,14 +1512,33 @@ def determinize(
     return Fsa._wrap(raw, fsa)
 
 
+def _track_sums(out: Fsa, a: Fsa, derivs: Any) -> Fsa:
+    """Carries the autograd of `a`'s scores and float attributes to `out`'s, each arc
+    of which sums the arcs of `a` its derivation lists (k2's index_and_sum)."""
+    if not a.requires_grad and not a._attr_t:
+        return out
+    from arrays.k2 import _autograd  # noqa: PLC0415 (needs torch)
+
+    t = _torch()
+    splits, values = derivs[0][-1], derivs[1]
+    if a.requires_grad:
+        view = t.from_numpy(out._raw.scores())
+        object.__setattr__(out, "_scores_t", _autograd.sum_scores(view, splits, values, a._scores_t))
+    for name, src in a._attr_t.items():
+        v = out._raw.get_attr(name)
+        if isinstance(v, np.ndarray) and v.dtype == np.float32:
+            out._attr_t[name] = _autograd.sum_scores(t.from_numpy(v), splits, values, src)
+    return out
+
+
 def remove_epsilon(fsa: Fsa) -> Fsa:
-    raw, _ = fsa._raw.remove_epsilon()
-    return Fsa._wrap(raw, fsa)
+    raw, derivs = fsa._raw.remove_epsilon()
+    return _track_sums(Fsa._wrap(raw, fsa), fsa, derivs)
 
 
 def remove_epsilon_and_add_self_loops(fsa: Fsa, remove_filler: bool = True) -> Fsa:
-    raw, _ = fsa._raw.remove_epsilon_and_add_self_loops()
-    return Fsa._wrap(raw, fsa)
+    raw, derivs = fsa._raw.remove_epsilon_and_add_self_loops()
+    return _track_sums(Fsa._wrap(raw, fsa), fsa, derivs)
 
 
 def shortest_path(fsa: Fsa, use_double_scores: bool) -> Fsa:
@@ -1650,6 +2233,171 @@ def do_rnnt_pruning(am: Any, lm: Any, ranges: Any) -> Tuple[Any, Any]:
     return t.from_numpy(am_p), t.from_numpy(lm_p)
 
 
+def index_select(src: Any, index: Any, default_value: Any = 0) -> Any:
+    """k2's index_select: ``src[index]`` along axis 0, `default_value` where the index
+    is -1; back-propagates into `src` when it is a tensor that requires grad."""
+    idx = _array(index, np.int32, "index", 1).astype(np.int64)
+    if _is_tensor(src):
+        n = int(src.shape[0])
+    else:
+        src = np.asarray(src)
+        n = src.shape[0]
+    if idx.size and (idx.min() < -1 or idx.max() >= n):
+        raise IndexError(f"index_select: an index out of range for {n} rows (-1 allowed)")
+    keep = idx >= 0
+    safe = np.where(keep, idx, 0)
+    if _is_tensor(src):
+        t = _torch()
+        picked = src.index_select(0, t.from_numpy(safe)) if n else src.new_zeros((len(idx),) + tuple(src.shape[1:]))
+        mask = t.from_numpy(keep).reshape((-1,) + (1,) * (src.dim() - 1))
+        return t.where(mask, picked, t.full_like(picked, default_value))
+    picked = src[safe] if n else np.zeros((len(idx),) + src.shape[1:], dtype=src.dtype)
+    mask = keep.reshape((-1,) + (1,) * (src.ndim - 1))
+    return _out(np.where(mask, picked, np.asarray(default_value, dtype=src.dtype)))
+
+
+def index_add(index: Any, value: Any, in_out: Any) -> None:
+    """k2's index_add: ``in_out[index[i]] += value[i]`` in place, skipping index -1
+    (no autograd, as k2's)."""
+    idx = _array(index, np.int32, "index", 1).astype(np.int64)
+    n = int(in_out.shape[0])
+    if idx.size and (idx.min() < -1 or idx.max() >= n):
+        raise IndexError(f"index_add: an index out of range for {n} rows (-1 allowed)")
+    if int(value.shape[0]) != len(idx):
+        raise ValueError(f"index_add: {len(idx)} indexes for {int(value.shape[0])} values")
+    keep = idx >= 0
+    if _is_tensor(in_out):
+        t = _torch()
+        v = value if _is_tensor(value) else t.from_numpy(np.asarray(value))
+        if v.dtype != in_out.dtype:
+            raise ValueError(f"index_add: value of {v.dtype} into {in_out.dtype}")
+        with t.no_grad():
+            in_out.index_add_(0, t.from_numpy(idx[keep]), v.detach()[t.from_numpy(keep)])
+        return
+    v = np.asarray(value.detach().numpy() if _is_tensor(value) else value)
+    if v.dtype != in_out.dtype:
+        raise ValueError(f"index_add: value of {v.dtype} into {in_out.dtype}")
+    np.add.at(in_out, idx[keep], v[keep])
+
+
+def index_fsa(src: Fsa, indexes: Any) -> Fsa:
+    """k2's index_fsa: the FsaVec of ``src[i]`` for each i of `indexes` (repeats
+    allowed), with the attributes; scores back-propagate into `src`'s."""
+    idx = _array(indexes, np.int32, "indexes", 1)
+    if src._raw.num_axes != 3:
+        raise ValueError(f"index_fsa: expected an FsaVec, got an Fsa of shape {src.shape}")
+    n = int(src._raw.num_fsas)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"index_fsa: an index out of range for {n} FSAs")
+    return create_fsa_vec([src[int(i)] for i in idx])
+
+
+def simple_ragged_index_select(src: Any, indexes: RaggedTensor) -> Any:
+    """k2's: for each row of the 2-axis int32 `indexes`, the one non-zero value of the
+    1-D `src` at its indexes (0 when there is none; more than one is a ValueError)."""
+    if not isinstance(indexes, RaggedTensor) or indexes.num_axes != 2 or indexes._values.dtype != np.int32:
+        raise ValueError("simple_ragged_index_select: indexes must be a 2-axis int32 RaggedTensor")
+    a = src.detach().numpy() if _is_tensor(src) else np.asarray(src)
+    if a.ndim != 1:
+        raise ValueError(f"simple_ragged_index_select: src must be 1-D, got shape {a.shape}")
+    idx = indexes._values.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= len(a)):
+        raise IndexError(f"simple_ragged_index_select: an index out of range for {len(a)} values")
+    rows = _row_ids(indexes._splits[0]).astype(np.int64)
+    picked = a[idx]
+    nz = picked != 0
+    counts = np.bincount(rows[nz], minlength=indexes.dim0)
+    if counts.size and counts.max() > 1:
+        bad = int(np.argmax(counts > 1))
+        raise ValueError(f"simple_ragged_index_select: row {bad} of indexes has more than one non-zero value")
+    out = np.zeros(indexes.dim0, dtype=a.dtype)
+    out[rows[nz]] = picked[nz]
+    return _out(out)
+
+
+def compose_arc_maps(step1_arc_map: Any, step2_arc_map: Any) -> Any:
+    """k2's compose_arc_maps: ``step1[step2[i]]``, -1 where ``step2[i]`` is -1."""
+    a = _array(step1_arc_map, np.int32, "step1_arc_map", 1)
+    b = _array(step2_arc_map, np.int32, "step2_arc_map", 1)
+    if b.size and (b.min() < -1 or b.max() >= len(a)):
+        raise IndexError(f"compose_arc_maps: step2_arc_map indexes beyond the {len(a)} arcs of step 1")
+    keep = b >= 0
+    return _out(np.where(keep, a[np.where(keep, b, 0)] if len(a) else -1, -1).astype(np.int32))
+
+
+def cat(srcs: Sequence[Fsa]) -> Fsa:
+    """k2's cat: the FsaVecs one after another, with the tensor attributes they all
+    have, and each non-tensor attribute from the first FsaVec that has it."""
+    for src in srcs:
+        if src._raw.num_axes != 3:
+            raise ValueError(f"cat: expected FsaVecs, got an Fsa of shape {src.shape}")
+    common = set.intersection(*(set(src._raw.attr_names()) for src in srcs)) if srcs else set()
+    pieces = []
+    for src in srcs:
+        for i in range(int(src._raw.num_fsas)):
+            f = src[i]
+            for name in list(f._raw.attr_names()):
+                if name not in common:
+                    delattr(f, name)
+            f._non_tensor_attr.clear()
+            pieces.append(f)
+    out = create_fsa_vec(pieces)
+    for src in srcs:
+        for name, value in src._non_tensor_attr.items():
+            out._non_tensor_attr.setdefault(name, value)
+    return out
+
+
+def _labels_per_fsa(fsas: Fsa) -> List[List[int]]:
+    """The labels of each FSA's arcs (one list for an Fsa)."""
+    raw = fsas._raw
+    labels = np.asarray(raw.labels())
+    if raw.num_axes == 2:
+        return [labels.tolist()]
+    arcs = np.asarray(raw.row_splits(2))[np.asarray(raw.row_splits(1))]
+    return [labels[arcs[i] : arcs[i + 1]].tolist() for i in range(len(arcs) - 1)]
+
+
+def linear_fsa_with_self_loops(fsas: Fsa) -> Fsa:
+    """k2's: the linear FSA(s) of the positive labels of linear `fsas`, with epsilon
+    self-loops."""
+    rows = [[x for x in r if x > 0] for r in _labels_per_fsa(fsas)]
+    ans = add_epsilon_self_loops(linear_fsa(rows))
+    return ans[0] if fsas._raw.num_axes == 2 else ans
+
+
+def linear_fst_with_self_loops(fsts: Fsa) -> Fsa:
+    """k2's: a linear FST (or FstVec) without its epsilon arcs, each kept arc carrying
+    the aux labels (without 0 and -1, ragged) and the summed scores of itself and the
+    epsilon arcs before the next kept one, with epsilon self-loops."""
+    if "aux_labels" not in fsts:
+        raise ValueError("linear_fst_with_self_loops: the FST has no aux_labels")
+    aux = fsts.aux_labels
+    if isinstance(aux, RaggedTensor):
+        raise NotImplementedError("linear_fst_with_self_loops: ragged aux_labels are not reproduced")
+    labels = np.asarray(fsts._raw.labels())
+    aux = np.asarray(fsts._raw.get_attr("aux_labels"))
+    flag = np.ones(len(labels), dtype=np.int64)
+    flag[1:] = labels[:-1] != 0
+    row_ids = np.cumsum(flag) - 1
+    n = int(row_ids[-1]) + 1 if len(row_ids) else 0
+    splits = np.concatenate([[0], np.cumsum(np.bincount(row_ids, minlength=n))]).astype(np.int32)
+    dest_aux = RaggedTensor._from_parts([splits], aux.astype(np.int32)).remove_values_leq(0)
+    scores = fsts.scores
+    if _is_tensor(scores):
+        t = _torch()
+        dest_scores = t.zeros(n, dtype=scores.dtype).index_add(0, t.from_numpy(row_ids), scores)
+    else:
+        dest_scores = np.zeros(n, dtype=np.float32)
+        np.add.at(dest_scores, row_ids, scores)
+    rows = [[x for x in r if x > 0] for r in _labels_per_fsa(fsts)]
+    ans = linear_fsa(rows)
+    ans.aux_labels = dest_aux
+    ans.scores = dest_scores
+    ans = add_epsilon_self_loops(ans)
+    return ans[0] if fsts._raw.num_axes == 2 else ans
+
+
 # --------------------------------------------------------------------------- decoding helpers
 
 
@@ -1716,10 +2464,8 @@ class Nbest:
 def __getattr__(name: str) -> Any:
     """k2 names that are not reproduced raise NotImplementedError naming an alternative."""
     alternatives = {
-        "ragged": "arrays.k2.RaggedTensor methods (sum, max, remove_axis, index, ...)",
         "CtcLoss": "arrays.k2.ctc_loss",
         "intersect_device": "arrays.k2.intersect on FsaVecs",
-        "index_fsa": "create_fsa_vec([fsas[i] for i in indexes])",
         "expand_ragged_attributes": "arrays.k2.invert (expands ragged aux_labels)",
     }
     if name in alternatives:
@@ -1728,3 +2474,4 @@ def __getattr__(name: str) -> Any:
 
 
 from arrays.k2 import fsa_properties  # noqa: E402 (k2.fsa_properties)
+from arrays.k2 import ragged  # noqa: E402 (k2.ragged)

@@ -134,6 +134,121 @@ def forward_scores(fsa: Any, scores: torch.Tensor, use_double_scores: bool, log_
     return _ForwardScores.apply(scores, fsa, use_double_scores, log_semiring)
 
 
+def _arc_states(raw: Any) -> Any:
+    """Per arc its source and destination state (idx01), and the leaving arcs' splits."""
+    axis = raw.num_axes - 1
+    splits = np.asarray(raw.row_splits(axis), dtype=np.int64)
+    src = np.asarray(raw.row_ids(axis), dtype=np.int64)
+    arcs = np.asarray(raw.arcs())
+    dest = src - arcs[:, 0].astype(np.int64) + arcs[:, 1].astype(np.int64)
+    return splits, src, dest
+
+
+def _fsa_states(raw: Any) -> np.ndarray:
+    """The states' splits per FSA (one FSA for a 2-axis Fsa)."""
+    if raw.num_axes == 3:
+        return np.asarray(raw.row_splits(1), dtype=np.int64)
+    return np.asarray([0, len(raw.row_splits(1)) - 1], dtype=np.int64)
+
+
+class _BackwardScores(torch.autograd.Function):
+    """get_backward_scores with k2's backward (BackpropGetBackwardScores): each state's
+    gradient flows to the arcs leaving it, weighted by the arc's share of the state's
+    backward score (log semiring: exp(score + beta[dest] - beta[src]), 0 where beta[src]
+    is -inf; tropical: 1 for the best leaving arc, the last of a tie as k2's CPU
+    ArgMaxPerSublist), and on to the arc's destination state, in increasing state order
+    (top-sorted)."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: torch.Tensor, fsa: Any, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:  # type: ignore[override]
+        raw = fsa._raw
+        out = raw.get_backward_scores(bool(use_double_scores), bool(log_semiring))
+        beta = np.asarray(raw.get_backward_scores(True, bool(log_semiring)), dtype=np.float64)
+        splits, src, dest = _arc_states(raw)
+        v = beta[dest] + scores.detach().to(torch.float64).numpy()
+        if log_semiring:
+            finite = np.isfinite(beta[src])
+            with np.errstate(invalid="ignore", over="ignore"):
+                p = np.where(finite, np.exp(np.where(finite, v - beta[src], -np.inf)), 0.0)
+        else:
+            p = np.zeros(len(v))
+            for s in range(len(splits) - 1):
+                b, e = int(splits[s]), int(splits[s + 1])
+                if e > b:
+                    row = v[b:e]
+                    # the last of the maxima (k2: `elem >= val`, from -inf)
+                    p[b + (e - b - 1) - int(np.argmax(row[::-1]))] = 1.0
+        ctx.graph = (splits, dest, p)
+        ctx.dtype = scores.dtype
+        return torch.from_numpy(np.asarray(out))
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: torch.Tensor) -> Any:  # type: ignore[override]
+        splits, dest, p = ctx.graph
+        g = grad_output.detach().to(torch.float64).numpy().copy()
+        for s in range(len(g)):
+            b, e = splits[s], splits[s + 1]
+            if e > b:
+                np.add.at(g, dest[b:e], g[s] * p[b:e])
+        src = np.repeat(np.arange(len(g)), np.diff(splits))
+        arc_grad = g[src] * p
+        return torch.from_numpy(arc_grad).to(ctx.dtype), None, None, None
+
+
+def backward_scores(fsa: Any, scores: torch.Tensor, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:
+    """get_backward_scores as a tensor that back-propagates into ``scores``."""
+    return _BackwardScores.apply(scores, fsa, use_double_scores, log_semiring)
+
+
+class _ArcPost(torch.autograd.Function):
+    """get_arc_post (alpha[src] + score + beta[dest] - (alpha[final] + beta[start]) / 2)
+    with k2's backward (BackpropGetArcPost): the arc's gradient goes to its score, to its
+    source state's forward score and to its destination state's backward score; the
+    final state's forward score and the start state's backward score get -1/2 of the
+    FSA's summed arc gradient (set, not added, as k2 does)."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: torch.Tensor, fwd: torch.Tensor, bwd: torch.Tensor, fsa: Any, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:  # type: ignore[override]
+        raw = fsa._raw
+        out = raw.get_arc_post(bool(use_double_scores), bool(log_semiring))
+        splits, src, dest = _arc_states(raw)
+        ctx.graph = (src, dest, len(splits) - 1, _fsa_states(raw))
+        ctx.dtypes = (scores.dtype, fwd.dtype, bwd.dtype)
+        return torch.from_numpy(np.asarray(out))
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        src, dest, num_states, fsa_states = ctx.graph
+        ga = g.detach().to(torch.float64).numpy()
+        g_fwd = np.zeros(num_states)
+        g_bwd = np.zeros(num_states)
+        np.add.at(g_fwd, src, ga)
+        np.add.at(g_bwd, dest, ga)
+        first_arc = np.searchsorted(src, fsa_states, side="left")
+        for i in range(len(fsa_states) - 1):
+            if fsa_states[i + 1] > fsa_states[i]:
+                d = -0.5 * float(ga[first_arc[i] : first_arc[i + 1]].sum())
+                g_fwd[fsa_states[i + 1] - 1] = d
+                g_bwd[fsa_states[i]] = d
+        t_s, t_f, t_b = ctx.dtypes
+        return (
+            torch.from_numpy(ga.copy()).to(t_s),
+            torch.from_numpy(g_fwd).to(t_f),
+            torch.from_numpy(g_bwd).to(t_b),
+            None,
+            None,
+            None,
+        )
+
+
+def arc_post(fsa: Any, scores: torch.Tensor, use_double_scores: bool, log_semiring: bool) -> torch.Tensor:
+    """get_arc_post as a tensor that back-propagates into ``scores``, directly and through
+    the forward and backward scores."""
+    fwd = forward_scores(fsa, scores, use_double_scores, log_semiring)
+    bwd = backward_scores(fsa, scores, use_double_scores, log_semiring)
+    return _ArcPost.apply(scores, fwd, bwd, fsa, use_double_scores, log_semiring)
+
+
 class _MapScores(torch.autograd.Function):
     """The scores of an algorithm's result: `a_scores[a_map]` (+ `b_scores[b_map]` for
     intersect and compose), with -1 in a map for a created arc, as k2's index_select."""
@@ -167,6 +282,31 @@ def map_scores(out: torch.Tensor, a_map: Any, a: torch.Tensor, b_map: Any = None
     if b is not None and not b.requires_grad:
         b = b.detach()
     return _MapScores.apply(out, a_map_t, a, b_map_t, b)
+
+
+class _SumScores(torch.autograd.Function):
+    """The scores of a result whose arc i sums the source arcs ``values[j]`` of its row
+    (``row_ids[j] == i``), as k2's index_and_sum after remove_epsilon."""
+
+    @staticmethod
+    def forward(ctx: Any, out: torch.Tensor, row_ids: torch.Tensor, values: torch.Tensor, a: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        ctx.save_for_backward(row_ids, values)
+        ctx.size = a.shape[0]
+        ctx.dtype = a.dtype
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        row_ids, values = ctx.saved_tensors
+        grad = torch.zeros(ctx.size, dtype=g.dtype)
+        grad.index_add_(0, values, g[row_ids])
+        return None, None, None, grad.to(ctx.dtype)
+
+
+def sum_scores(out: torch.Tensor, splits: Any, values: Any, a: torch.Tensor) -> torch.Tensor:
+    s = np.asarray(splits, dtype=np.int64)
+    row_ids = np.repeat(np.arange(len(s) - 1, dtype=np.int64), np.diff(s))
+    return _SumScores.apply(out, torch.from_numpy(row_ids), torch.from_numpy(np.asarray(values, dtype=np.int64)), a)
 
 
 class _CatScores(torch.autograd.Function):
