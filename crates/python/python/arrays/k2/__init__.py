@@ -981,6 +981,12 @@ class Fsa:
         raw = _native.RawFsa.from_str(
             s, bool(acceptor), int(num_aux_labels), list(ragged_label_names), bool(openfst)
         )
+        if openfst:
+            # k2 negates each cost, so a cost of 0 is a score of -0.0 (to_str shows it)
+            scores = np.array(raw.scores(), dtype=np.float32)
+            if np.any(scores == 0):
+                scores[scores == 0] = np.float32(-0.0)
+                raw = raw.with_scores(scores)
         return Fsa(raw)
 
     @staticmethod
@@ -1427,14 +1433,51 @@ def create_fsa_vec(fsas: Sequence[Fsa]) -> Fsa:
     return out
 
 
+def _k2_text(fsa: Fsa, openfst: bool, aux: Sequence[np.ndarray], ragged: Sequence[Any]) -> str:
+    """k2's FsaToString: one line per arc, ``src dest label``, the aux-label columns, the
+    ragged columns as ``[ 1 2 ]``, the score (negated for OpenFst, whose arcs into the final
+    state are ``src cost`` lines) as C++'s ``<<`` of a float (``%g``); k2 text ends with
+    the final state's line."""
+    raw = fsa._raw
+    if raw.num_axes != 2:
+        raise ValueError("to_str needs a single FSA, not an FsaVec (index it first)")
+    arcs = np.asarray(raw.arcs())
+    scores = np.asarray(raw.scores(), dtype=np.float32)
+    scale = np.float32(-1.0 if openfst else 1.0)
+    aux_rows = [np.asarray(c).tolist() for c in aux]
+    rag = [(np.asarray(r._splits[0]), r._values.tolist()) for r in ragged]
+    lines = []
+    for a in range(len(arcs)):
+        src, dest, label = int(arcs[a, 0]), int(arcs[a, 1]), int(arcs[a, 2])
+        if openfst and label == -1:
+            line = f"{src} "
+        else:
+            line = f"{src} {dest} {label} " + "".join(f"{c[a]} " for c in aux_rows)
+            for splits, values in rag:
+                line += "[ " + "".join(f"{v} " for v in values[splits[a] : splits[a + 1]]) + "] "
+        lines.append(line + f"{float(scale * scores[a]):g}\n")
+    if len(arcs) and not openfst:
+        lines.append(f"{len(raw.row_splits(1)) - 2}\n")
+    return "".join(lines)
+
+
 def to_str_simple(fsa: Fsa, openfst: bool = False) -> str:
-    """k2's to_str_simple: the text with the plain aux labels (as to_str here)."""
-    return str(fsa._raw.to_str(bool(openfst), None))
+    """k2's to_str_simple: the text with the plain aux labels only."""
+    aux = fsa._raw.get_attr("aux_labels") if "aux_labels" in fsa._raw.attr_names() else None
+    return _k2_text(fsa, openfst, [aux] if isinstance(aux, np.ndarray) else [], [])
 
 
 def to_str(fsa: Fsa, openfst: bool = False) -> str:
-    raw = fsa._raw
-    return str(raw.to_str(bool(openfst), None))
+    """k2's to_str: every int32 attribute (by name) as a label column, then every ragged
+    one (by name) as a bracketed column."""
+    aux, ragged = [], []
+    for name in sorted(fsa._raw.attr_names()):
+        v = fsa._raw.get_attr(name)
+        if isinstance(v, tuple):
+            ragged.append(RaggedTensor._from_parts(*v))
+        elif v.dtype == np.int32:
+            aux.append(v)
+    return _k2_text(fsa, openfst, aux, ragged)
 
 
 def arc_sort(fsa: Fsa, ret_arc_map: bool = False) -> Any:
