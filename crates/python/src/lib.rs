@@ -1359,6 +1359,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rnnt::rnnt_loss_logits, m)?)?;
     m.add_function(wrap_pyfunction!(rnnt::get_rnnt_prune_ranges, m)?)?;
     m.add_function(wrap_pyfunction!(rnnt::do_rnnt_pruning, m)?)?;
+    m.add_function(wrap_pyfunction!(rnnt::get_rnnt_logprobs, m)?)?;
     m.add_function(wrap_pyfunction!(rnnt::mutual_information_recursion_f32, m)?)?;
     m.add_function(wrap_pyfunction!(rnnt::mutual_information_recursion_f64, m)?)?;
     m.add_function(wrap_pyfunction!(one_best, m)?)?;

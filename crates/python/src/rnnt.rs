@@ -23,6 +23,9 @@ type RnntOut<'py> = (
 /// `(am_pruned, lm_pruned)`.
 type PrunedOut<'py> = (Bound<'py, PyArray4<f32>>, Bound<'py, PyArray4<f32>>);
 
+/// `(px, py)`.
+type LogprobsOut<'py> = (Bound<'py, PyArray3<f32>>, Bound<'py, PyArray3<f32>>);
+
 /// k2's keyword arguments as a config (a `ValueError` for an unknown name).
 #[allow(clippy::too_many_arguments)]
 fn config(
@@ -129,6 +132,48 @@ pub(crate) fn rnnt_loss_lm_am<'py>(
         })
         .map_err(py_err)?;
     Ok(out(py, r))
+}
+
+/// `get_rnnt_logprobs` (`smoothed` false) or `get_rnnt_logprobs_smoothed` (true) on `lm`
+/// `[B][S + 1][C]`, `am` `[B][T][C]`: `(px, py)`.
+#[pyfunction]
+#[pyo3(signature = (lm, am, symbols, termination_symbol, boundary, rnnt_type, smoothed,
+    lm_only_scale, am_only_scale))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn get_rnnt_logprobs<'py>(
+    py: Python<'py>,
+    lm: PyReadonlyArray3<'py, f32>,
+    am: PyReadonlyArray3<'py, f32>,
+    symbols: PyReadonlyArray2<'py, i64>,
+    termination_symbol: i64,
+    boundary: Option<PyReadonlyArray2<'py, i64>>,
+    rnnt_type: &str,
+    smoothed: bool,
+    lm_only_scale: f32,
+    am_only_scale: f32,
+) -> PyResult<LogprobsOut<'py>> {
+    let cfg = config(
+        rnnt_type,
+        0.0,
+        "none",
+        false,
+        false,
+        lm_only_scale,
+        am_only_scale,
+    )?;
+    let term = termination(termination_symbol)?;
+    let (lm, am, symbols) = (lm.as_array(), am.as_array(), symbols.as_array());
+    let boundary = boundary.as_ref().map(|b| b.as_array());
+    let (px, py_) = py
+        .allow_threads(|| {
+            if smoothed {
+                ragged_fsa::get_rnnt_logprobs_smoothed(lm, am, symbols, term, boundary, &cfg)
+            } else {
+                ragged_fsa::get_rnnt_logprobs(lm, am, symbols, term, cfg.rnnt_type, boundary)
+            }
+        })
+        .map_err(py_err)?;
+    Ok((px.into_pyarray(py), py_.into_pyarray(py)))
 }
 
 /// `rnnt_loss` (full logits `[B][T][S + 1][C]`, `ranges` None) or `rnnt_loss_pruned`

@@ -320,3 +320,30 @@ def test_first_backward_hands_the_rust_buffer_to_torch(torch, monkeypatch):
     x = logits.requires_grad_(True)
     (3.0 * ak2.rnnt_loss(x, symbols, 0, boundary=boundary, reduction="sum")).backward()
     assert len(seen) == 1 and x.grad.data_ptr() == seen[0]
+
+
+@pytest.mark.parametrize("rnnt_type", ["regular", "modified", "constrained"])
+def test_get_rnnt_logprobs_equal_k2s(k2, torch, rnnt_type):
+    lm, am, symbols, boundary = _case(torch, 11, rnnt_type)
+    for ours, theirs in (
+        (
+            ak2.get_rnnt_logprobs(lm, am, symbols, C - 1, rnnt_type, boundary),
+            k2.get_rnnt_logprobs(lm, am, symbols, C - 1, rnnt_type, boundary),
+        ),
+        (
+            ak2.get_rnnt_logprobs_smoothed(lm, am, symbols, C - 1, 0.2, 0.1, boundary, rnnt_type),
+            k2.get_rnnt_logprobs_smoothed(lm, am, symbols, C - 1, 0.2, 0.1, boundary, rnnt_type),
+        ),
+    ):
+        for a, b in zip(ours, theirs):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+    # numpy in, numpy out
+    px, _ = ak2.get_rnnt_logprobs(lm.numpy(), am.numpy(), symbols.numpy(), C - 1, rnnt_type)
+    assert isinstance(px, np.ndarray)
+
+
+def test_get_rnnt_logprobs_refuses_inputs_that_require_grad(torch):
+    lm, am, symbols, _ = _case(torch, 12)
+    with pytest.raises(NotImplementedError, match="back-propagate"):
+        ak2.get_rnnt_logprobs(lm.requires_grad_(True), am, symbols, C - 1)

@@ -65,6 +65,8 @@ __all__ = [
     "rnnt_loss",
     "rnnt_loss_pruned",
     "get_rnnt_prune_ranges",
+    "get_rnnt_logprobs",
+    "get_rnnt_logprobs_smoothed",
     "do_rnnt_pruning",
     "mutual_information_recursion",
     "joint_mutual_information_recursion",
@@ -2186,6 +2188,50 @@ def _call_lm_am(smoothed: bool, args: Any, kwargs: Any) -> Tuple[Any, ...]:
 
 def _numpy_loss(raw: Tuple[Any, ...], a: Dict[str, Any]) -> np.ndarray:
     return raw[0] if a["reduction"] == "none" else raw[0].reshape(())
+
+
+def _rnnt_logprobs(lm: Any, am: Any, symbols: Any, termination_symbol: int, boundary: Any,
+                   rnnt_type: str, smoothed: bool, lm_only_scale: float, am_only_scale: float) -> Tuple[Any, Any]:
+    if _wants_grad(lm, am):
+        raise NotImplementedError(
+            "get_rnnt_logprobs does not back-propagate here; the losses (rnnt_loss_simple, "
+            "rnnt_loss_smoothed) do, or detach lm and am"
+        )
+    px, py = _native.get_rnnt_logprobs(
+        _array(lm, np.float32, "lm", 3),
+        _array(am, np.float32, "am", 3),
+        _array(symbols, np.int64, "symbols", 2),
+        int(termination_symbol),
+        _rnnt_opt(boundary, "boundary", 2),
+        str(rnnt_type),
+        bool(smoothed),
+        float(lm_only_scale),
+        float(am_only_scale),
+    )
+    if _is_tensor(lm) or _is_tensor(am):
+        t = _torch()
+        return t.from_numpy(px), t.from_numpy(py)
+    return px, py
+
+
+def get_rnnt_logprobs(
+    lm: Any, am: Any, symbols: Any, termination_symbol: int, rnnt_type: str = "regular",
+    boundary: Any = None,
+) -> Tuple[Any, Any]:
+    """k2's get_rnnt_logprobs: (px [B][S][T+1] for 'regular', else [B][S][T]; py
+    [B][S+1][T]) of the additive joiner, for mutual_information_recursion; float32 lm
+    and am that do not require grad (the losses back-propagate)."""
+    return _rnnt_logprobs(lm, am, symbols, termination_symbol, boundary, rnnt_type, False, 0.0, 0.0)
+
+
+def get_rnnt_logprobs_smoothed(
+    lm: Any, am: Any, symbols: Any, termination_symbol: int, lm_only_scale: float = 0.1,
+    am_only_scale: float = 0.1, boundary: Any = None, rnnt_type: str = "regular",
+) -> Tuple[Any, Any]:
+    """k2's get_rnnt_logprobs_smoothed: as get_rnnt_logprobs, interpolated with the
+    lm-only and am-only log-probabilities."""
+    return _rnnt_logprobs(lm, am, symbols, termination_symbol, boundary, rnnt_type, True,
+                          lm_only_scale, am_only_scale)
 
 
 def get_rnnt_prune_ranges(px_grad: Any, py_grad: Any, boundary: Any, s_range: int) -> Any:
