@@ -226,3 +226,44 @@ def test_fsa_properties_names():
     assert k2.fsa_properties.ARC_SORTED_AND_DETERMINISTIC == 0x20
     assert k2.fsa_properties.to_str(0x01 | 0x04 | 0x100) == "Valid|TopSorted|MaybeCoaccessible"
     assert k2.fsa_properties.to_str(0) == ""
+
+
+def test_ragged_tensors_of_floats_hand_worked():
+    """k2.ragged on float values, with or without torch (numpy out without it)."""
+    r = k2.RaggedTensor("[[1.5 2] [] [3]]")
+    assert "float32" in str(r.dtype) and r.tolist() == [[1.5, 2.0], [], [3.0]]
+    assert str(r) == "RaggedTensor([[1.5, 2.0],\n              [],\n              [3.0]], dtype=torch.float32)"
+    assert np.asarray(r.sum()).tolist() == [3.5, 0.0, 3.0]
+    assert np.asarray(r.max(initial_value=0)).tolist() == [2.0, 0.0, 3.0]
+    assert np.asarray(r.argmax()).tolist() == [1, -1, 2]
+    n = r.normalize(use_log=False)
+    np.testing.assert_allclose(np.asarray(n.values), [1.5 / 3.5, 2 / 3.5, 1.0], rtol=1e-6)
+    lg = r.normalize(use_log=True)
+    lse = math.log(math.exp(1.5) + math.exp(2.0))
+    np.testing.assert_allclose(np.asarray(lg.values), [1.5 - lse, 2.0 - lse, 0.0], rtol=1e-6)
+    assert np.asarray(r.pad("replicate", -1.0)).tolist() == [[1.5, 2.0], [-1.0, -1.0], [3.0, 3.0]]
+    d = k2.RaggedTensor([[3, 1, 2], [5, 4]], dtype="float64")
+    assert np.asarray(d.sort_(descending=True, need_new2old_indexes=True)).tolist() == [0, 2, 1, 3, 4]
+    assert d.tolist() == [[3.0, 2.0, 1.0], [5.0, 4.0]]
+    both = k2.ragged.cat([d, k2.RaggedTensor([[7.0]], dtype="float64")], axis=0)
+    assert both.tolist() == [[3.0, 2.0, 1.0], [5.0, 4.0], [7.0]] and both.num_axes == 2
+    u, reps, new2old = k2.RaggedTensor([[2, 1], [1], [2, 1]]).unique(True, True)
+    assert u.tolist() == [[1], [2, 1]] and reps.tolist() == [[1, 2]]
+    assert np.asarray(new2old).tolist() == [1, 0]
+    back = pickle.loads(pickle.dumps(d))
+    assert back == d and back != k2.RaggedTensor([[3, 2, 1], [5, 4]])  # int32 differs
+    with pytest.raises(ValueError):
+        k2.RaggedTensor([[1], [[2]]])
+    with pytest.raises(ValueError):
+        k2.RaggedTensor("[[1 2] [3]", dtype="float32")
+
+
+def test_ragged_shape_index_and_row_ids_hand_worked():
+    shape = k2.RaggedShape("[ [x x] [] [x x x] ]")
+    ans, vi = shape.index(axis=0, indexes=np.array([2, -1, 0], dtype=np.int32))
+    assert ans == k2.RaggedShape("[ [x x x] [] [x x] ]")
+    assert np.asarray(vi).tolist() == [2, 3, 4, 0, 1]
+    s2 = k2.ragged.create_ragged_shape2(row_ids=np.array([0, 0, 2], dtype=np.int32))
+    assert s2 == k2.RaggedShape("[ [x x] [] [x] ]") and s2.max_size(1) == 2
+    with pytest.raises(ValueError):
+        k2.ragged.create_ragged_shape2(row_ids=np.array([1, 0], dtype=np.int32))
