@@ -267,3 +267,28 @@ def test_ragged_shape_index_and_row_ids_hand_worked():
     assert s2 == k2.RaggedShape("[ [x x] [] [x] ]") and s2.max_size(1) == 2
     with pytest.raises(ValueError):
         k2.ragged.create_ragged_shape2(row_ids=np.array([1, 0], dtype=np.int32))
+
+
+def test_expand_ragged_attributes_of_an_fsa_vec_hand_worked():
+    """Each arc becomes a chain through new states numbered right after its source state,
+    score and label on the first arc; an arc into the final state ends in -1, one arc more
+    when its list does not end in -1 (k2's ExpandArcs)."""
+    a = k2.Fsa.from_str("0 1 2 10\n0 1 1 20\n1 2 -1 30\n2")
+    a.ragged_attr = k2.RaggedTensor([[1, 2, 3], [5, 6], []])
+    a.ints = np.array([4, 5, 6], dtype=np.int32)
+    b = k2.Fsa.from_str("0 1 -1 5\n1")
+    b.ragged_attr = k2.RaggedTensor([[7, 8]])
+    b.ints = np.array([9], dtype=np.int32)
+    d, arc_map = k2.expand_ragged_attributes(k2.create_fsa_vec([a, b]), ret_arc_map=True)
+    arcs = np.asarray(d.arcs.values())[:, :3].tolist()
+    assert arcs == [
+        [0, 1, 2], [0, 3, 1], [1, 2, 0], [2, 4, 0], [3, 4, 0], [4, 5, -1],
+        [0, 1, 0], [1, 2, 0], [2, 3, -1],
+    ]
+    assert np.asarray(d.scores).tolist() == [10, 20, 0, 0, 0, 30, 5, 0, 0]
+    assert np.asarray(arc_map).tolist() == [0, 1, -1, -1, -1, 2, 3, -1, -1]
+    assert np.asarray(d.ragged_attr).tolist() == [1, 5, 2, 3, 6, -1, 7, 8, -1]
+    assert np.asarray(d.ints).tolist() == [4, 5, 0, 0, 0, 6, 9, 0, 0]
+    assert k2.expand_ragged_attributes(b, ragged_attribute_names=[]) is b
+    with pytest.raises(ValueError):
+        k2.expand_ragged_attributes(a, ragged_attribute_names=["ints"])

@@ -21,16 +21,19 @@ EXPECTED_FAILURES = {
     "(forward_scores_double_log, state_batches)",
     "fsa_test.py::TestFsa::test_single_fsa_as_dict": "attributes of two dimensions",
     "fsa_test.py::TestFsa::test_fsa_vec_as_dict": "attributes of two dimensions",
+    "expand_ragged_attributes_test.py::TestExpandArcs::test_final": "k2's internal "
+    "_k2.fix_final_labels, called by the test itself",
     "rnnt_loss_test.py::TestRnntLoss::test_rnnt_loss_pruned": "float64 lm and am",
     "rnnt_loss_test.py::TestRnntLoss::test_rnnt_loss_pruned_small_symbols_number": "float64 lm and am",
     "rnnt_loss_test.py::TestRnntLoss::test_prune_ranges": "float64 lm and am",
 }
-NUM_PASSED = 199
+NUM_PASSED = 200
 
 
 def test_k2_own_tests_pass_through_the_shim():
     need("torch")
-    # fsa_test.py imports k2's own `_k2` (only test_fsa_io uses it)
+    # fsa_test.py and expand_ragged_attributes_test.py import k2's own `_k2` (only the
+    # tests listed as failing use it)
     need("k2")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE / "shim"), env.get("PYTHONPATH", "")])
@@ -43,7 +46,7 @@ def test_k2_own_tests_pass_through_the_shim():
     )
     assert "shim" in which.stdout, which.stdout  # the shim, not an installed k2
     files = sorted(str(p) for p in HERE.glob("*_test.py"))
-    assert len(files) == 47
+    assert len(files) == 48
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *files],
         env=env,

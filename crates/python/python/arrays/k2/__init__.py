@@ -78,6 +78,7 @@ __all__ = [
     "index_select",
     "index_add",
     "index_fsa",
+    "expand_ragged_attributes",
     "simple_ragged_index_select",
     "compose_arc_maps",
     "cat",
@@ -2404,6 +2405,123 @@ def simple_ragged_index_select(src: Any, indexes: RaggedTensor) -> Any:
     return _out(out)
 
 
+def _expand_one(
+    arcs: np.ndarray, scores: np.ndarray, lists: List[List[List[int]]], num_states: int
+) -> Tuple[np.ndarray, np.ndarray, List[List[int]]]:
+    """k2's ExpandArcs on one FSA: arc a becomes a chain of max(1, longest list) arcs (an
+    arc into the final state one more when a list does not end in -1), through new states
+    numbered right after a's source state; the score and the label go on the first arc
+    (into the final state: the -1 on the last). Returns the arcs, the arc map (-1 for the
+    arcs made) and each ragged attribute's value per new arc (0 past a list's end, -1 on
+    the last arc into the final state)."""
+    n = len(arcs)
+    if n == 0:
+        return arcs.reshape(0, 4), np.zeros(0, dtype=np.int32), [[] for _ in lists]
+    length = np.ones(n, dtype=np.int64)
+    for a in range(n):
+        final = arcs[a, 2] == -1
+        for lst in lists:
+            v = lst[a]
+            need = len(v) + (1 if final and (not v or v[-1] != -1) else 0)
+            length[a] = max(length[a], need)
+    new_id = np.zeros(num_states, dtype=np.int64)
+    nxt = 0
+    for st in range(num_states):
+        new_id[st] = nxt
+        leaving = np.nonzero(arcs[:, 0] == st)[0]
+        nxt += 1 + int((length[leaving] - 1).sum())
+    # src, dest, label, score, arc map, source arc, position in the chain, final arc's last
+    out_arcs: List[Tuple[int, int, int, float, int, int, int, bool]] = []
+    for st in range(num_states):
+        leaving = np.nonzero(arcs[:, 0] == st)[0]
+        inter = new_id[st] + 1
+        firsts, rest = [], []
+        for a in leaving:
+            final = arcs[a, 2] == -1
+            chain = [int(new_id[st])] + list(range(int(inter), int(inter + length[a] - 1))) + [int(new_id[arcs[a, 1]])]
+            inter += length[a] - 1
+            for j in range(int(length[a])):
+                last = j == length[a] - 1
+                label = (-1 if last else 0) if final else (int(arcs[a, 2]) if j == 0 else 0)
+                row = (chain[j], chain[j + 1], label, float(scores[a]) if j == 0 else 0.0,
+                       int(a) if j == 0 else -1, int(a), j, bool(final and last))
+                (firsts if j == 0 else rest).append(row)
+        out_arcs.extend(firsts + rest)
+    m = len(out_arcs)
+    new_arcs = np.zeros((m, 4), dtype=np.int32)
+    new_scores = np.zeros(m, dtype=np.float32)
+    amap = np.zeros(m, dtype=np.int32)
+    values: List[List[int]] = [[] for _ in lists]
+    for i, (src, dst, label, score, mp, a, j, final_last) in enumerate(out_arcs):
+        new_arcs[i, :3] = (src, dst, label)
+        new_scores[i] = score
+        amap[i] = mp
+        for k, lst in enumerate(lists):
+            v = lst[a]
+            values[k].append(v[j] if j < len(v) else (-1 if final_last else 0))
+    new_arcs[:, 3] = new_scores.view(np.int32)
+    return new_arcs, amap, values
+
+
+def expand_ragged_attributes(
+    fsas: Fsa, ret_arc_map: bool = False, ragged_attribute_names: Optional[List[str]] = None
+) -> Any:
+    """k2's expand_ragged_attributes: the ragged int32 attributes (all, or those named)
+    made linear by expanding each arc into a chain (see k2's ExpandArcs); the other
+    attributes follow the arc map (0 on the arcs made, ragged ones empty), the scores and
+    float attributes back-propagate through it; with `ret_arc_map`, (fsa, arc map)."""
+    raw = fsas._raw
+    if ragged_attribute_names is None:
+        ragged_attribute_names = [n for n in raw.attr_names() if isinstance(raw.get_attr(n), tuple)]
+    for n in ragged_attribute_names:
+        if not isinstance(raw.get_attr(n), tuple):
+            raise ValueError(f"expand_ragged_attributes: {n!r} is not a ragged attribute")
+    if not ragged_attribute_names:
+        return (fsas, _out(np.arange(raw.num_arcs, dtype=np.int32))) if ret_arc_map else fsas
+    lists = [RaggedTensor._from_parts(*raw.get_attr(n)).tolist() for n in ragged_attribute_names]
+    arcs = np.asarray(raw.arcs())
+    scores = np.asarray(raw.scores(), dtype=np.float32)
+    if raw.num_axes == 2:
+        pieces = [(0, len(arcs), len(raw.row_splits(1)) - 1)]
+    else:
+        s1 = np.asarray(raw.row_splits(1))
+        b = np.asarray(raw.row_splits(2))[s1]
+        pieces = [(int(b[i]), int(b[i + 1]), int(s1[i + 1] - s1[i])) for i in range(len(b) - 1)]
+    fsa_list, maps, vals = [], [], [[] for _ in lists]
+    for lo, hi, num_states in pieces:
+        a, m, v = _expand_one(arcs[lo:hi], scores[lo:hi], [l[lo:hi] for l in lists], num_states)
+        fsa_list.append(Fsa(a) if len(a) else Fsa(_native.RawFsa.from_str("", True, 0, [], False)))
+        maps.append(np.where(m >= 0, m + lo, -1).astype(np.int32))
+        for k in range(len(lists)):
+            vals[k].extend(v[k])
+    dest = fsa_list[0] if raw.num_axes == 2 else create_fsa_vec(fsa_list)
+    arc_map = np.concatenate(maps) if maps else np.zeros(0, dtype=np.int32)
+    keep = arc_map >= 0
+    safe = np.where(keep, arc_map, 0)
+    for name in raw.attr_names():
+        if name in ragged_attribute_names:
+            continue
+        v = raw.get_attr(name)
+        if isinstance(v, tuple):
+            r = RaggedTensor._from_parts(*v)
+            setattr(dest, name, r.index(arc_map)[0])
+        else:
+            setattr(dest, name, np.where(keep, v[safe] if len(v) else 0, 0).astype(v.dtype))
+    for name, values in zip(ragged_attribute_names, vals):
+        setattr(dest, name, np.asarray(values, dtype=np.int32))
+    if "aux_labels" in ragged_attribute_names or "aux_labels" in raw.attr_names():
+        aux = dest._raw.get_attr("aux_labels")
+        if isinstance(aux, np.ndarray):
+            final = np.asarray(dest._raw.labels()) == -1
+            aux = aux.copy()
+            aux[final] = -1
+            aux[(~final) & (aux == -1)] = 0
+            setattr(dest, "aux_labels", aux)
+    dest._non_tensor_attr.update(fsas._non_tensor_attr)
+    _track(dest, fsas, arc_map)
+    return (dest, _out(arc_map)) if ret_arc_map else dest
+
+
 def compose_arc_maps(step1_arc_map: Any, step2_arc_map: Any) -> Any:
     """k2's compose_arc_maps: ``step1[step2[i]]``, -1 where ``step2[i]`` is -1."""
     a = _array(step1_arc_map, np.int32, "step1_arc_map", 1)
@@ -2555,7 +2673,6 @@ def __getattr__(name: str) -> Any:
     alternatives = {
         "CtcLoss": "arrays.k2.ctc_loss",
         "intersect_device": "arrays.k2.intersect on FsaVecs",
-        "expand_ragged_attributes": "arrays.k2.invert (expands ragged aux_labels)",
     }
     if name in alternatives:
         raise NotImplementedError(f"k2.{name} is not reproduced; use {alternatives[name]}")

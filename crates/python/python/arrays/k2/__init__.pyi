@@ -338,3 +338,6 @@ def get_rnnt_logprobs_smoothed(
     boundary: Optional[Array] = None,
     rnnt_type: str = "regular",
 ) -> Tuple[Array, Array]: ...
+def expand_ragged_attributes(
+    fsas: Fsa, ret_arc_map: bool = False, ragged_attribute_names: Optional[List[str]] = None
+) -> Any: ...
