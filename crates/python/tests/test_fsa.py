@@ -134,7 +134,7 @@ def test_device_other_than_cpu_is_not_implemented():
     with pytest.raises(NotImplementedError):
         k2.Fsa.from_str(ACCEPTOR).to("cuda")
     with pytest.raises(NotImplementedError):
-        k2.intersect_device
+        k2.CtcLoss
 
 
 def test_draw_writes_svg_when_graphviz_is_there(tmp_path):
@@ -292,3 +292,29 @@ def test_expand_ragged_attributes_of_an_fsa_vec_hand_worked():
     assert k2.expand_ragged_attributes(b, ragged_attribute_names=[]) is b
     with pytest.raises(ValueError):
         k2.expand_ragged_attributes(a, ragged_attribute_names=["ints"])
+
+
+def test_intersect_device_arc_maps_point_into_the_inputs():
+    """FSA i intersects a[b_to_a_map[i]] with b[i], epsilon as an ordinary symbol: each
+    result arc's score is the sum of the two arcs its maps name, its label theirs."""
+    a0 = k2.Fsa.from_str("0 1 0 0.1\n0 1 1 0.2\n1 2 0 0.4\n1 2 2 0.3\n2 3 -1 0.5\n3")
+    a1 = k2.Fsa.from_str("0 1 1 1.5\n1 2 -1 0.25\n2")
+    b0 = k2.Fsa.from_str("0 1 0 1\n1 1 2 2\n1 2 -1 3\n2")
+    b1 = k2.Fsa.from_str("0 1 1 10\n1 2 -1 30\n2")
+    a = k2.create_fsa_vec([a0, a1])
+    b = k2.create_fsa_vec([b0, b1, b0])
+    c, a_map, b_map = k2.intersect_device(a, b, np.array([0, 1, 0], dtype=np.int32), ret_arc_maps=True)
+    assert c.shape == (3, None, None)
+    a_map, b_map = np.asarray(a_map), np.asarray(b_map)
+    assert (a_map >= 0).all() and (b_map >= 0).all()
+    labels = np.asarray(c.labels)
+    np.testing.assert_array_equal(labels, np.asarray(a.labels)[a_map])
+    np.testing.assert_array_equal(labels, np.asarray(b.labels)[b_map])
+    np.testing.assert_allclose(
+        np.asarray(c.scores), np.asarray(a.scores)[a_map] + np.asarray(b.scores)[b_map], rtol=1e-6
+    )
+    # FSA 1 is a1 with b1 (arcs 5 and 6 of a): the path 1, -1 scoring 1.5 + 10 + 0.25 + 30
+    assert k2.to_str_simple(k2.connect(c)[1]) == "0 1 1 11.5\n1 2 -1 30.25\n2\n"
+    assert sorted(set(a_map[np.asarray(c.arcs.row_ids(1))[np.asarray(c.arcs.row_ids(2))] == 1])) == [5, 6]
+    with pytest.raises(ValueError):
+        k2.intersect_device(a, b, np.array([0], dtype=np.int32))

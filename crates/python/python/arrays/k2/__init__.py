@@ -78,6 +78,7 @@ __all__ = [
     "index_select",
     "index_add",
     "index_fsa",
+    "intersect_device",
     "expand_ragged_attributes",
     "simple_ragged_index_select",
     "compose_arc_maps",
@@ -2522,6 +2523,33 @@ def expand_ragged_attributes(
     return (dest, _out(arc_map)) if ret_arc_map else dest
 
 
+def intersect_device(
+    a_fsas: Fsa, b_fsas: Fsa, b_to_a_map: Any, sorted_match_a: bool = False,
+    ret_arc_maps: bool = False,
+) -> Any:
+    """k2's intersect_device: FSA i of the result intersects ``a_fsas[b_to_a_map[i]]``
+    with ``b_fsas[i]``, epsilons matched as ordinary symbols; scores back-propagate
+    into both; with `ret_arc_maps`, the arc maps into `a_fsas` and `b_fsas` too.
+    (`sorted_match_a` is k2's speed hint and changes nothing here.)"""
+    m = _array(b_to_a_map, np.int32, "b_to_a_map", 1)
+    if a_fsas._raw.num_axes != 3 or b_fsas._raw.num_axes != 3:
+        raise ValueError("intersect_device: a_fsas and b_fsas must be FsaVecs")
+    if len(m) != int(b_fsas._raw.num_fsas):
+        raise ValueError(f"intersect_device: {len(m)} entries in b_to_a_map for {int(b_fsas._raw.num_fsas)} FSAs in b_fsas")
+    a_sel = index_fsa(a_fsas, m)
+    out, a_map, b_map = intersect(a_sel, b_fsas, treat_epsilons_specially=False, ret_arc_maps=True)
+    if not ret_arc_maps:
+        return out
+    splits = np.asarray(a_fsas._raw.row_splits(2))[np.asarray(a_fsas._raw.row_splits(1))]
+    sel2a = np.concatenate(
+        [np.arange(splits[j], splits[j + 1], dtype=np.int32) for j in m]
+        or [np.zeros(0, dtype=np.int32)]
+    )
+    am = np.asarray(a_map)
+    a_map = np.where(am >= 0, sel2a[np.where(am >= 0, am, 0)] if len(sel2a) else -1, -1).astype(np.int32)
+    return out, _out(a_map), b_map
+
+
 def compose_arc_maps(step1_arc_map: Any, step2_arc_map: Any) -> Any:
     """k2's compose_arc_maps: ``step1[step2[i]]``, -1 where ``step2[i]`` is -1."""
     a = _array(step1_arc_map, np.int32, "step1_arc_map", 1)
@@ -2672,7 +2700,6 @@ def __getattr__(name: str) -> Any:
     """k2 names that are not reproduced raise NotImplementedError naming an alternative."""
     alternatives = {
         "CtcLoss": "arrays.k2.ctc_loss",
-        "intersect_device": "arrays.k2.intersect on FsaVecs",
     }
     if name in alternatives:
         raise NotImplementedError(f"k2.{name} is not reproduced; use {alternatives[name]}")

@@ -341,3 +341,7 @@ def get_rnnt_logprobs_smoothed(
 def expand_ragged_attributes(
     fsas: Fsa, ret_arc_map: bool = False, ragged_attribute_names: Optional[List[str]] = None
 ) -> Any: ...
+def intersect_device(
+    a_fsas: Fsa, b_fsas: Fsa, b_to_a_map: Array, sorted_match_a: bool = False,
+    ret_arc_maps: bool = False,
+) -> Any: ...
