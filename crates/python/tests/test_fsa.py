@@ -133,8 +133,12 @@ def test_device_other_than_cpu_is_not_implemented():
         k2.ctc_topo(3, device="cuda:0")
     with pytest.raises(NotImplementedError):
         k2.Fsa.from_str(ACCEPTOR).to("cuda")
-    with pytest.raises(NotImplementedError):
-        k2.CtcLoss
+    for name in ("CtcLoss", "sparse", "mwer_loss", "replace_fsa", "OnlineDenseIntersecter",
+                 "RnntDecodingStreams", "get_rnnt_logprobs_pruned", "to_tensor"):
+        with pytest.raises(NotImplementedError, match="not reproduced; use"):
+            getattr(k2, name)
+    with pytest.raises(AttributeError):
+        k2.no_such_name
 
 
 def test_draw_writes_svg_when_graphviz_is_there(tmp_path):

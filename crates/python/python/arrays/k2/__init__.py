@@ -2700,6 +2700,16 @@ def __getattr__(name: str) -> Any:
     """k2 names that are not reproduced raise NotImplementedError naming an alternative."""
     alternatives = {
         "CtcLoss": "arrays.k2.ctc_loss",
+        "sparse": "torch.sparse on the arc posteriors (get_arc_post)",
+        "mwer_loss": "Nbest.from_lattice and the scores of its paths",
+        "replace_fsa": "compose with the FSAs to substitute",
+        "get_best_matching_stats": "no alternative here (k2's n-gram matching statistics)",
+        "OnlineDenseIntersecter": "intersect_dense_pruned on the whole utterance",
+        "RnntDecodingStreams": "the RNN-T losses and icefall's greedy or beam search",
+        "RnntDecodingConfig": "the RNN-T losses and icefall's greedy or beam search",
+        "get_rnnt_logprobs_joint": "rnnt_loss on the logits",
+        "get_rnnt_logprobs_pruned": "rnnt_loss_pruned",
+        "to_tensor": "fsa.arcs.values() (an Fsa's (N, 4) arcs) or pickle",
     }
     if name in alternatives:
         raise NotImplementedError(f"k2.{name} is not reproduced; use {alternatives[name]}")
