@@ -22,6 +22,11 @@ use crate::arrow::ArrowValue;
 use crate::error::Error;
 use crate::ragged::Ragged;
 
+#[path = "parquet_footer.rs"]
+mod footer;
+
+pub use footer::MAX_SCHEMA_DEPTH;
+
 /// The compression codec of the pages of a Parquet file we write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -220,46 +225,32 @@ impl StrictFile {
     }
 }
 
-/// Checks the schema in a Parquet file's footer before the `parquet` crate parses it: every
-/// group's `num_children` must fit in the schema elements that follow it. The crate reserves
-/// a vector of `num_children` entries before it looks for them, so a 424-byte file declaring
-/// 2^31 - 1 children asked for 16 GiB and aborted the process (found by fuzzing
-/// `parquet_read`). The footer is walked with the allocation-free Thrift reader of the page
-/// checks; a violation is [`Error::Parquet`] naming the schema element and both counts.
+/// Checks a Parquet file's footer before the `parquet` crate parses it: the footer is walked
+/// by Parquet's IDL with the allocation-free Thrift reader of the page checks, so that every
+/// count the crate would reserve by, or loop over, was bounded first. A known field must
+/// come with the wire type the IDL gives it (the crate reads it by the IDL whatever came, so
+/// a walk by wire types could stand elsewhere in the footer than the crate); every list
+/// count and binary length must fit in the bytes left; every group's `num_children` must
+/// fit in the schema elements that follow it, together with the children its enclosing
+/// groups still expect; groups nest at most [`MAX_SCHEMA_DEPTH`] deep. The crate reserves
+/// a vector of `num_children` entries before it looks for them, so a 424-byte file
+/// declaring 2^31 - 1 children asked for 16 GiB and aborted the process (found by fuzzing
+/// `parquet_read`, as were skipped lists far longer than the footer and fields sent with
+/// another wire type than the IDL's). A violation is [`Error::Parquet`] naming the place:
+/// the struct, the field, both wire types, or the schema element and the counts.
 pub fn check_footer(path: &Path, file: &File) -> Result<(), Error> {
     let (mut reader, file_len, start) = footer_reader(path, file)?;
     reader
         .seek(SeekFrom::Start(start))
         .map_err(|err| io_error(path, "read", &err))?;
-    let mut thrift = ThriftReader {
-        reader: &mut reader,
-        read: 0,
-        limit: file_len - 8 - start,
-        within: "the footer",
-    };
-    let children = thrift
-        .schema_children()
-        .map_err(|problem| parquet_error(path, format!("the footer is corrupt: {problem}")))?;
-    match children_past_the_schema(&children) {
-        Some((element, declared, left)) => Err(parquet_error(
-            path,
-            format!(
-                "schema element {element} of the footer declares {declared} children, but \
-                 the schema ends {left} element{} after it",
-                if left == 1 { "" } else { "s" }
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// The first schema element (its index, its `num_children`, the elements after it) whose
-/// declared children cannot all lie in the elements that follow it.
-fn children_past_the_schema(children: &[i64]) -> Option<(usize, i64, usize)> {
-    children.iter().enumerate().find_map(|(index, &declared)| {
-        let left = children.len() - index - 1;
-        (declared > 0 && declared as u64 > left as u64).then_some((index, declared, left))
-    })
+    ThriftReader::new(&mut reader, file_len - 8 - start, "the footer")
+        .file_meta_data()
+        .map_err(|refusal| match refusal {
+            footer::Refusal::Corrupt(problem) => {
+                parquet_error(path, format!("the footer is corrupt: {problem}"))
+            }
+            footer::Refusal::Schema(message) => parquet_error(path, message),
+        })
 }
 
 impl parquet::file::reader::Length for StrictFile {
@@ -485,12 +476,7 @@ fn check_pages(
                     .map_err(|err| format!("cannot seek to byte {position}: {err}"))?;
             }
         }
-        let mut thrift = ThriftReader {
-            reader: &mut *reader,
-            read: 0,
-            limit: end - position,
-            within: "the column chunk",
-        };
+        let mut thrift = ThriftReader::new(&mut *reader, end - position, "the column chunk");
         let header = thrift.page_header().map_err(|problem| {
             format!("the page header at byte {position} is corrupt: {problem}")
         })?;
@@ -534,8 +520,9 @@ struct PageSizes {
     compressed_size: i64,
 }
 
-/// Just enough of the Thrift compact protocol to read a page header's sizes and skip the
-/// rest, reading at most `limit` bytes and allocating nothing.
+/// Just enough of the Thrift compact protocol to read a page header's sizes, or walk a
+/// footer by Parquet's IDL (`parquet_footer.rs`), and skip the rest, reading at most `limit`
+/// bytes and allocating nothing.
 struct ThriftReader<'r, R> {
     reader: &'r mut R,
     /// Bytes read so far.
@@ -544,9 +531,35 @@ struct ThriftReader<'r, R> {
     limit: u64,
     /// What the bytes are, for messages: "the column chunk" or "the footer".
     within: &'static str,
+    /// Skipped elements that take no byte (booleans in lists and maps, as the `parquet`
+    /// crate skips them) still allowed: `limit` in all, so the crate's skip loops stay
+    /// linear in the bytes.
+    idle: u64,
 }
 
-impl<R: Read> ThriftReader<'_, R> {
+impl<'r, R: Read> ThriftReader<'r, R> {
+    fn new(reader: &'r mut R, limit: u64, within: &'static str) -> ThriftReader<'r, R> {
+        ThriftReader {
+            reader,
+            read: 0,
+            limit,
+            within,
+            idle: limit,
+        }
+    }
+
+    /// Takes `n` skipped elements of no byte from the allowance.
+    fn idle(&mut self, n: u64) -> Result<(), String> {
+        self.idle = self.idle.checked_sub(n).ok_or_else(|| {
+            format!(
+                "skipped booleans in lists and maps, which take no byte, number more than \
+                 the {} bytes of {}",
+                self.limit, self.within
+            )
+        })?;
+        Ok(())
+    }
+
     fn byte(&mut self) -> Result<u8, String> {
         if self.read >= self.limit {
             return Err(format!("it runs past the end of {}", self.within));
@@ -595,7 +608,9 @@ impl<R: Read> ThriftReader<'_, R> {
         Ok(())
     }
 
-    /// Skips one value of compact type `kind`.
+    /// Skips one value of compact type `kind` as the `parquet` crate skips it: a boolean in
+    /// a list or a map takes no byte there (though one on the wire), so the walk takes none
+    /// either and stays where the crate is, and counts them against `idle`.
     fn skip(&mut self, kind: u8, depth: u32) -> Result<(), String> {
         if depth > THRIFT_MAX_DEPTH {
             return Err(format!("structs nested deeper than {THRIFT_MAX_DEPTH}"));
@@ -616,15 +631,14 @@ impl<R: Read> ThriftReader<'_, R> {
                     n => u64::from(n),
                 };
                 let element = header & 0x0f;
-                // every element takes a byte at least (booleans in lists are bytes)
                 if n > self.limit - self.read {
                     return Err(format!("a list of {n} elements runs past {}", self.within));
                 }
+                if matches!(element, 1 | 2) {
+                    return self.idle(n);
+                }
                 for _ in 0..n {
-                    match element {
-                        1 | 2 => self.byte().map(drop)?,
-                        _ => self.skip(element, depth + 1)?,
-                    }
+                    self.skip(element, depth + 1)?;
                 }
                 Ok(())
             }
@@ -637,17 +651,18 @@ impl<R: Read> ThriftReader<'_, R> {
                 if n > self.limit - self.read {
                     return Err(format!("a map of {n} entries runs past {}", self.within));
                 }
+                let (key, value) = (types >> 4, types & 0x0f);
+                if matches!(key, 1 | 2) && matches!(value, 1 | 2) {
+                    return self.idle(n);
+                }
                 for _ in 0..n {
-                    for kind in [types >> 4, types & 0x0f] {
-                        match kind {
-                            1 | 2 => self.byte().map(drop)?,
-                            _ => self.skip(kind, depth + 1)?,
-                        }
-                    }
+                    self.skip(key, depth + 1)?;
+                    self.skip(value, depth + 1)?;
                 }
                 Ok(())
             }
             12 => self.fields(depth + 1, |_, _, _| Ok(false)),
+            13 => self.skip_bytes(16),
             other => Err(format!("unknown Thrift type {other}")),
         }
     }
@@ -669,64 +684,14 @@ impl<R: Read> ThriftReader<'_, R> {
             let kind = header & 0x0f;
             id = match header >> 4 {
                 0 => i16::try_from(self.zigzag()?).map_err(|_| "a field id beyond i16")?,
-                delta => id.wrapping_add(i16::from(delta)),
+                delta => id
+                    .checked_add(i16::from(delta))
+                    .ok_or("a field id beyond i16")?,
             };
             if !take(self, id, kind)? {
                 self.skip(kind, depth)?;
             }
         }
-    }
-
-    /// The `num_children` (field 5, 0 where absent) of each `SchemaElement` in the
-    /// `schema` list (field 2) of a `FileMetaData`, the rest skipped. It reads them as the
-    /// `parquet` crate does, which follows Parquet's IDL and not the wire types for the
-    /// fields it knows: the first field 2 is the schema list whatever its wire type (later
-    /// ones are skipped), fields 1-3 and 5-9 of an element are varints (an i32, wrapping)
-    /// and field 4 a binary, so a footer whose wire types disagree cannot show this reader
-    /// other counts than the crate sees.
-    fn schema_children(&mut self) -> Result<Vec<i64>, String> {
-        let mut children = Vec::new();
-        let mut seen = false;
-        self.fields(0, |thrift, id, _kind| {
-            if id != 2 || seen {
-                return Ok(false);
-            }
-            seen = true;
-            let header = thrift.byte()?;
-            let n = match header >> 4 {
-                15 => thrift.varint()?,
-                n => u64::from(n),
-            };
-            if n > 0 && header & 0x0f != 12 {
-                return Err(format!("the schema is a list of type {}", header & 0x0f));
-            }
-            // every element takes a byte at least (its stop byte)
-            if n > thrift.limit - thrift.read {
-                return Err(format!("a schema of {n} elements runs past the footer"));
-            }
-            for _ in 0..n {
-                let mut declared = 0;
-                thrift.fields(1, |thrift, id, kind| match id {
-                    5 => {
-                        declared = i64::from(thrift.zigzag()? as i32);
-                        Ok(true)
-                    }
-                    1..=3 | 6..=9 => thrift.varint().map(|_| true),
-                    4 => {
-                        let len = thrift.varint()?;
-                        thrift.skip_bytes(len).map(|()| true)
-                    }
-                    // the crate reads a logicalType as a struct whatever its wire type
-                    10 if kind != 12 => Err(format!(
-                        "a schema element's logicalType has the wire type {kind}, not a struct"
-                    )),
-                    _ => Ok(false),
-                })?;
-                children.push(declared);
-            }
-            Ok(true)
-        })?;
-        Ok(children)
     }
 
     /// The sizes of a `PageHeader`, the rest skipped.
@@ -802,12 +767,7 @@ mod tests {
     #[track_caller]
     fn check_header(header: &[u8], limit: u64, expected: Result<(i64, i64, u64), &str>) {
         let mut bytes = header;
-        let mut thrift = ThriftReader {
-            reader: &mut bytes,
-            read: 0,
-            limit,
-            within: "the column chunk",
-        };
+        let mut thrift = ThriftReader::new(&mut bytes, limit, "the column chunk");
         let got = thrift
             .page_header()
             .map(|sizes| (sizes.uncompressed_size, sizes.compressed_size, thrift.read));
@@ -826,79 +786,6 @@ mod tests {
     const DICTIONARY_HEADER: [u8; 14] = [
         0x15, 0x04, 0x15, 0x30, 0x15, 0x2e, 0x4c, 0x15, 0x06, 0x15, 0x00, 0x12, 0x00, 0x00,
     ];
-
-    /// The `num_children` the footer reader finds in `footer`, or its message.
-    fn schema_children(footer: &[u8]) -> Result<Vec<i64>, String> {
-        let mut bytes = footer;
-        ThriftReader {
-            reader: &mut bytes,
-            read: 0,
-            limit: footer.len() as u64,
-            within: "the footer",
-        }
-        .schema_children()
-    }
-
-    #[test]
-    fn the_footer_reader_finds_each_schema_elements_children() {
-        // FileMetaData { 1: version 1, 2: schema [root {4: name "s", 5: num_children 2},
-        // {1: type 1, 4: name "a"}, {5: num_children 0}], 3: num_rows 3 }
-        let footer = [
-            0x15, 0x02, // field 1, i32, zigzag 1
-            0x19, 0x3c, // field 2, list of 3 structs
-            0x48, 0x01, b's', 0x15, 0x04, 0x00, // name "s", num_children 2, stop
-            0x15, 0x02, 0x38, 0x01, b'a', 0x00, // type 1, name "a", stop
-            0x55, 0x00, 0x00, // num_children 0, stop
-            0x16, 0x06, // field 3, i64, zigzag 3
-            0x00,
-        ];
-        assert_eq!(schema_children(&footer), Ok(vec![2, 0, 0]));
-        // fields read by Parquet's IDL whatever their wire type, as the parquet crate reads
-        // them: a count sent as an i64 (wrapping to i32), a name sent as a double (the
-        // crate reads a length and bytes, not eight bytes), a second schema skipped
-        let mut odd = footer.to_vec();
-        odd[7] = 0x16; // the root's num_children as an i64, still 2
-        assert_eq!(schema_children(&odd), Ok(vec![2, 0, 0]));
-        odd[12] = 0x37; // the second element's name as a double: a 1-byte name all the same
-        assert_eq!(schema_children(&odd), Ok(vec![2, 0, 0]));
-        let mut two = footer[..footer.len() - 1].to_vec();
-        two.extend_from_slice(&[
-            0x09, 0x04, 0x1c, 0x55, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x00, 0x00,
-        ]);
-        assert_eq!(schema_children(&two), Ok(vec![2, 0, 0]));
-        // a varint past i32 wraps, as the crate's `as i32` does: 2^32 + 5 is 5
-        let mut wide = footer.to_vec();
-        wide.splice(8..9, [0x8a, 0x80, 0x80, 0x80, 0x20]);
-        assert_eq!(schema_children(&wide), Ok(vec![5, 0, 0]));
-        // a logicalType (field 10) sent as anything but a struct is refused: the crate would
-        // read a struct there (found by fuzzing: one sent as a binary)
-        let mut logical = footer[..15].to_vec();
-        logical.extend_from_slice(&[0x68, 0x01, b'x']); // field 10 (4 + 6), a binary "x"
-        logical.extend_from_slice(&footer[15..]);
-        assert!(schema_children(&logical)
-            .unwrap_err()
-            .contains("logicalType has the wire type 8, not a struct"));
-        // a header with a type of 0 ends the struct whatever its upper bits
-        assert_eq!(schema_children(&[0x29, 0x1c, 0x50, 0x00]), Ok(vec![0]));
-        assert_eq!(children_past_the_schema(&[2, 0, 0]), None);
-        // the fuzzed file's root: 2^31 - 1 children with one element after it
-        assert_eq!(
-            children_past_the_schema(&[i32::MAX as i64, 0]),
-            Some((0, i32::MAX as i64, 1))
-        );
-        // a nested group may not claim its parent's later siblings
-        assert_eq!(children_past_the_schema(&[2, 2, 0, 0]), None);
-        assert_eq!(children_past_the_schema(&[1, 3, 0, 0]), Some((1, 3, 2)));
-        // negative counts are the parquet crate's to refuse (it does, allocating nothing)
-        assert_eq!(children_past_the_schema(&[-1, 0]), None);
-        // a schema list longer than the footer, and a footer cut short
-        assert!(schema_children(&[0x29, 0xfc, 0x80, 0x01, 0x00])
-            .unwrap_err()
-            .contains("a schema of 128 elements runs past the footer"));
-        assert!(schema_children(&footer[..8])
-            .unwrap_err()
-            .contains("runs past the end of the footer"));
-    }
 
     #[test]
     fn thrift_reader_reads_page_sizes_and_skips_the_rest() {
@@ -947,7 +834,12 @@ mod tests {
         long.extend([0x80; 10]);
         long.push(0x01);
         check_header(&long, 64, Err("longer than 10 bytes"));
-        check_header(&[0x1d, 0x00], 64, Err("unknown Thrift type 13"));
+        check_header(&[0x1e, 0x00], 64, Err("unknown Thrift type 14"));
+        // a UUID (type 13) is 16 bytes, as the parquet crate skips it
+        let mut uuid = vec![0x1d];
+        uuid.extend([0xff; 16]);
+        uuid.extend([0x15, 0x04, 0x15, 0x06, 0x00]);
+        check_header(&uuid, 64, Ok((2, 3, 22)));
     }
 
     #[test]
