@@ -282,3 +282,51 @@ proptest! {
         prop_assert_eq!(back.to_vec_vec_vec(), v);
     }
 }
+
+/// A one-row batch of one column `s0`: structs nested `depth` deep over an int64 leaf `x`.
+fn nested_structs(depth: usize) -> arrow_array::RecordBatch {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StructArray};
+    use arrow_schema::{Field, Fields, Schema};
+    use std::sync::Arc;
+    let mut array: ArrayRef = Arc::new(Int64Array::from(vec![7]));
+    let mut name = "x".to_string();
+    for level in (0..depth).rev() {
+        let field = Field::new(&name, array.data_type().clone(), false);
+        array = Arc::new(StructArray::new(
+            Fields::from(vec![field]),
+            vec![array],
+            None,
+        ));
+        name = format!("s{level}");
+    }
+    let schema = Schema::new(vec![Field::new(&name, array.data_type().clone(), false)]);
+    RecordBatch::try_new(Arc::new(schema), vec![array]).unwrap()
+}
+
+#[test]
+fn schemas_nested_to_the_limit_read_and_deeper_ones_are_refused() {
+    // the root and 127 structs are 128 groups: the parquet crate builds that tree (by
+    // recursion) within a test thread's stack, then refuses the file's embedded Arrow
+    // schema as too deep for its flatbuffer reader: an error, not an overflow
+    let dir = scratch("deep");
+    let path = dir.join("deep.parquet");
+    let options = ParquetOptions::default();
+    assert_eq!(ragged_core::parquet::MAX_SCHEMA_DEPTH, 128);
+    ragged_core::parquet::write_batch_parquet(&path, &nested_structs(127), &options).unwrap();
+    let err = read_ragged_parquet::<i64>(&path, "s0").unwrap_err();
+    assert!(
+        matches!(&err, Error::Parquet { message, .. } if message.contains("DepthLimitReached")),
+        "{err:?}"
+    );
+    // one struct more: refused before the crate builds it
+    ragged_core::parquet::write_batch_parquet(&path, &nested_structs(128), &options).unwrap();
+    let err = read_ragged_parquet::<i64>(&path, "s0").unwrap_err();
+    assert_eq!(
+        err,
+        Error::Parquet {
+            path: path.clone(),
+            message: "schema element 128 of the footer opens a group nested deeper than 128"
+                .to_string()
+        }
+    );
+}
