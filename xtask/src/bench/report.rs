@@ -46,16 +46,7 @@ pub(super) fn write_section(options: &Options, level: Level, section: String) ->
 /// Writes the benchmarks document `doc` to `path` with every section's chart line, and the
 /// charts into [`CHART_DIR`] beside it (removing the charts no section links any more).
 pub(super) fn write_with_charts(path: &Path, doc: &str) -> Step {
-    let mut charts = Vec::new();
-    let sections = machine_sections(doc)
-        .into_iter()
-        .map(|(head, body)| {
-            let (body, of_section) = with_charts(&head, &body);
-            charts.extend(of_section);
-            (head, body)
-        })
-        .collect();
-    let doc = assemble(sections);
+    let (doc, charts) = charted(doc);
     std::fs::write(path, &doc)
         .map_err(|err| Failure(format!("writing {}: {err}", path.display())))?;
     let dir = path.parent().unwrap_or(Path::new(".")).join(CHART_DIR);
@@ -75,6 +66,24 @@ pub(super) fn write_with_charts(path: &Path, doc: &str) -> Step {
     }
     println!("xtask: drew {} charts in {}", charts.len(), dir.display());
     Ok(())
+}
+
+/// The benchmarks document `doc` with every machine section's chart line, and the charts
+/// (file name, SVG text); a section written by hand is left as it is, without a chart.
+fn charted(doc: &str) -> (String, Vec<(String, String)>) {
+    let mut charts = Vec::new();
+    let sections = machine_sections(doc)
+        .into_iter()
+        .map(|(head, body)| {
+            if !head.starts_with(MACHINE_HEADING) {
+                return (head, body);
+            }
+            let (body, of_section) = with_charts(&head, &body);
+            charts.extend(of_section);
+            (head, body)
+        })
+        .collect();
+    (assemble(sections), charts)
 }
 
 /// Redraws the charts of the benchmarks document from its tables, without running a
@@ -133,7 +142,11 @@ its own for the same CPU with AVX-512 masked on both sides, an emulated AVX2-onl
 headed so. Each row is one workload, timed by criterion on our side \
 (median) and by the peer on the same seeded input, in alternating rounds; ratio = ours / \
 peer, so below 1.0 means we are faster. A ratio whose spread over the rounds crosses 1.0 is \
-marked *not settled*.\n";
+marked *not settled*. A section under another heading than `## Machine:` was measured by \
+hand (it says how) and every run keeps it as it is.\n";
+
+/// How the heading of a section `cargo xtask bench` writes begins.
+const MACHINE_HEADING: &str = "## Machine: ";
 
 /// Replaces (or appends) the section headed `## {title}` of the benchmarks document `old`
 /// with `section`, keeping every other machine's section.
@@ -159,16 +172,18 @@ fn assemble(sections: Vec<(String, String)>) -> String {
     doc
 }
 
-/// The machine sections of a `BENCHMARKS.md`: (`## Machine: ...` heading, body), in order.
+/// The sections of a `BENCHMARKS.md`: (heading, body), in order; the machine sections
+/// (`## Machine: ...`) and the sections written by hand under another `## ` heading, which
+/// a run keeps as they are.
 pub(super) fn machine_sections(doc: &str) -> Vec<(String, String)> {
     let mut sections: Vec<(String, String)> = Vec::new();
     let mut current: Option<(String, String)> = None;
     for line in doc.lines() {
-        if let Some(rest) = line.strip_prefix("## Machine: ") {
+        if line.starts_with("## ") {
             if let Some(done) = current.take() {
                 sections.push(done);
             }
-            current = Some((format!("## Machine: {rest}"), String::new()));
+            current = Some((line.to_string(), String::new()));
         } else if let Some((_, body)) = current.as_mut() {
             body.push_str(line);
             body.push('\n');
@@ -542,6 +557,33 @@ mod tests {
         let old = "# Benchmarks\n\n- CPU: X\n\n| a | b |\n";
         let upgraded = merge_machine_section(old, "Machine: X, v4", "- new\n");
         assert!(!upgraded.contains("| a | b |"), "{upgraded}");
+    }
+
+    #[test]
+    fn a_section_written_by_hand_is_kept_as_it_is_and_gets_no_chart() {
+        let machine =
+            merge_machine_section("", "Machine: A, v3", "| c | w | 1 s | p | 2 s | 0.50 |\n");
+        let hand = "## LG at 200,000 words (by hand)\n\n- command: `x`\n\n\
+                    | side | a | b | c | d | 0.25 | e |\n";
+        let doc = format!("{machine}\n{hand}");
+        let rerun =
+            merge_machine_section(&doc, "Machine: A, v3", "| c | w | 3 s | p | 2 s | 1.50 |\n");
+        assert!(rerun.contains(hand), "{rerun}");
+        assert!(
+            rerun.contains("| 1.50 |") && !rerun.contains("| 0.50 |"),
+            "{rerun}"
+        );
+        let newer = merge_machine_section(&rerun, "Machine: B, v4", "- two\n");
+        assert!(newer.contains(hand), "{newer}");
+        let (charted_doc, charts) = charted(&newer);
+        assert_eq!(
+            charts.len(),
+            1,
+            "only the machine section's crate is charted"
+        );
+        assert!(charted_doc.contains(hand), "{charted_doc}");
+        let (_, hand_body) = charted_doc.split_once("(by hand)\n").unwrap();
+        assert!(!hand_body.contains("Charts ("), "{charted_doc}");
     }
 
     #[test]
