@@ -31,6 +31,8 @@
 //! - [`JsonOptions`]: nulls, missing keys, any field name, a spec, for
 //!   `from_json_with_options` and the JSON Lines reader `from_json_lines`
 //!   ([`json_lines_batches`]); errors name the record, line and column.
+//! - [`Tree`]: a document a binding builds by walking its own objects (Python's dicts and
+//!   lists), read by `StructuredTensor::from_tree` with the rules of JSON.
 //! - [`Key`] (index keys), [`Update`] (set / transform / delete), [`FieldPath`], [`Error`].
 //! - [`IndexMap`] (re-exported from `indexmap`): the map of a struct's or a spec's fields,
 //!   in the order they were written.
@@ -104,6 +106,7 @@ mod take;
 mod text;
 mod text_columns;
 mod tf_ops;
+mod tree;
 mod validity;
 mod values;
 
@@ -136,5 +139,6 @@ pub use schema::SPEC_JSON_VERSION;
 pub use spec::{FieldSpec, Spec};
 pub use strings::{BytesColumn, StringColumn};
 pub use structured::{FieldValue, StructuredTensor};
+pub use tree::Tree;
 pub use validity::Validity;
 pub use values::{DType, Scalar, Values};
