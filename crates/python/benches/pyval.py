@@ -7,9 +7,10 @@ with the ratio of each pair's times (ours / TensorFlow's) and its spread.
 The records (seeded): {"id": int, "score": float, "name": str, "tags": [int, ...] (0 to 4
 items), "owner": {"age": int, "city": str}}, a list of dicts, so both build a rank-1
 StructuredTensor with a ragged field and a nested struct. TensorFlow's call is its own
-Python walk of the value; ours serialises it as JSON text (json.dumps, timed with it) and
-parses that in the crate. Use a release wheel (`maturin build --release`); the dev-profile
-wheel of the test step is several times slower. Needs tensorflow-cpu and arrays in one
+Python walk of the value; ours walks the Python objects from Rust into the crate's Tree
+(the GIL held), then reads the columns from it with the GIL released. Use a release wheel
+(`maturin build --release --out DIR`; unpack it and put it on PYTHONPATH, or install it);
+the dev-profile wheel of the test step is slower. Needs tensorflow-cpu and arrays in one
 interpreter (the peers venv, with arrays' wheel installed or on PYTHONPATH).
 """
 

@@ -27,6 +27,7 @@ mod arrow_ffi;
 mod image;
 mod kaldi;
 mod pickle;
+mod pyval;
 mod ragged_arrow;
 mod rnnt;
 mod structured;

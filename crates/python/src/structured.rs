@@ -1,6 +1,7 @@
 //! TensorFlow's `StructuredTensor` for `arrays.structured`, over structured-tensor: Python
-//! values cross as JSON text (the Python side's `json` module), the crate's own fast path
-//! for `from_pyval` / `to_pyval`. Arrow arrays cross through the Arrow C data interface
+//! values come in walked from Rust (`pyval.rs`, the crate's `Tree`), or as JSON text when
+//! they hold anything but plain dicts, lists and scalars; `to_pyval` goes out as JSON text
+//! (the Python side's `json` module). Arrow arrays cross through the Arrow C data interface
 //! (`arrow_ffi`), Parquet files through the crate's readers and writers.
 
 use std::path::PathBuf;
@@ -42,6 +43,20 @@ impl RawStructuredTensor {
     fn from_json(py: Python<'_>, text: &str) -> PyResult<Self> {
         py.allow_threads(|| StructuredTensor::from_json_str(text))
             .map(wrap)
+            .map_err(st_err)
+    }
+
+    /// TensorFlow's `from_pyval` of plain Python values (exactly `dict`, `list`, `tuple`,
+    /// `str`, `int`, `float`, `bool`, `None`), walked with the GIL held and read without
+    /// it; `None` when `pyval` holds anything else (numpy values, subclasses, bytes, NaN,
+    /// keys that are not `str`, ...), which the JSON path then judges.
+    #[staticmethod]
+    fn from_pyval(py: Python<'_>, pyval: &Bound<'_, PyAny>) -> PyResult<Option<Self>> {
+        let Ok(tree) = crate::pyval::tree_of(pyval) else {
+            return Ok(None);
+        };
+        py.allow_threads(move || StructuredTensor::from_tree(&tree))
+            .map(|st| Some(wrap(st)))
             .map_err(st_err)
     }
 

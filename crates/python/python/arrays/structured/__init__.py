@@ -1,7 +1,9 @@
 """TensorFlow's ``tf.experimental.StructuredTensor`` over the Rust structured-tensor crate.
 
 ``StructuredTensor.from_pyval(obj)`` / ``.to_pyval()`` follow TensorFlow's rules and
-errors (the crate's ``from_json`` / ``to_json``; the Python value crosses as JSON text),
+errors (the crate's JSON rules: a value of plain dicts, lists, tuples, strings, numbers,
+bools and ``None`` is walked from Rust, anything else crosses as JSON text, and
+``to_pyval`` comes back as JSON text),
 with ``shape``, ``rank``, ``nrows()``, ``field_names()``, ``field_value(path)``,
 ``gather``, ``boolean_mask``, ``merge_dims``, ``partition_outer_dimension`` and
 ``concat``. Leaf fields come out as nested Python lists (as ``to_pyval`` gives them), not
@@ -73,6 +75,12 @@ class StructuredTensor:
     def from_pyval(pyval: Any) -> "StructuredTensor":
         """TensorFlow's ``from_pyval``: nested dicts and lists to a structured tensor. A
         dict key that is not a string is a ``TypeError`` naming it and its path."""
+        # plain Python values are walked from Rust; the walk answers None for anything
+        # else (numpy values, subclasses, bytes, NaN, keys that are not str), which the
+        # JSON text below then judges, with the same rules
+        raw = _native.RawStructuredTensor.from_pyval(pyval)
+        if raw is not None:
+            return StructuredTensor(raw)
         try:
             text = json.dumps(pyval, default=_plain, allow_nan=False)
         except ValueError as err:
