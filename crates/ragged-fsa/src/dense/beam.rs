@@ -14,7 +14,7 @@
 
 use crate::arc::Arc;
 use crate::dense::ctc::{Posteriors, TINY};
-use crate::dense::intersect_dense::viterbi;
+use crate::dense::intersect_dense::{viterbi_reusing, Viterbi};
 use crate::view::{ArcBudget, FsaView};
 
 /// The dense-score columns (label + 1) a graph's arcs read, ascending, and per column its
@@ -111,16 +111,47 @@ impl Kept<'_> {
     }
 }
 
+/// Per-thread buffers of [`pruned_posteriors`], kept from one segment to the next so that a
+/// batch allocates them once per thread, not once per segment. Only what a segment writes
+/// is read back, so nothing is cleared between segments but the few per-state flags.
+#[derive(Default)]
+struct Scratch {
+    compact: Vec<f32>,
+    arcs: Vec<Arc>,
+    band: Vec<(usize, usize)>,
+    alpha: Vec<f64>,
+    entry_weight: Vec<f64>,
+    entry_score: Vec<f32>,
+    col_weight: Vec<f64>,
+    col_stamp: Vec<usize>,
+    keep_next: Vec<bool>,
+    kept_arcs: Vec<(u32, u32)>,
+    weights: Vec<f64>,
+    arc_splits: Vec<usize>,
+    shift: Vec<f64>,
+    beta_next: Vec<f64>,
+    beta_cur: Vec<f64>,
+    post: Vec<(f64, u32)>,
+    /// The last segment's Viterbi scores, whose buffers the next segment's reuse.
+    vit: Option<Viterbi>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// The posteriors of one pair's pruned lattice (`output_beam` finite), or `None` when the
 /// scaled run lost range. Each frame's kept arcs are taken from `budget` as they are
 /// visited; past it nothing more is computed, the rest is only counted, and the whole count
 /// is the error.
 ///
-/// What is kept is the rule of [`KeptTrellis`](crate::dense::intersect_dense::KeptTrellis),
-/// tested where it is needed rather than stored: a state when `fwd + bwd > cutoff`, an arc
-/// when both ends are kept and `fwd[src] + score + bwd[dest] > cutoff` (all in `f32`, as k2 and `intersect_dense`). Each frame's kept states
-/// lie within a band (the first to the last kept graph state), and the probability sweeps
-/// visit that band only.
+/// What is kept is the rule of [`KeptTrellis`](crate::dense::intersect_dense::KeptTrellis):
+/// a state when `fwd + bwd > cutoff`, an arc when both ends are kept and
+/// `fwd[src] + score + bwd[dest] > cutoff` (all in `f32`, as k2 and `intersect_dense`).
+/// Each frame's kept states lie within a band (the first to the last kept graph state), and
+/// the probability sweeps visit that band only. For a graph with uniform entries (CTC
+/// graphs) the forward sweep tests the rule once per arc and records the kept arcs, which
+/// the backward sweep replays; otherwise each sweep tests it again.
 pub(crate) fn pruned_posteriors(
     graph: FsaView<'_>,
     dense: &[f32],
@@ -128,6 +159,40 @@ pub(crate) fn pruned_posteriors(
     output_beam: f32,
     budget: &ArcBudget,
 ) -> Result<Option<Posteriors>, usize> {
+    let mut scratch = SCRATCH.with(|s| s.take());
+    let result = pruned_posteriors_in(graph, dense, num_cols, output_beam, budget, &mut scratch);
+    SCRATCH.with(|s| s.replace(scratch));
+    result
+}
+
+/// [`pruned_posteriors`] with its buffers.
+fn pruned_posteriors_in(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    output_beam: f32,
+    budget: &ArcBudget,
+    scratch: &mut Scratch,
+) -> Result<Option<Posteriors>, usize> {
+    let Scratch {
+        compact,
+        arcs,
+        band,
+        alpha,
+        entry_weight,
+        entry_score,
+        col_weight,
+        col_stamp,
+        keep_next,
+        kept_arcs,
+        weights,
+        arc_splits,
+        shift,
+        beta_next,
+        beta_cur,
+        post,
+        vit: last_vit,
+    } = scratch;
     let (cols, index) = used_columns(graph, num_cols);
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
@@ -136,22 +201,23 @@ pub(crate) fn pruned_posteriors(
     // scores side by side instead of scattered over a long row (over a large vocabulary,
     // a cache miss each); the scores, and so every sum, are the same
     let k = cols.len();
-    let mut compact = Vec::with_capacity(rows * k);
+    compact.clear();
     for row in dense.chunks_exact(num_cols) {
         compact.extend(cols.iter().map(|&c| row[c as usize]));
     }
-    let arcs: Vec<Arc> = graph
-        .arcs
-        .iter()
-        .map(|a| Arc {
-            label: index[(a.label + 1) as usize] as i32 - 1,
-            ..*a
-        })
-        .collect();
-    let graph = FsaView::new(graph.splits, &arcs);
+    arcs.clear();
+    arcs.extend(graph.arcs.iter().map(|a| Arc {
+        label: index[(a.label + 1) as usize] as i32 - 1,
+        ..*a
+    }));
+    let graph = FsaView::new(graph.splits, arcs);
     let (dense, num_cols) = (&compact[..], k);
     // (a graph without arcs has no path: every frame takes an arc)
-    let vit = (k > 0).then(|| viterbi(graph, dense, num_cols, output_beam));
+    let (f0, b0) = match last_vit.take() {
+        Some(v) => (v.fwd, v.bwd),
+        None => (Vec::new(), Vec::new()),
+    };
+    let vit = (k > 0).then(|| viterbi_reusing(graph, dense, num_cols, output_beam, true, f0, b0));
     let Some(vit) = vit.filter(|v| num_states > 0 && v.tot > f32::NEG_INFINITY) else {
         return Ok(Some(Posteriors {
             tot: f64::NEG_INFINITY,
@@ -159,21 +225,22 @@ pub(crate) fn pruned_posteriors(
             occ: Vec::new(),
         }));
     };
+    let vit: &Viterbi = last_vit.insert(vit);
     let (fwd, bwd, cutoff) = (&vit.fwd[..], &vit.bwd[..], vit.cutoff);
     let kept = |slot: usize| fwd[slot] + bwd[slot] > cutoff;
     // each frame's band of kept graph states, `band[t].0..band[t].1` (empty: none kept)
-    let band: Vec<(usize, usize)> = (0..=rows)
-        .map(|t| {
-            let base = t * num_states;
-            match (0..num_states).find(|&s| kept(base + s)) {
-                None => (0, 0),
-                Some(lo) => {
-                    let hi = (lo..num_states).rev().find(|&s| kept(base + s));
-                    (lo, hi.unwrap_or(lo) + 1)
-                }
+    band.clear();
+    band.extend((0..=rows).map(|t| {
+        let base = t * num_states;
+        match (0..num_states).find(|&s| kept(base + s)) {
+            None => (0, 0),
+            Some(lo) => {
+                let hi = (lo..num_states).rev().find(|&s| kept(base + s));
+                (lo, hi.unwrap_or(lo) + 1)
             }
-        })
-        .collect();
+        }
+    }));
+    let band = &band[..];
     let trellis = Kept {
         graph,
         dense,
@@ -181,23 +248,40 @@ pub(crate) fn pruned_posteriors(
         fwd,
         bwd,
         cutoff,
-        band: &band,
+        band,
     };
     let entry = uniform_entry(graph);
-    // scaled forward probabilities, (rows + 1) x states; only the bands are written
-    let mut alpha = vec![0f64; (rows + 1) * num_states];
+    // scaled forward probabilities, (rows + 1) x states; only the bands are written (each
+    // zeroed before it is summed into) and read
+    alpha.resize(alpha.len().max((rows + 1) * num_states), 0.0);
     alpha[0] = 1.0;
     // the kept arcs' weights exp(score - shift[t]): per (frame, destination) for a graph
-    // with uniform entries, else per kept arc in visiting order (`arc_splits` by frame)
-    let mut entry_weight = if entry.is_some() {
-        vec![0f64; rows * num_states]
-    } else {
-        Vec::new()
-    };
-    let mut weights: Vec<f64> = Vec::new();
-    let mut arc_splits = Vec::with_capacity(rows + 1);
+    // with uniform entries (then the kept arcs themselves are recorded in `kept_arcs`),
+    // else per kept arc in visiting order; `arc_splits` by frame either way
+    if entry.is_some() {
+        entry_weight.resize(entry_weight.len().max(rows * num_states), 0.0);
+        entry_score.resize(entry_score.len().max(num_states), 0.0);
+        keep_next.clear();
+        keep_next.resize(num_states, false);
+        col_weight.clear();
+        col_weight.resize(k, 0.0);
+        col_stamp.clear();
+        col_stamp.resize(k, 0);
+    }
+    // when all states entered by one column share their score too (CTC graphs: score 0),
+    // a frame's weights are taken once per column: `col_stamp[col] == t + 1` marks the
+    // columns `col_weight` holds for frame t
+    let by_column = entry.as_ref().is_some_and(|entry| {
+        let mut score = vec![None; k];
+        entry.iter().all(|&(col, s)| {
+            col == u32::MAX || *score[col as usize].get_or_insert(s.to_bits()) == s.to_bits()
+        })
+    });
+    kept_arcs.clear();
+    weights.clear();
+    arc_splits.clear();
     arc_splits.push(0);
-    let mut shift = Vec::with_capacity(rows);
+    shift.clear();
     let mut log_scale = 0f64;
     // `count`: the kept arcs visited; `taken`: those taken from the budget; past the budget
     // (or once a frame has lost range) nothing more is computed
@@ -209,30 +293,71 @@ pub(crate) fn pruned_posteriors(
             continue;
         }
         let (cur, next) = alpha[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+        let (lo, hi) = band[t + 1];
+        next[lo..hi].iter_mut().for_each(|x| *x = 0.0);
         let (n, best) = if let Some(entry) = &entry {
             // one weight per kept destination, the shift their largest score
             let row = &dense[t * num_cols..(t + 1) * num_cols];
             let ew = &mut entry_weight[t * num_states..(t + 1) * num_states];
-            let (lo, hi) = band[t + 1];
+            let next_base = (t + 1) * num_states;
             let mut best = f32::NEG_INFINITY;
-            for (d, e) in (lo..hi).zip(&mut ew[lo..hi]) {
+            for d in lo..hi {
                 let (col, score) = entry[d];
-                if col != u32::MAX && kept((t + 1) * num_states + d) {
+                let keep = col != u32::MAX && kept(next_base + d);
+                keep_next[d] = keep;
+                if keep {
                     let c = score + row[col as usize];
-                    *e = c as f64;
+                    entry_score[d] = c;
                     best = best.max(c);
                 }
             }
             let best = best as f64;
-            for e in &mut ew[lo..hi] {
-                *e = (*e - best).exp();
+            for d in lo..hi {
+                ew[d] = if !keep_next[d] {
+                    0.0
+                } else if by_column {
+                    let col = entry[d].0 as usize;
+                    if col_stamp[col] != t + 1 {
+                        col_stamp[col] = t + 1;
+                        col_weight[col] = (entry_score[d] as f64 - best).exp();
+                    }
+                    col_weight[col]
+                } else {
+                    (entry_score[d] as f64 - best).exp()
+                };
             }
-            let mut n = 0usize;
-            trellis.visit(t, |s, d, _, _| {
-                n += 1;
-                next[d] += cur[s] * ew[d];
-            });
-            (n, best)
+            // the rule of `Kept::visit`, in its order and with its sums: the source kept,
+            // the destination kept, `fwd[src] + score + bwd[dest]` (the arc's score that of
+            // its destination's entry, the same bits)
+            let here = t * num_states;
+            let b_next = &bwd[next_base..next_base + num_states];
+            // (without branches on the rule: each arc is written at the end of the list,
+            // which grows past it only when kept; outside the destination band `keep_next`
+            // is false, and what else is read there is not used)
+            let start = kept_arcs.len();
+            let (slo, shi) = band[t];
+            let most: usize = (slo..shi).map(|s| graph.arc_range(s).len()).sum();
+            kept_arcs.resize(start + most, (0, 0));
+            let mut end = start;
+            for s in slo..shi {
+                let f_score = fwd[here + s];
+                if !kept(here + s) {
+                    continue;
+                }
+                let a = cur[s];
+                for arc in graph.state_arcs(s) {
+                    let d = arc.dest_state as usize;
+                    let keep = keep_next[d] & (f_score + entry_score[d] + b_next[d] > cutoff);
+                    kept_arcs[end] = (s as u32, d as u32);
+                    end += keep as usize;
+                    let add = a * ew[d];
+                    next[d] += if keep { add } else { 0.0 };
+                }
+            }
+            kept_arcs.truncate(end);
+            keep_next[lo..hi].iter_mut().for_each(|x| *x = false);
+            arc_splits.push(end);
+            (end - start, best)
         } else {
             let (mut n, mut best) = (0usize, f32::NEG_INFINITY);
             trellis.visit(t, |_, _, _, score| {
@@ -259,7 +384,6 @@ pub(crate) fn pruned_posteriors(
             continue;
         }
         shift.push(best);
-        let (lo, hi) = band[t + 1];
         let m = rescale(&mut next[lo..hi]);
         if m == 0.0 || !m.is_finite() {
             // no path, or only paths the flushing dropped: the lattice decides
@@ -285,42 +409,62 @@ pub(crate) fn pruned_posteriors(
     let tot = log_scale + end.ln();
     // backward, each frame's arc posteriors normalised to sum to one (every path takes one
     // arc per frame)
-    let k = cols.len();
     let frames = rows - 1;
     let mut occ = vec![0f64; frames * k];
-    let mut beta_next = vec![0f64; num_states];
-    let mut beta_cur = vec![0f64; num_states];
+    beta_next.clear();
+    beta_next.resize(num_states, 0.0);
+    beta_cur.clear();
+    beta_cur.resize(num_states, 0.0);
     beta_next[num_states - 1] = 1.0;
-    let mut post: Vec<(f64, u32)> = Vec::new();
     let mut log_scale_bwd = 0f64;
     for t in (0..rows).rev() {
-        post.clear();
         let mut sum = 0f64;
         let a_t = &alpha[t * num_states..(t + 1) * num_states];
         let (lo, hi) = band[t];
         beta_cur[lo..hi].iter_mut().for_each(|x| *x = 0.0);
-        let mut i = arc_splits.get(t).copied().unwrap_or(0);
-        let ew = entry_weight.get(t * num_states..(t + 1) * num_states);
-        trellis.visit(t, |s, d, arc, _| {
-            let w = match ew {
-                Some(ew) => ew[d],
-                None => {
-                    i += 1;
-                    weights[i - 1]
+        if let Some(entry) = &entry {
+            // the frame's recorded arcs; each label's posteriors summed, then normalised
+            let ew = &entry_weight[t * num_states..(t + 1) * num_states];
+            let arcs = &kept_arcs[arc_splits[t]..arc_splits[t + 1]];
+            if t < frames {
+                let row = &mut occ[t * k..(t + 1) * k];
+                for &(s, d) in arcs {
+                    let (s, d) = (s as usize, d as usize);
+                    let p = ew[d] * beta_next[d];
+                    beta_cur[s] += p;
+                    let q = a_t[s] * p;
+                    row[entry[d].0 as usize] += q;
+                    sum += q;
                 }
-            };
-            let p = w * beta_next[d];
-            beta_cur[s] += p;
-            let q = a_t[s] * p;
-            post.push((q, (arc.label + 1) as u32));
-            sum += q;
-        });
-        if t < frames && sum > 0.0 {
-            let inv = 1.0 / sum;
-            let row = &mut occ[t * k..(t + 1) * k];
-            for &(q, lab) in &post {
-                // at most 1, as on the trellis
-                row[lab as usize] += (q * inv).min(1.0);
+                if sum > 0.0 {
+                    let inv = 1.0 / sum;
+                    // at most 1, as on the trellis
+                    row.iter_mut().for_each(|o| *o = (*o * inv).min(1.0));
+                }
+            } else {
+                for &(s, d) in arcs {
+                    let (s, d) = (s as usize, d as usize);
+                    beta_cur[s] += ew[d] * beta_next[d];
+                }
+            }
+        } else {
+            post.clear();
+            let mut i = arc_splits[t];
+            trellis.visit(t, |s, d, arc, _| {
+                i += 1;
+                let p = weights[i - 1] * beta_next[d];
+                beta_cur[s] += p;
+                let q = a_t[s] * p;
+                post.push((q, (arc.label + 1) as u32));
+                sum += q;
+            });
+            if t < frames && sum > 0.0 {
+                let inv = 1.0 / sum;
+                let row = &mut occ[t * k..(t + 1) * k];
+                for &(q, lab) in post.iter() {
+                    // at most 1, as on the trellis
+                    row[lab as usize] += (q * inv).min(1.0);
+                }
             }
         }
         let m = rescale(&mut beta_cur[lo..hi]);
@@ -330,7 +474,7 @@ pub(crate) fn pruned_posteriors(
         // the band of frame t + 1 is done with: clear it for frame t - 1's use
         let (lo1, hi1) = band[t + 1];
         beta_next[lo1..hi1].iter_mut().for_each(|x| *x = 0.0);
-        std::mem::swap(&mut beta_cur, &mut beta_next);
+        std::mem::swap(beta_cur, beta_next);
     }
     // the backward total must agree with the forward one; when the flushing or the range of
     // f64 made them differ, the caller scores the built lattice

@@ -132,11 +132,36 @@ pub(crate) fn viterbi_with(
     output_beam: f32,
     restrict: bool,
 ) -> Viterbi {
+    viterbi_reusing(
+        graph,
+        dense,
+        num_cols,
+        output_beam,
+        restrict,
+        Vec::new(),
+        Vec::new(),
+    )
+}
+
+/// [`viterbi_with`] writing into `fwd` and `bwd` (whatever they hold), which a caller scoring
+/// many segments hands back from the last [`Viterbi`]: their memory is then reused instead
+/// of taken (and faulted in) afresh per segment.
+pub(crate) fn viterbi_reusing(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    output_beam: f32,
+    restrict: bool,
+    mut fwd: Vec<f32>,
+    mut bwd: Vec<f32>,
+) -> Viterbi {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
     let slots = (rows + 1) * num_states;
-    let mut fwd = vec![f32::NEG_INFINITY; slots];
-    let mut bwd = vec![f32::NEG_INFINITY; slots];
+    fwd.clear();
+    fwd.resize(slots, f32::NEG_INFINITY);
+    bwd.clear();
+    bwd.resize(slots, f32::NEG_INFINITY);
     if num_states == 0 {
         return Viterbi {
             fwd,
@@ -191,10 +216,25 @@ fn widened_cutoff(bwd: &[f32], rows: usize, output_beam: f32) -> Option<f32> {
     if !tot.is_finite() || !output_beam.is_finite() || rows >= 1 << 18 {
         return None;
     }
-    let max_bwd = bwd
-        .iter()
-        .filter(|b| b.is_finite())
-        .fold(0f64, |m, &b| m.max((b as f64).abs()));
+    // (in f32, where `abs` and `max` are exact, so the same value as in f64; eight lanes
+    // of selects, which the compiler vectorizes)
+    let mut lanes = [0f32; 8];
+    let chunks = bwd.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, &b) in lanes.iter_mut().zip(chunk) {
+            let a = b.abs();
+            let a = if a < f32::INFINITY { a } else { 0.0 };
+            *l = if a > *l { a } else { *l };
+        }
+    }
+    for (l, &b) in lanes.iter_mut().zip(rest) {
+        let a = b.abs();
+        if a < f32::INFINITY && a > *l {
+            *l = a;
+        }
+    }
+    let max_bwd = lanes.iter().fold(0f32, |m, &l| if l > m { l } else { m }) as f64;
     let beam = output_beam as f64;
     let m = 2.0 * (max_bwd + (tot as f64).abs() + beam) + 1.0;
     // (rows < 2^18: the slack is below m / 2)
@@ -333,18 +373,21 @@ fn general_passes(
 /// over the arcs into `d` is exactly `max(f) + c[d]`, and the largest `c[d] + b[d]` over a
 /// state's arcs is a maximum over their destinations of one sum per state: the same values
 /// as arc by arc, with one addition per state and frame instead of one per arc.
-struct UniformEntry<'a> {
-    graph: FsaView<'a>,
+struct UniformEntry {
     /// Per state: the column its arcs read (`usize::MAX`: no arc enters it) and their score.
     col: Vec<usize>,
     score: Vec<f32>,
     /// The sources of the arcs into each state (`sources[into[d]..into[d + 1]]`).
     into: Vec<u32>,
     sources: Vec<u32>,
+    /// The destinations of the arcs out of each state (`dests[out_splits[s]..out_splits[s +
+    /// 1]]`), the graph's arcs in order.
+    out_splits: Vec<u32>,
+    dests: Vec<u32>,
 }
 
-impl<'a> UniformEntry<'a> {
-    fn new(graph: FsaView<'a>) -> Option<Self> {
+impl UniformEntry {
+    fn new(graph: FsaView<'_>) -> Option<Self> {
         let num_states = graph.num_states();
         let mut col = vec![usize::MAX; num_states];
         let mut score = vec![0f32; num_states];
@@ -370,11 +413,20 @@ impl<'a> UniformEntry<'a> {
             *slot += 1;
         }
         Some(Self {
-            graph,
             col,
             score,
             into,
             sources,
+            out_splits: (0..=num_states)
+                .map(|s| {
+                    if s == num_states {
+                        graph.arcs.len() as u32
+                    } else {
+                        graph.arc_range(s).start as u32
+                    }
+                })
+                .collect(),
+            dests: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
         })
     }
 
@@ -429,26 +481,23 @@ impl<'a> UniformEntry<'a> {
         for t in (0..rows).rev() {
             let row = &dense[t * num_cols..(t + 1) * num_cols];
             let (cur, next) = bwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
-            for (d, r) in reach.iter_mut().enumerate() {
-                let b = next[d];
-                *r = if b == f32::NEG_INFINITY {
-                    f32::NEG_INFINITY
-                } else {
-                    let v = entry(row, d) + b;
-                    if v.is_nan() {
-                        f32::NEG_INFINITY
-                    } else {
-                        v
-                    }
-                };
+            // (without a branch on `next[d] == -inf`: the sum is then `-inf` too, or NaN
+            // from `+inf`, which is dropped as the arc-by-arc pass drops it)
+            for (d, (r, &b)) in reach.iter_mut().zip(next.iter()).enumerate() {
+                let v = entry(row, d) + b;
+                *r = if v.is_nan() { f32::NEG_INFINITY } else { v };
             }
-            for (state, slot) in cur.iter_mut().enumerate() {
-                *slot = self
-                    .graph
-                    .state_arcs(state)
-                    .iter()
-                    .map(|arc| reach[arc.dest_state as usize])
-                    .fold(f32::NEG_INFINITY, f32::max);
+            // (NaN never enters `reach`, so `>` is f32::max here, and the order of
+            // general_backward's comparisons)
+            for (slot, w) in cur.iter_mut().zip(self.out_splits.windows(2)) {
+                let mut best = f32::NEG_INFINITY;
+                for &d in &self.dests[w[0] as usize..w[1] as usize] {
+                    let r = reach[d as usize];
+                    if r > best {
+                        best = r;
+                    }
+                }
+                *slot = best;
             }
         }
     }
