@@ -10,6 +10,7 @@ mod push;
 mod random_paths;
 mod rmeps;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -283,6 +284,21 @@ fn compose_maps(map: &[i32], outer: &[i32]) -> Vec<i32> {
 }
 
 impl Fsa {
+    /// `self` connected, as [`Fsa::connect`] gives it, with its arc map; `self` itself, and
+    /// no map, when every state is accessible and co-accessible already (as in a result of
+    /// compose or determinize that is connected), which spares a copy of the arcs and
+    /// attributes.
+    fn connected(&self) -> (Cow<'_, Fsa>, Option<Vec<i32>>) {
+        if self.num_states() > 0 {
+            let (accessible, coaccessible) = structure::accessible_coaccessible(self.view());
+            if accessible.iter().chain(&coaccessible).all(|&c| c) {
+                return (Cow::Borrowed(self), None);
+            }
+        }
+        let (conn, map) = self.connect();
+        (Cow::Owned(conn), Some(map))
+    }
+
     /// An arc-sorted copy of the arcs and its arc map (no copy of attributes).
     fn sorted_arcs(&self) -> (Fsa, Vec<i32>) {
         let bare = Fsa::from_parts_unchecked(self.arcs().clone(), Attrs::new());
@@ -512,7 +528,7 @@ impl Fsa {
                 arc,
             });
         }
-        let (conn, conn_map) = self.connect();
+        let (conn, conn_map) = self.connected();
         let bounds = determinize::Bounds {
             max_states: config.max_states,
             max_arcs: config.max_arcs,
@@ -537,8 +553,10 @@ impl Fsa {
             }
         };
         let d = &mut det.fsa;
-        for v in &mut d.deriv_values {
-            *v = conn_map[*v as usize];
+        if let Some(conn_map) = &conn_map {
+            for v in &mut d.deriv_values {
+                *v = conn_map[*v as usize];
+            }
         }
         match config.weight_pushing {
             WeightPushing::None => determinize::delay_scores(d, &det.pending),
@@ -574,7 +592,7 @@ impl Fsa {
     }
 
     fn minimize_indexed(&self, fsa_idx: usize) -> Result<(Fsa, Vec<i32>), Error> {
-        let (conn, conn_map) = self.connect();
+        let (conn, conn_map) = self.connected();
         let empty: [i32; 0] = [];
         let built = match conn.aux_labels() {
             Some(Attr::I32(v)) => {
@@ -588,7 +606,10 @@ impl Fsa {
             }
             _ => minimize::minimize(conn.view(), fsa_idx, |_| &empty[..])?,
         };
-        let arc_map = compose_maps(&built.arc_map, &conn_map);
+        let arc_map = match &conn_map {
+            Some(conn_map) => compose_maps(&built.arc_map, conn_map),
+            None => built.arc_map.clone(),
+        };
         let attrs = gather_all(self.attrs(), &arc_map);
         Ok((Fsa::from_built_unchecked(built, attrs), arc_map))
     }
