@@ -168,6 +168,21 @@ impl Column {
         Some(())
     }
 
+    /// True when [`Column::append`] of `other` would succeed (the dtypes combine).
+    pub(crate) fn combines(&self, other: &Column) -> bool {
+        matches!(
+            (self, other),
+            (_, Column::Empty)
+                | (Column::Empty, _)
+                | (
+                    Column::I64(_) | Column::F64(_),
+                    Column::I64(_) | Column::F64(_)
+                )
+                | (Column::Bool(_), Column::Bool(_))
+                | (Column::Str(_), Column::Str(_))
+        )
+    }
+
     /// The filled buffer, trimmed to its length (`float64` when there was no scalar, as
     /// TensorFlow's default).
     pub(crate) fn finish(self) -> Values {

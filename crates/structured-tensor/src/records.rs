@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
+use std::ops::Range;
 
 use indexmap::IndexMap;
 use rayon::prelude::*;
@@ -15,6 +16,7 @@ use crate::partition::{self, RowPartition};
 use crate::schema::{self, default_values, Kind, Node};
 use crate::spec::{FieldSpec, Spec};
 use crate::structured::{FieldValue, StructuredTensor};
+use crate::text_columns::Records;
 use crate::validity::Validity;
 use crate::values::{DType, Values};
 
@@ -164,9 +166,40 @@ impl StructuredTensor {
         reader: impl BufRead,
         options: &JsonOptions,
     ) -> Result<StructuredTensor, Error> {
+        let mut lines = LineBatches::new(reader, options.batch_size);
         let mut batches = Vec::new();
-        for batch in json_lines_batches(reader, options) {
-            batches.push(batch?);
+        if options.is_tensorflow() && options.spec.is_none() {
+            // Under TensorFlow's rules the batches the one-pass text reader takes append
+            // to one set of columns, which become the result: memory holds the result's
+            // columns and one batch, with no tensor per batch to join at the end. The
+            // first batch it declines, or whose columns do not fit the earlier ones', goes
+            // the general way below with the batches after it, the records before it
+            // joining them as one batch (their types are what unifying their batches
+            // gives: int64 and float64 make float64, an empty list takes the other's).
+            let mut records: Option<Records> = None;
+            while let Some(batch) = lines.next() {
+                let batch = batch?;
+                let fits = match (Records::read(&batch.text), &mut records) {
+                    (Some(more), Some(records)) => records.append(more),
+                    (Some(first), None) => {
+                        records = Some(first);
+                        true
+                    }
+                    (None, _) => false,
+                };
+                if !fits {
+                    batches.extend(records.take().map(finish_records));
+                    batches.push(read_batch(&batch, options)?);
+                    break;
+                }
+                lines.recycle(batch);
+            }
+            if let Some(records) = records {
+                return Ok(finish_records(records));
+            }
+        }
+        for batch in lines {
+            batches.push(read_batch(&batch?, options)?);
         }
         if batches.is_empty() {
             let spec = options.spec.clone().unwrap_or(Spec {
@@ -193,6 +226,14 @@ impl StructuredTensor {
     }
 }
 
+/// The struct array of records the text reader filled (its row splits are built in
+/// order from 0, so they always make a partition).
+fn finish_records(records: Records) -> StructuredTensor {
+    records
+        .finish()
+        .expect("row splits built in order make a partition")
+}
+
 /// The batches of a JSON Lines input as rank-1 struct arrays, each typed on its own (or
 /// by `options.spec`); [`StructuredTensor::from_json_lines`] unifies and joins them. Use
 /// it to process a large input a batch at a time.
@@ -200,80 +241,141 @@ pub fn json_lines_batches<'a, R: BufRead + 'a>(
     reader: R,
     options: &'a JsonOptions,
 ) -> impl Iterator<Item = Result<StructuredTensor, Error>> + 'a {
-    let mut lines = reader.lines();
-    let mut line_no = 0usize;
-    let mut record_no = 0usize;
-    let mut done = false;
+    let mut lines = LineBatches::new(reader, options.batch_size);
+    let mut failed = false;
     std::iter::from_fn(move || {
-        if done {
+        if failed {
             return None;
         }
-        // (record index, line number, text)
-        let mut batch: Vec<(usize, usize, String)> = Vec::new();
-        while batch.len() < options.batch_size.max(1) {
-            match lines.next() {
-                None => {
-                    done = true;
+        let result = lines.next()?.and_then(|batch| {
+            let st = read_batch(&batch, options);
+            lines.recycle(batch);
+            st
+        });
+        failed = result.is_err();
+        Some(result)
+    })
+}
+
+/// One batch of JSON Lines as read: the records' lines joined as one JSON list, and
+/// where each record sits.
+struct LineBatch {
+    /// `[`, the records' lines separated by `,`, `]`.
+    text: String,
+    /// Per record: its index in the input, its line number and its bytes in `text`.
+    records: Vec<(usize, usize, Range<usize>)>,
+}
+
+/// Reads JSON Lines a batch of records at a time, skipping blank lines, counting records
+/// and lines; after a read error it ends.
+struct LineBatches<R> {
+    reader: R,
+    batch_size: usize,
+    line_no: usize,
+    record_no: usize,
+    done: bool,
+    /// A batch handed back, whose buffers the next batch reuses.
+    spare: Option<LineBatch>,
+}
+
+impl<R: BufRead> LineBatches<R> {
+    fn new(reader: R, batch_size: usize) -> LineBatches<R> {
+        LineBatches {
+            reader,
+            batch_size: batch_size.max(1),
+            line_no: 0,
+            record_no: 0,
+            done: false,
+            spare: None,
+        }
+    }
+
+    /// Hands a batch back once read, so that the next one fills its buffers.
+    fn recycle(&mut self, batch: LineBatch) {
+        self.spare = Some(batch);
+    }
+}
+
+impl<R: BufRead> Iterator for LineBatches<R> {
+    type Item = Result<LineBatch, Error>;
+
+    fn next(&mut self) -> Option<Result<LineBatch, Error>> {
+        if self.done {
+            return None;
+        }
+        let mut batch = self.spare.take().unwrap_or(LineBatch {
+            text: String::new(),
+            records: Vec::new(),
+        });
+        batch.text.clear();
+        batch.records.clear();
+        batch.text.push('[');
+        while batch.records.len() < self.batch_size {
+            // where the text stands before this line (and the comma before it)
+            let mark = batch.text.len();
+            if !batch.records.is_empty() {
+                batch.text.push(',');
+            }
+            let start = batch.text.len();
+            match self.reader.read_line(&mut batch.text) {
+                Ok(0) => {
+                    batch.text.truncate(mark);
+                    self.done = true;
                     break;
                 }
-                Some(Err(e)) => {
-                    done = true;
+                Err(e) => {
+                    self.done = true;
                     return Some(Err(in_record(
-                        record_no,
-                        Some(line_no + 1),
+                        self.record_no,
+                        Some(self.line_no + 1),
                         None,
                         Error::Json {
                             message: format!("cannot read the line: {e}"),
                         },
                     )));
                 }
-                Some(Ok(text)) => {
-                    line_no += 1;
-                    if text.trim().is_empty() {
+                Ok(_) => {
+                    // the line without its end, as `BufRead::lines` gives it
+                    if batch.text.ends_with('\n') {
+                        batch.text.pop();
+                        if batch.text.ends_with('\r') {
+                            batch.text.pop();
+                        }
+                    }
+                    self.line_no += 1;
+                    if batch.text[start..].trim().is_empty() {
+                        batch.text.truncate(mark);
                         continue;
                     }
-                    batch.push((record_no, line_no, text));
-                    record_no += 1;
+                    let end = batch.text.len();
+                    batch
+                        .records
+                        .push((self.record_no, self.line_no, start..end));
+                    self.record_no += 1;
                 }
             }
         }
-        if batch.is_empty() {
+        if batch.records.is_empty() {
             return None;
         }
-        let result = read_batch(&batch, options);
-        if result.is_err() {
-            done = true;
-        }
-        Some(result)
-    })
+        batch.text.push(']');
+        Some(Ok(batch))
+    }
 }
 
 /// One batch of JSON Lines records, parsed and converted.
-fn read_batch(
-    batch: &[(usize, usize, String)],
-    options: &JsonOptions,
-) -> Result<StructuredTensor, Error> {
+fn read_batch(batch: &LineBatch, options: &JsonOptions) -> Result<StructuredTensor, Error> {
     if options.is_tensorflow() && options.spec.is_none() {
         // TensorFlow's rules: the batch as one JSON list through the columnar text reader;
         // on any error, the per-record path below finds the record to name
-        let len: usize = batch.iter().map(|(_, _, t)| t.len() + 1).sum();
-        let mut text = String::with_capacity(len + 2);
-        text.push('[');
-        for (k, (_, _, line)) in batch.iter().enumerate() {
-            if k > 0 {
-                text.push(',');
-            }
-            text.push_str(line);
-        }
-        text.push(']');
-        if let Ok(st) = StructuredTensor::from_json_str(&text) {
+        if let Ok(st) = StructuredTensor::from_json_str(&batch.text) {
             if st.rank() == 1 {
                 return Ok(st);
             }
         }
     }
-    let parse = |(record, line, text): &(usize, usize, String)| -> Result<Value, Error> {
-        serde_json::from_str::<Value>(text).map_err(|e| {
+    let parse = |(record, line, range): &(usize, usize, Range<usize>)| -> Result<Value, Error> {
+        serde_json::from_str::<Value>(&batch.text[range.clone()]).map_err(|e| {
             in_record(
                 *record,
                 Some(*line),
@@ -284,13 +386,17 @@ fn read_batch(
             )
         })
     };
-    let values: Vec<Value> = if batch.len() >= 1024 {
-        batch.par_iter().map(parse).collect::<Result<_, _>>()?
+    let values: Vec<Value> = if batch.records.len() >= 1024 {
+        batch
+            .records
+            .par_iter()
+            .map(parse)
+            .collect::<Result<_, _>>()?
     } else {
-        batch.iter().map(parse).collect::<Result<_, _>>()?
+        batch.records.iter().map(parse).collect::<Result<_, _>>()?
     };
     if let Some(k) = values.iter().position(|v| !v.is_object()) {
-        let (record, line, _) = &batch[k];
+        let (record, line, _) = &batch.records[k];
         return Err(in_record(
             *record,
             Some(*line),
@@ -302,7 +408,7 @@ fn read_batch(
     }
     let relocate = |e: Error| match e {
         Error::InRecord { record, source, .. } => {
-            let (r, line, _) = &batch[record];
+            let (r, line, _) = &batch.records[record];
             in_record(*r, Some(*line), None, *source)
         }
         other => other,

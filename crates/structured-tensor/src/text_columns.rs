@@ -114,6 +114,27 @@ impl Slot {
         }
     }
 
+    /// True when `other` (the same records' slot from another batch) can be appended:
+    /// the same shape and field names in the same order, dtypes that combine and row
+    /// splits that stay within `i32`. [`Slot::append`] then cannot fail part way.
+    fn fits(&self, other: &Slot) -> bool {
+        match (self, other) {
+            (Slot::Scalar(a), Slot::Scalar(b)) => a.combines(b),
+            (
+                Slot::List { column, splits },
+                Slot::List {
+                    column: more,
+                    splits: more_splits,
+                },
+            ) => {
+                let last = |s: &[i32]| i64::from(*s.last().expect("splits start with 0"));
+                column.combines(more) && last(splits) + last(more_splits) <= i64::from(i32::MAX)
+            }
+            (Slot::Struct(fields), Slot::Struct(more)) => fields_fit(fields, more),
+            _ => false,
+        }
+    }
+
     /// Reads the value of one record from the text.
     fn read(&mut self, p: &mut Parser<'_>, depth: usize, rows: usize) -> Option<()> {
         match self {
@@ -186,6 +207,15 @@ impl Slot {
     }
 }
 
+/// True when the struct fields `more` can be appended to `fields` ([`Slot::fits`]).
+fn fields_fit(fields: &[(String, Slot)], more: &[(String, Slot)]) -> bool {
+    fields.len() == more.len()
+        && fields
+            .iter()
+            .zip(more)
+            .all(|((name, a), (key, b))| name == key && a.fits(b))
+}
+
 /// The rank-1 struct array of `nrows` records from the slots of its fields.
 fn finish_struct(fields: Vec<(String, Slot)>, nrows: usize) -> Option<StructuredTensor> {
     let mut out = IndexMap::new();
@@ -218,6 +248,54 @@ fn read_scalar(
 /// The struct array of a text holding a non-empty list of objects of one shape, or `None`
 /// when the text is anything else (then nothing is decided here).
 pub(crate) fn read_records(text: &str) -> Option<StructuredTensor> {
+    Records::read(text)?.finish()
+}
+
+/// Records read by the one-pass text reader and not yet made a struct array: the columns
+/// being filled. Batches of JSON Lines append to one another here, so that the records of
+/// all batches go into one set of columns, with no tensor per batch to join at the end.
+pub(crate) struct Records {
+    /// The slots of the records' fields.
+    fields: Vec<(String, Slot)>,
+    /// Records read so far.
+    nrows: usize,
+}
+
+impl Records {
+    /// The records of a text holding a non-empty list of objects of one shape, or `None`
+    /// when the text is anything else (as [`read_records`]).
+    pub(crate) fn read(text: &str) -> Option<Records> {
+        let (schema, nrows) = read_slot(text)?;
+        match schema {
+            Slot::Struct(fields) => Some(Records { fields, nrows }),
+            _ => None,
+        }
+    }
+
+    /// Appends the records of `other` after these, as if they came in one text; `false`
+    /// (and nothing changed) when they do not fit: other fields, field order or shapes,
+    /// dtypes that do not combine, row splits beyond `i32`.
+    pub(crate) fn append(&mut self, other: Records) -> bool {
+        if !fields_fit(&self.fields, &other.fields) {
+            return false;
+        }
+        for ((_, slot), (_, more)) in self.fields.iter_mut().zip(other.fields) {
+            slot.append(more)
+                .expect("slots that fit append without failing");
+        }
+        self.nrows += other.nrows;
+        true
+    }
+
+    /// The rank-1 struct array of the records (`None` if a row partition is refused).
+    pub(crate) fn finish(self) -> Option<StructuredTensor> {
+        finish_struct(self.fields, self.nrows)
+    }
+}
+
+/// The slot filled from a text holding a non-empty list of objects of one shape, and the
+/// number of records, or `None` when the text is anything else.
+fn read_slot(text: &str) -> Option<(Slot, usize)> {
     let mut p = Parser::new(text);
     p.eat(b'[').ok()?;
     p.skip_ws();
@@ -250,10 +328,7 @@ pub(crate) fn read_records(text: &str) -> Option<StructuredTensor> {
     if !p.at_end() {
         return None;
     }
-    match schema {
-        Slot::Struct(fields) => finish_struct(fields, nrows),
-        _ => None,
-    }
+    Some((schema, nrows))
 }
 
 #[cfg(test)]

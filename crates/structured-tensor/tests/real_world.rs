@@ -163,6 +163,100 @@ fn an_empty_list_takes_its_type_from_another_batch() {
     assert_eq!(st.to_json(), json!([{"x": 1.0}, {"x": 2.5}]));
 }
 
+/// What `from_json_lines` is documented to give: its batches (`json_lines_batches`, the
+/// first error if any), typed by `Spec::infer`, conformed and concatenated.
+fn batches_joined(text: &str, options: &JsonOptions) -> Result<StructuredTensor, Error> {
+    let batches: Vec<StructuredTensor> =
+        json_lines_batches(text.as_bytes(), options).collect::<Result<_, _>>()?;
+    if batches.is_empty() {
+        return StructuredTensor::from_json_lines("".as_bytes(), options);
+    }
+    let refs: Vec<&StructuredTensor> = batches.iter().collect();
+    let spec = Spec::infer(&refs)?;
+    let conformed: Vec<StructuredTensor> = batches
+        .iter()
+        .map(|b| b.conform(&spec))
+        .collect::<Result<_, _>>()?;
+    StructuredTensor::concat(&conformed.iter().collect::<Vec<_>>(), 0)
+}
+
+/// One JSON Lines record of a fixed shape, with now and then something that changes the
+/// type of a batch (a float, an empty list, strings, another struct), something only the
+/// general reader takes (keys reordered, a list of lists or of objects), or something
+/// refused (a `null`, a missing, extra or renamed key, a type that conflicts, broken syntax, an
+/// integer beyond `int64`); blank lines between records.
+fn varied_line(rng: &mut Rng, odd: u64) -> String {
+    let a = match rng.below(odd) {
+        0 => "2.5".to_string(),
+        1 => "\"x\"".to_string(),
+        2 => "null".to_string(),
+        3 => "true".to_string(),
+        4 => "99999999999999999999".to_string(),
+        _ => rng.below(100).to_string(),
+    };
+    let l = match rng.below(odd) {
+        0 => "[0.5, 1]".to_string(),
+        1 => "[\"p\", \"q\"]".to_string(),
+        2 => "[[1], [2, 3]]".to_string(),
+        3 => "[{\"z\": 1}]".to_string(),
+        4..=6 => "[]".to_string(),
+        _ => format!("[{}, {}]", rng.below(9), rng.below(9)),
+    };
+    let s = match rng.below(odd) {
+        0 => "{\"t\": [true], \"u\": \"v\"}".to_string(),
+        1 => "{\"u\": \"v\"}".to_string(),
+        2 => "{\"t\": [1], \"u\": 3}".to_string(),
+        3 => "{\"t\": [true], \"w\": \"v\"}".to_string(),
+        _ => format!(
+            "{{\"t\": [{}], \"u\": \"v{}\"}}",
+            rng.below(2) == 0,
+            rng.below(9)
+        ),
+    };
+    match rng.below(odd * 4) {
+        0 => format!("{{\"l\": {l}, \"a\": {a}, \"s\": {s}}}"),
+        1 => format!("{{\"a\": {a}, \"l\": {l}}}"),
+        2 => format!("{{\"a\": {a}, \"l\": {l}, \"s\": {s}, \"e\": 1}}"),
+        3 => format!("{{\"a\": {a}, \"l\": {l},, \"s\": {s}}}"),
+        4 => String::new(),
+        5 => "[1]".to_string(),
+        6 => format!("{{\"a\": {a}, \"l\": {l}, \"r\": {s}}}"),
+        _ => format!("{{\"a\": {a}, \"l\": {l}, \"s\": {s}}}"),
+    }
+}
+
+/// Under TensorFlow's rules the reader fills one set of columns across batches and hands
+/// the batches it cannot take to the general path: the result, or the error, is what its
+/// batches typed, conformed and joined give, for any batch size.
+#[test]
+fn json_lines_in_one_set_of_columns_equal_their_batches_joined() {
+    let mut rng = Rng(47);
+    let (mut ok, mut failed) = (0, 0);
+    for case in 0..3000 {
+        // rarely odd (most inputs read whole) to often odd (most are refused)
+        let odd = [8, 40, 200, 1000][case % 4];
+        let n = 1 + rng.below(24) as usize;
+        let text: String = (0..n)
+            .map(|_| varied_line(&mut rng, odd) + if rng.below(9) == 0 { "\r\n" } else { "\n" })
+            .collect();
+        let options = JsonOptions::default().with_batch_size(1 + rng.below(7) as usize);
+        let got = StructuredTensor::from_json_lines(text.as_bytes(), &options);
+        let want = batches_joined(&text, &options);
+        match (&got, &want) {
+            (Ok(g), Ok(w)) => {
+                assert_eq!(g, w, "case {case}\n{text}");
+                ok += 1;
+            }
+            (Err(g), Err(w)) => {
+                assert_eq!(g.to_string(), w.to_string(), "case {case}\n{text}");
+                failed += 1;
+            }
+            _ => panic!("case {case}: {got:?} against {want:?}\n{text}"),
+        }
+    }
+    assert!(ok > 600 && failed > 600, "{ok} read, {failed} refused");
+}
+
 #[test]
 fn spec_infer_and_conform_unify_many_inputs() {
     let a = StructuredTensor::from_json(&json!([{"u": 1, "s": []}])).unwrap();
