@@ -231,6 +231,19 @@ fn read_token(
 /// Kaldi reads such lines without a bound.
 pub const MAX_TEXT_LINE_LEN: usize = 1 << 26;
 
+/// The error for a text token that reached [`MAX_TEXT_LINE_LEN`] bytes at `line` (the
+/// packed and sparse text readers), showing its first 32 bytes.
+pub(crate) fn token_too_long(line: usize, token: &[u8]) -> Error {
+    Error::Parse {
+        line,
+        token: format!(
+            "{}...",
+            String::from_utf8_lossy(&token[..token.len().min(32)])
+        ),
+        reason: "a token longer than MAX_TEXT_LINE_LEN bytes",
+    }
+}
+
 /// The lines of a text object up to the one holding its `]` (or the end of data). Each
 /// line is searched for `]` once, as it is read (searching all the text read so far after
 /// every line had made a 40,000-row matrix quadratic: 15.5 s). A line longer than
@@ -494,12 +507,7 @@ impl<B: BufRead> Tokens<'_, B> {
                 break;
             }
             if token.len() == MAX_TEXT_LINE_LEN {
-                token.truncate(32);
-                return Err(Error::Parse {
-                    line,
-                    token: format!("{}...", String::from_utf8_lossy(&token)),
-                    reason: "a token longer than MAX_TEXT_LINE_LEN bytes",
-                });
+                return Err(token_too_long(line, &token));
             }
             token.push(b);
             self.r.consume(1);

@@ -19,7 +19,9 @@
 use std::io::{BufRead, Read, Write};
 
 use crate::error::{dim_mismatch, out_of_bounds, shape_mismatch};
-use crate::io::{io_err, read_exact_named, read_size, MAX_TEXT_LINE_LEN, READ_CHUNK};
+use crate::io::{
+    io_err, read_exact_named, read_size, token_too_long, MAX_TEXT_LINE_LEN, READ_CHUNK,
+};
 use crate::{
     CompressedMatrix, CompressionMethod, Error, Matrix, MatrixBase, Real, Trans, VectorBase,
 };
@@ -808,11 +810,7 @@ impl<B: BufRead> Tokens<'_, B> {
                     self.line += 1;
                 }
             } else if tok.len() == MAX_TEXT_LINE_LEN {
-                tok.truncate(32);
-                return Err(self.parse_err(
-                    format!("{}...", String::from_utf8_lossy(&tok)),
-                    "a token longer than MAX_TEXT_LINE_LEN bytes",
-                ));
+                return Err(token_too_long(self.line, &tok));
             } else {
                 tok.push(b);
             }
