@@ -15,18 +15,22 @@ use crate::view::{Built, FsaView};
 
 impl Fsa {
     fn unary(&self, f: impl Fn(FsaView<'_>) -> Built) -> (Fsa, Vec<i32>) {
-        let built = f(self.view());
-        let attrs = gather_all(self.attrs(), &built.arc_map);
-        let arc_map = built.arc_map.clone();
-        (Fsa::from_built_unchecked(built, attrs), arc_map)
+        self.with_built(f(self.view()))
     }
 
     fn try_unary(
         &self,
         f: impl Fn(FsaView<'_>) -> Result<Built, Error>,
     ) -> Result<(Fsa, Vec<i32>), Error> {
-        let built = f(self.view())?;
-        Ok(self.unary(|_| built.clone()))
+        Ok(self.with_built(f(self.view())?))
+    }
+
+    /// The FSA `built` from this one, with this one's attributes gathered through its arc
+    /// map, and that arc map.
+    pub(crate) fn with_built(&self, mut built: Built) -> (Fsa, Vec<i32>) {
+        let attrs = gather_all(self.attrs(), &built.arc_map);
+        let arc_map = std::mem::take(&mut built.arc_map);
+        (Fsa::from_built_unchecked(built, attrs), arc_map)
     }
 
     /// Sorts the arcs of every state by label (as `u32`: epsilon first, `-1` last), then by

@@ -289,13 +289,12 @@ impl Fsa {
     /// compose or determinize that is connected), which spares a copy of the arcs and
     /// attributes.
     fn connected(&self) -> (Cow<'_, Fsa>, Option<Vec<i32>>) {
-        if self.num_states() > 0 {
-            let (accessible, coaccessible) = structure::accessible_coaccessible(self.view());
-            if accessible.iter().chain(&coaccessible).all(|&c| c) {
-                return (Cow::Borrowed(self), None);
-            }
+        let (accessible, coaccessible) = structure::accessible_coaccessible(self.view());
+        if self.num_states() > 0 && accessible.iter().chain(&coaccessible).all(|&c| c) {
+            return (Cow::Borrowed(self), None);
         }
-        let (conn, map) = self.connect();
+        let built = structure::connect_given(self.view(), &accessible, &coaccessible);
+        let (conn, map) = self.with_built(built);
         (Cow::Owned(conn), Some(map))
     }
 
@@ -606,9 +605,10 @@ impl Fsa {
             }
             _ => minimize::minimize(conn.view(), fsa_idx, |_| &empty[..])?,
         };
+        let mut built = built;
         let arc_map = match &conn_map {
             Some(conn_map) => compose_maps(&built.arc_map, conn_map),
-            None => built.arc_map.clone(),
+            None => std::mem::take(&mut built.arc_map),
         };
         let attrs = gather_all(self.attrs(), &arc_map);
         Ok((Fsa::from_built_unchecked(built, attrs), arc_map))

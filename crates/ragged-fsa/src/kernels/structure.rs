@@ -307,7 +307,14 @@ pub(crate) fn connect(view: FsaView<'_>) -> Built {
         return Built::empty();
     }
     let (acc, coacc) = accessible_coaccessible(view);
-    if !(acc[0] && coacc[0]) {
+    connect_given(view, &acc, &coacc)
+}
+
+/// [`connect`] with the accessible and co-accessible states already known (`acc` and
+/// `coacc` from [`accessible_coaccessible`] of `view`).
+pub(crate) fn connect_given(view: FsaView<'_>, acc: &[bool], coacc: &[bool]) -> Built {
+    let n = view.num_states();
+    if n == 0 || !(acc[0] && coacc[0]) {
         return Built::empty();
     }
     let mut new_of_old = vec![-1i32; n];
