@@ -282,7 +282,23 @@ fn afl_command(args: &[&str]) -> Command {
         .env("AFL_SKIP_CPUFREQ", "1")
         .env("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1")
         .env("AFL_NO_WARN_INSTABILITY", "1");
+    // The targets that write files (kaldi_tables, parquet_read, parquet_dir) write them
+    // under the temporary folder, and AFL++ its current input under AFL_TMPDIR: in memory
+    // where the system has a tmpfs, so that creating and removing them per input does not
+    // go through the disk's journal.
+    if let Some(memory) = memory_tmpdir() {
+        command.env("TMPDIR", &memory).env("AFL_TMPDIR", &memory);
+    }
     command
+}
+
+/// `/dev/shm` when it is a writable folder (a tmpfs on Linux).
+fn memory_tmpdir() -> Option<PathBuf> {
+    let shm = Path::new("/dev/shm");
+    let probe = shm.join(format!("xtask-fuzz-probe-{}", std::process::id()));
+    fs::write(&probe, b"").ok()?;
+    let _ = fs::remove_file(&probe);
+    Some(shm.to_path_buf())
 }
 
 fn fuzz_one(
