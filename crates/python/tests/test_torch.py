@@ -220,6 +220,34 @@ def test_intersect_dense_lattice_equals_k2(torch, pruned):
         k2.intersect_dense(k2.ctc_graph([[1]]), k2.DenseFsaVec(log_probs0, segments[:1]), 20.0, frame_idx_name="labels")
 
 
+def test_intersect_dense_pruned_decoding_lattice_equals_k2(torch):
+    """A decoding lattice (no frame attribute asked, nothing requiring grad: the arcs'
+    frames are then not worked out) against k2 1.23.2 run live: total scores and best
+    paths, and the same lattice with one frame attribute asked alone."""
+    real_k2 = need("k2")
+    g = torch.Generator().manual_seed(6)
+    log_probs = torch.randn(2, 6, 4, generator=g).log_softmax(-1)
+    segments = torch.tensor([[0, 0, 6], [1, 0, 5]], dtype=torch.int32)
+    outs = []
+    for mod in (k2, real_k2):
+        graph = mod.ctc_graph([[1, 2], [3]])
+        dense = mod.DenseFsaVec(log_probs, segments)
+        lat = mod.intersect_dense_pruned(graph, dense, 20.0, 20.0, 1, 1000)
+        best = mod.shortest_path(lat, use_double_scores=True)
+        framed = mod.intersect_dense_pruned(graph, dense, 20.0, 20.0, 1, 1000, frame_idx_name="frame")
+        outs.append((lat, best, framed))
+    (lat, best, framed), (k2_lat, k2_best, k2_framed) = outs
+    assert "frame" not in lat and "seqframe" not in lat and "seqframe" not in framed
+    assert not lat.scores.requires_grad
+    for ours, theirs in ((lat, k2_lat), (framed, k2_framed)):
+        torch.testing.assert_close(
+            ours.get_tot_scores(True, True).to(torch.float64),
+            theirs.get_tot_scores(True, True).to(torch.float64),
+        )
+    assert best.labels.tolist() == k2_best.labels.tolist()
+    assert sorted(framed.frame.tolist()) == sorted(k2_framed.frame.tolist())
+
+
 def _random_dag_text(rng, n):
     # arcs i -> j (j > i) with seeded scores, two more parallel arcs 0 -> 1 and final arcs
     # into state n - 1 (no ties: torch's max shares a tie's gradient, k2 gives it to one arc)

@@ -1843,6 +1843,12 @@ def _dense_lattice(
     the log-probs (k2's arc maps: `b_map` indexes the dense scores, `C + 1` columns, a
     segment's frames and its final row one after another; column 0 is the final arc's)."""
     out = Fsa._wrap(raw, a_fsas)
+    log_probs = b_fsas._log_probs
+    wants_grad = (_is_tensor(log_probs) and log_probs.requires_grad) or a_fsas.requires_grad
+    if frame_idx_name is None and seqframe_idx_name is None and not wants_grad:
+        # nothing reads the frame of an arc: a decoding lattice (tens of millions of arcs)
+        # is handed out as the native call made it
+        return out
     num_cols = int(b_fsas._raw.scores().shape[1])
     b_map = np.asarray(b_map, dtype=np.int64)
     seqframe = b_map // num_cols
@@ -1855,8 +1861,7 @@ def _dense_lattice(
             if name in out or name in _RESERVED:
                 raise ValueError(f"{name}: the lattice already has an attribute of that name")
             setattr(out, name, value.astype(np.int32))
-    log_probs = b_fsas._log_probs
-    if (_is_tensor(log_probs) and log_probs.requires_grad) or a_fsas.requires_grad:
+    if wants_grad:
         # the log-prob of each arc (-1 for the final arcs, whose column 0 is constant)
         col = b_map % num_cols
         seq = b_fsas._segments[segment, 0].astype(np.int64)

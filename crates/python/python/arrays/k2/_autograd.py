@@ -30,27 +30,32 @@ class _CtcLoss(torch.autograd.Function):
         ctx.dense = dense
         ctx.output_beam = output_beam
         ctx.dtype = log_probs.dtype
-        return torch.from_numpy(loss).to(torch.float32)
+        # float64 to float32 as torch's .to rounds it (to nearest), without a torch call
+        return torch.from_numpy(loss.astype(np.float32))
 
     @staticmethod
     def backward(ctx: Any, grad_output: torch.Tensor) -> Any:  # type: ignore[override]
-        from arrays.k2 import _segment_weights  # noqa: PLC0415
-
         grad = ctx.grad
         ctx.grad = None
         if grad is None:
             _, grad = _native.ctc_loss(ctx.graph._raw, ctx.dense._raw, ctx.output_beam)
         grad = torch.from_numpy(grad)
-        g = grad_output.detach().to(torch.float64).numpy()
-        if g.size == 0:
+        # the segments' output gradients as Python floats (exact), in one torch call: a
+        # backward right after the loss finds torch's code cold, so each call counts
+        g = grad_output.tolist()
+        if not g:
             grad.zero_()
-        elif np.all(g == g[0]):
-            if float(g[0]) != 1.0:
-                grad.mul_(float(g[0]))
+        elif all(x == g[0] for x in g):
+            if g[0] != 1.0:
+                grad.mul_(g[0])
         else:
-            w = _segment_weights(ctx.dense, g, tuple(grad.shape))
+            from arrays.k2 import _segment_weights  # noqa: PLC0415
+
+            w = _segment_weights(ctx.dense, np.asarray(g, dtype=np.float64), tuple(grad.shape))
             grad.mul_(torch.from_numpy(w).to(grad.dtype))
-        return grad.to(ctx.dtype), None, None, None
+        if grad.dtype != ctx.dtype:
+            grad = grad.to(ctx.dtype)
+        return grad, None, None, None
 
 
 def ctc_loss(graph: Any, dense: Any, output_beam: float, reduction: str, target_lengths: Any) -> torch.Tensor:
