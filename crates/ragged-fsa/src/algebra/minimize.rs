@@ -1,8 +1,9 @@
-//! The minimization kernel: Moore's partition refinement of a connected acceptor whose arcs
-//! are encoded as (label, quantized score, extra key) symbols, as Kaldi's
-//! `fstminimizeencoded` sees them.
+//! The minimization kernel: the coarsest partition (Valmari and Lehtinen's refinement, with
+//! Moore's as the test model) of a connected acceptor whose arcs are encoded as (label,
+//! quantized score, extra key) symbols, as Kaldi's `fstminimizeencoded` sees them.
 
 use std::collections::HashMap;
+
 use std::hash::Hasher;
 
 use super::{FastBuild, FastHasher};
@@ -30,17 +31,18 @@ fn quantized(score: f32) -> u64 {
     }
 }
 
-/// Signature hashes are masked with this: all bits in use, but only two in unit tests, so
-/// that they run the collision path on every other state.
-#[cfg(not(test))]
-const HASH_MASK: u64 = u64::MAX;
-#[cfg(test)]
-const HASH_MASK: u64 = 0b11;
-
 /// Merges the equivalent states of one connected FSA whose arcs, encoded as (label,
 /// quantized score, `extra(arc)`), are deterministic (checked: [`Error::NotDeterministic`]).
 /// Classes are numbered by their lowest state, so the start stays 0 and the final state,
 /// alone in its class, stays last; each class keeps the arcs of its lowest state.
+///
+/// The classes are the coarsest partition of the states that separates the final state
+/// from the others and in which two states of a class have the same encoded symbols, each
+/// leading to one class: Valmari and Lehtinen's partition refinement for partial
+/// transition functions (Hopcroft's "process the smaller half" rule over blocks of states
+/// and cords of transitions), O(m log n) for m arcs and n states, and no hashing once the
+/// symbols are numbered. That partition is unique, so the result is the one Moore's
+/// round-by-round refinement gives (the unit tests hold the two side by side).
 pub(crate) fn minimize<'e>(
     view: FsaView<'_>,
     fsa_idx: usize,
@@ -50,45 +52,408 @@ pub(crate) fn minimize<'e>(
     if n == 0 {
         return Ok(Built::empty());
     }
-    // encoded symbols, numbered; then the per-state (symbol, dest) lists sorted by symbol
-    let mut extra_ids: HashMap<&'e [i32], u32, FastBuild> = HashMap::default();
-    let mut symbol_ids: HashMap<(i32, u64, u32), u32, FastBuild> = HashMap::default();
-    let mut labels_of_symbol: Vec<i32> = Vec::new();
-    let mut move_splits: Vec<usize> = Vec::with_capacity(n + 1);
-    let mut moves: Vec<(u32, u32)> = Vec::with_capacity(view.arcs.len());
-    move_splits.push(0);
+    let moves = Moves::encode(view, fsa_idx, extra)?;
+    let (class, num_classes) = partition(n, &moves, u64::MAX);
+    Ok(build(view, &class, num_classes))
+}
+
+/// The coarsest partition ([`coarsest_partition`]): by signature refinement when its
+/// result checks out as stable, which it does unless two signatures' hashes (masked with
+/// `hash_mask`, which tests narrow to force collisions) collide; otherwise by Valmari and
+/// Lehtinen's refinement.
+fn partition(n: usize, moves: &Moves, hash_mask: u64) -> (Vec<u32>, usize) {
+    refine_by_signatures(n, moves, hash_mask).unwrap_or_else(|| coarsest_partition(n, moves))
+}
+
+/// Moore's refinement restricted to the classes that can still split: each round hashes
+/// the signature (class, [(symbol, class of dest)]) of every state whose class has two or
+/// more states, and splits each such class by those hashes (the first group keeps the
+/// class's number, so numbers stay below n). A state alone in its class is done, so when
+/// most states are told apart early (as in a graph where nothing merges) the later rounds
+/// cost little. Stops when a round splits nothing; then checks in one pass that every state
+/// has its class's first state's signature. Returns `None` when that fails (a hash
+/// collision kept two different signatures together); the partition is then too coarse
+/// but never too fine, since equivalent states always hash alike.
+fn refine_by_signatures(n: usize, moves: &Moves, hash_mask: u64) -> Option<(Vec<u32>, usize)> {
+    let final_state = n - 1;
+    let mut class: Vec<u32> = vec![0; n];
+    let mut num_classes = 1usize;
+    if n > 1 {
+        class[final_state] = 1;
+        num_classes = 2;
+    }
+    let mut size = vec![0u32; n];
+    for &c in &class {
+        size[c as usize] += 1;
+    }
+    let mut active: Vec<u32> = (0..n as u32)
+        .filter(|&s| size[class[s as usize] as usize] > 1)
+        .collect();
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(active.len());
+    let mut group_ids: HashMap<(u32, u64), u32, FastBuild> = HashMap::default();
+    // per class, the last round in which a group took over its number
+    let mut kept_in_round = vec![0u32; n];
+    let mut round = 0u32;
+    while !active.is_empty() {
+        round += 1;
+        keyed.clear();
+        for &state in &active {
+            let mut hasher = FastHasher::default();
+            for &(sym, dest) in moves.of(state as usize) {
+                // never 0, which would hash like no move at all
+                hasher.write_u64((u64::from(sym) + 1) << 32 | u64::from(class[dest as usize]));
+            }
+            keyed.push((hasher.finish() & hash_mask, state));
+        }
+        group_ids.clear();
+        let before = num_classes;
+        for &(key, state) in &keyed {
+            let old = class[state as usize];
+            let id = *group_ids.entry((old, key)).or_insert_with(|| {
+                if kept_in_round[old as usize] != round {
+                    kept_in_round[old as usize] = round;
+                    old
+                } else {
+                    num_classes += 1;
+                    (num_classes - 1) as u32
+                }
+            });
+            if id != old {
+                size[old as usize] -= 1;
+                size[id as usize] += 1;
+                class[state as usize] = id;
+            }
+        }
+        if num_classes == before {
+            break;
+        }
+        active.retain(|&s| size[class[s as usize] as usize] > 1);
+    }
+    // stable: every state's signature is its class's first state's
+    let mut first_of_class = vec![u32::MAX; num_classes];
     for state in 0..n {
-        let begin = moves.len();
+        let c = class[state] as usize;
+        if first_of_class[c] == u32::MAX {
+            first_of_class[c] = state as u32;
+            continue;
+        }
+        let (mine, theirs) = (moves.of(state), moves.of(first_of_class[c] as usize));
+        let same = mine.len() == theirs.len()
+            && mine
+                .iter()
+                .zip(theirs)
+                .all(|(x, y)| x.0 == y.0 && class[x.1 as usize] == class[y.1 as usize]);
+        if !same {
+            return None;
+        }
+    }
+    Some((class, num_classes))
+}
+
+/// The encoded arcs: per state, its (symbol, dest) pairs in (label, symbol) order.
+struct Moves {
+    /// Per state, where its moves start in `moves` (n + 1 entries).
+    splits: Vec<usize>,
+    /// (symbol, dest) per arc, grouped by source state.
+    moves: Vec<(u32, u32)>,
+    /// How many distinct symbols there are (symbols are `0..num_symbols`).
+    num_symbols: usize,
+}
+
+impl Moves {
+    /// Numbers the (label, quantized score, extra) symbols in order of first use and checks
+    /// that no state has two arcs with one symbol. Each state's moves are in (label,
+    /// symbol) order, so a state whose labels already rise (as a determinized FSA's do)
+    /// needs no sorting, and two states with the same symbols list them alike.
+    fn encode<'e>(
+        view: FsaView<'_>,
+        fsa_idx: usize,
+        extra: impl Fn(usize) -> &'e [i32],
+    ) -> Result<Self, Error> {
+        let n = view.num_states();
+        // an extra key of no or one value is itself; longer ones are numbered
+        let mut long_extra_ids: HashMap<&'e [i32], u32, FastBuild> = HashMap::default();
+        let mut symbol_ids: HashMap<(i32, u64, u64), u32, FastBuild> = HashMap::default();
+        let mut labels_of_symbol: Vec<i32> = Vec::new();
+        let mut splits: Vec<usize> = Vec::with_capacity(n + 1);
+        let mut moves: Vec<(u32, u32)> = Vec::with_capacity(view.arcs.len());
+        splits.push(0);
+        for state in 0..n {
+            let begin = moves.len();
+            let range = view.arc_range(state);
+            let arcs = &view.arcs[range.clone()];
+            for (idx, arc) in range.zip(arcs) {
+                let extra_key = match extra(idx) {
+                    [] => 0,
+                    &[value] => 1 << 32 | u64::from(value as u32),
+                    long => {
+                        let next = long_extra_ids.len() as u32;
+                        2 << 32 | u64::from(*long_extra_ids.entry(long).or_insert(next))
+                    }
+                };
+                let next_id = symbol_ids.len() as u32;
+                let id = *symbol_ids
+                    .entry((arc.label, quantized(arc.score), extra_key))
+                    .or_insert_with(|| {
+                        labels_of_symbol.push(arc.label);
+                        next_id
+                    });
+                moves.push((id, arc.dest_state as u32));
+            }
+            if !arcs.windows(2).all(|w| w[0].label < w[1].label) {
+                let labels = &labels_of_symbol;
+                let list = &mut moves[begin..];
+                list.sort_unstable_by_key(|&(sym, dest)| (labels[sym as usize], sym, dest));
+                if list.windows(2).any(|w| w[0].0 == w[1].0) {
+                    // report the lowest-numbered symbol that repeats
+                    list.sort_unstable();
+                    let w = list.windows(2).find(|w| w[0].0 == w[1].0);
+                    let sym = w.expect("a repeated symbol")[0].0;
+                    return Err(Error::NotDeterministic {
+                        fsa: fsa_idx,
+                        state: state as i32,
+                        label: labels_of_symbol[sym as usize],
+                    });
+                }
+            }
+            splits.push(moves.len());
+        }
+        Ok(Self {
+            splits,
+            moves,
+            num_symbols: labels_of_symbol.len(),
+        })
+    }
+
+    /// The moves of `state`.
+    #[inline]
+    fn of(&self, state: usize) -> &[(u32, u32)] {
+        &self.moves[self.splits[state]..self.splits[state + 1]]
+    }
+}
+
+/// A partition of `0..n` into sets, each set a range of `elems`, refined by marking
+/// elements and then splitting every set that has marked and unmarked ones (Valmari and
+/// Lehtinen's "refinable partition").
+struct Partition {
+    /// The elements, each set's contiguous; the marked ones at the front of their set.
+    elems: Vec<u32>,
+    /// The position of each element in `elems`.
+    position: Vec<u32>,
+    /// The set of each element.
+    set_of: Vec<u32>,
+    /// Per set, its range `first..past` in `elems`.
+    first: Vec<u32>,
+    past: Vec<u32>,
+    /// Per set, how many of its elements are marked.
+    marked: Vec<u32>,
+    /// The sets with marked elements.
+    touched: Vec<u32>,
+}
+
+impl Partition {
+    /// One set of all `n` elements (no set when `n` is 0), in the order of `elems`.
+    fn new(elems: Vec<u32>) -> Self {
+        let n = elems.len();
+        let mut position = vec![0u32; n];
+        for (i, &e) in elems.iter().enumerate() {
+            position[e as usize] = i as u32;
+        }
+        let mut partition = Self {
+            elems,
+            position,
+            set_of: vec![0; n],
+            first: Vec::new(),
+            past: Vec::new(),
+            marked: Vec::new(),
+            touched: Vec::new(),
+        };
+        if n > 0 {
+            partition.first.push(0);
+            partition.past.push(n as u32);
+            partition.marked.push(0);
+        }
+        partition
+    }
+
+    fn num_sets(&self) -> usize {
+        self.first.len()
+    }
+
+    /// The elements of set `s`.
+    fn set(&self, s: usize) -> std::ops::Range<usize> {
+        self.first[s] as usize..self.past[s] as usize
+    }
+
+    /// Marks `e` (once per refinement: an element is never marked twice before `split`).
+    #[inline]
+    fn mark(&mut self, e: u32) {
+        let s = self.set_of[e as usize] as usize;
+        let i = self.position[e as usize];
+        let j = self.first[s] + self.marked[s];
+        if i < j {
+            return; // marked already
+        }
+        let other = self.elems[j as usize];
+        self.elems[i as usize] = other;
+        self.position[other as usize] = i;
+        self.elems[j as usize] = e;
+        self.position[e as usize] = j;
+        if self.marked[s] == 0 {
+            self.touched.push(s as u32);
+        }
+        self.marked[s] += 1;
+    }
+
+    /// Splits every touched set into its marked and unmarked elements; the smaller part
+    /// (the marked one on a tie) becomes a new set, numbered after all others.
+    fn split(&mut self) {
+        while let Some(s) = self.touched.pop() {
+            let s = s as usize;
+            let j = self.first[s] + self.marked[s];
+            self.marked[s] = 0;
+            if j == self.past[s] {
+                continue;
+            }
+            let z = self.first.len();
+            if j - self.first[s] <= self.past[s] - j {
+                self.first.push(self.first[s]);
+                self.past.push(j);
+                self.first[s] = j;
+            } else {
+                self.past.push(self.past[s]);
+                self.first.push(j);
+                self.past[s] = j;
+            }
+            self.marked.push(0);
+            for i in self.set(z) {
+                self.set_of[self.elems[i] as usize] = z as u32;
+            }
+        }
+    }
+}
+
+/// The class of every state (classes numbered in no particular order) and the number of
+/// classes: the coarsest partition that separates the final state `n - 1` from the others
+/// and is stable under every symbol (two states of a class either both lack the symbol or
+/// both have it, leading to one class).
+fn coarsest_partition(n: usize, moves: &Moves) -> (Vec<u32>, usize) {
+    let m = moves.moves.len();
+    // blocks of states: {non-final, final}
+    let mut blocks = Partition::new((0..n as u32).collect());
+    blocks.mark(n as u32 - 1);
+    blocks.split();
+    // transition t is moves.moves[t]; its tail from the splits
+    let mut tails = vec![0u32; m];
+    for state in 0..n {
+        tails[moves.splits[state]..moves.splits[state + 1]].fill(state as u32);
+    }
+    // cords of transitions, one per symbol (a counting sort by symbol)
+    let mut cord_first = vec![0u32; moves.num_symbols + 1];
+    for &(sym, _) in &moves.moves {
+        cord_first[sym as usize + 1] += 1;
+    }
+    for sym in 0..moves.num_symbols {
+        cord_first[sym + 1] += cord_first[sym];
+    }
+    let mut fill = cord_first.clone();
+    let mut by_symbol = vec![0u32; m];
+    for (t, &(sym, _)) in moves.moves.iter().enumerate() {
+        by_symbol[fill[sym as usize] as usize] = t as u32;
+        fill[sym as usize] += 1;
+    }
+    drop(fill);
+    let mut cords = Partition::new(by_symbol);
+    if m > 0 {
+        cords.first = cord_first[..moves.num_symbols].to_vec();
+        cords.past = cord_first[1..].to_vec();
+        cords.marked = vec![0; moves.num_symbols];
+        for sym in 0..moves.num_symbols {
+            for i in cords.set(sym) {
+                cords.set_of[cords.elems[i] as usize] = sym as u32;
+            }
+        }
+    }
+    drop(cord_first);
+    // incoming transitions per state (CSR by head)
+    let mut in_first = vec![0u32; n + 1];
+    for &(_, dest) in &moves.moves {
+        in_first[dest as usize + 1] += 1;
+    }
+    for state in 0..n {
+        in_first[state + 1] += in_first[state];
+    }
+    let mut fill = in_first.clone();
+    let mut incoming = vec![0u32; m];
+    for (t, &(_, dest)) in moves.moves.iter().enumerate() {
+        incoming[fill[dest as usize] as usize] = t as u32;
+        fill[dest as usize] += 1;
+    }
+    drop(fill);
+    // Each cord splits the blocks by "has a transition in the cord"; each block but the
+    // first splits the cords by "leads into the block". A set that splits leaves its smaller
+    // part as a new set, which is processed later: every transition is looked at
+    // O(log n) times.
+    let (mut next_block, mut next_cord) = (1usize, 0usize);
+    while next_cord < cords.num_sets() {
+        for i in cords.set(next_cord) {
+            blocks.mark(tails[cords.elems[i] as usize]);
+        }
+        blocks.split();
+        next_cord += 1;
+        while next_block < blocks.num_sets() {
+            for i in blocks.set(next_block) {
+                let state = blocks.elems[i] as usize;
+                for &t in &incoming[in_first[state] as usize..in_first[state + 1] as usize] {
+                    cords.mark(t);
+                }
+            }
+            cords.split();
+            next_block += 1;
+        }
+    }
+    let num_classes = blocks.num_sets();
+    (blocks.set_of, num_classes)
+}
+
+/// The result: classes numbered by their lowest state, each with its lowest state's arcs.
+fn build(view: FsaView<'_>, class: &[u32], num_classes: usize) -> Built {
+    let mut new_of_class = vec![-1i32; num_classes];
+    let mut representatives = Vec::with_capacity(num_classes);
+    for (state, &c) in class.iter().enumerate() {
+        let c = c as usize;
+        if new_of_class[c] < 0 {
+            new_of_class[c] = representatives.len() as i32;
+            representatives.push(state);
+        }
+    }
+    let mut out = Built::empty();
+    if num_classes == class.len() {
+        // nothing merged: the arcs as they are, with dests renumbered
+        out.arcs.reserve(view.arcs.len());
+        out.arc_map.reserve(view.arcs.len());
+    }
+    for (new_src, &state) in representatives.iter().enumerate() {
         for idx in view.arc_range(state) {
             let arc = view.arcs[idx];
-            let next_extra = extra_ids.len() as u32;
-            let extra_id = *extra_ids.entry(extra(idx)).or_insert(next_extra);
-            let score = quantized(arc.score);
-            let next_id = symbol_ids.len() as u32;
-            let id = *symbol_ids
-                .entry((arc.label, score, extra_id))
-                .or_insert_with(|| {
-                    labels_of_symbol.push(arc.label);
-                    next_id
-                });
-            moves.push((id, arc.dest_state as u32));
+            let dest = new_of_class[class[arc.dest_state as usize] as usize];
+            out.arcs
+                .push(Arc::new(new_src as i32, dest, arc.label, arc.score));
+            out.arc_map.push(idx as i32);
         }
-        let list = &mut moves[begin..];
-        list.sort_unstable();
-        if let Some(w) = list.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(Error::NotDeterministic {
-                fsa: fsa_idx,
-                state: state as i32,
-                label: labels_of_symbol[w[0].0 as usize],
-            });
-        }
-        move_splits.push(moves.len());
+        out.splits.push(out.arcs.len() as i32);
     }
-    let state_moves = |s: usize| &moves[move_splits[s]..move_splits[s + 1]];
-    // Moore: start from {non-final, final}; refine by (class, [(symbol, class of dest)])
-    // until the number of classes stops growing. A class is found by the signature's hash
-    // and then checked against the class's first state, so a hash collision only costs a
-    // lookup in a map of full signatures.
+    out
+}
+
+/// Moore's refinement, the model the fast kernel is checked against: start from {non-final,
+/// final}; refine by (class, [(symbol, class of dest)]) until the number of classes stops
+/// growing. A class is found by the signature's hash and then checked against the class's
+/// first state, so a hash collision only costs a lookup in a map of full signatures.
+#[cfg(test)]
+fn moore_partition(n: usize, moves: &Moves) -> (Vec<u32>, usize) {
+    // only two hash bits, so that the collision path runs on every other state
+    const HASH_MASK: u64 = 0b11;
     let final_state = n - 1;
     let mut class: Vec<u32> = (0..n).map(|s| u32::from(s == final_state)).collect();
     let mut num_classes = if n > 1 { 2 } else { 1 };
@@ -102,17 +467,18 @@ pub(crate) fn minimize<'e>(
         for state in 0..n {
             let mut hasher = FastHasher::default();
             hasher.write_u32(class[state]);
-            for &(sym, dest) in state_moves(state) {
+            for &(sym, dest) in moves.of(state) {
                 hasher.write_u32(sym);
                 hasher.write_u32(class[dest as usize]);
             }
             let hash = hasher.finish() & HASH_MASK;
             let same = |other: usize| {
                 class[other] == class[state]
-                    && state_moves(other).len() == state_moves(state).len()
-                    && state_moves(other)
+                    && moves.of(other).len() == moves.of(state).len()
+                    && moves
+                        .of(other)
                         .iter()
-                        .zip(state_moves(state))
+                        .zip(moves.of(state))
                         .all(|(x, y)| x.0 == y.0 && class[x.1 as usize] == class[y.1 as usize])
             };
             next_class[state] = match by_hash.get(&hash) {
@@ -120,7 +486,7 @@ pub(crate) fn minimize<'e>(
                 Some(_) => {
                     // a collision: fall back on the full signature
                     let mut signature = vec![class[state]];
-                    for &(sym, dest) in state_moves(state) {
+                    for &(sym, dest) in moves.of(state) {
                         signature.push(sym);
                         signature.push(class[dest as usize]);
                     }
@@ -142,28 +508,23 @@ pub(crate) fn minimize<'e>(
         }
         num_classes = count as usize;
     }
-    // number classes by their lowest state
-    let mut new_of_class = vec![-1i32; num_classes];
-    let mut representatives = Vec::new();
-    for (state, &c) in class.iter().enumerate() {
-        let c = c as usize;
-        if new_of_class[c] < 0 {
-            new_of_class[c] = representatives.len() as i32;
-            representatives.push(state);
-        }
+    (class, num_classes)
+}
+
+/// [`minimize`] with Moore's refinement in place of the fast one.
+#[cfg(test)]
+pub(crate) fn minimize_moore<'e>(
+    view: FsaView<'_>,
+    fsa_idx: usize,
+    extra: impl Fn(usize) -> &'e [i32],
+) -> Result<Built, Error> {
+    let n = view.num_states();
+    if n == 0 {
+        return Ok(Built::empty());
     }
-    let mut out = Built::empty();
-    for (new_src, &state) in representatives.iter().enumerate() {
-        for idx in view.arc_range(state) {
-            let arc = view.arcs[idx];
-            let dest = new_of_class[class[arc.dest_state as usize] as usize];
-            out.arcs
-                .push(Arc::new(new_src as i32, dest, arc.label, arc.score));
-            out.arc_map.push(idx as i32);
-        }
-        out.splits.push(out.arcs.len() as i32);
-    }
-    Ok(out)
+    let moves = Moves::encode(view, fsa_idx, extra)?;
+    let (class, num_classes) = moore_partition(n, &moves);
+    Ok(build(view, &class, num_classes))
 }
 
 #[cfg(test)]
@@ -171,7 +532,8 @@ mod tests {
     use super::*;
     use crate::view::Built;
 
-    /// Minimizes an acceptor given as (src, dest, label, score) arcs grouped by source.
+    /// Minimizes an acceptor given as (src, dest, label, score) arcs grouped by source, with
+    /// the fast kernel and with Moore's, which must agree.
     fn min_states(arcs: &[(i32, i32, i32, f32)], n: usize) -> (usize, Vec<i32>) {
         let arcs: Vec<Arc> = arcs
             .iter()
@@ -179,6 +541,7 @@ mod tests {
             .collect();
         let built = Built::from_sorted_arcs(n, arcs, Vec::new());
         let out = minimize(built.view(), 0, |_| &[]).unwrap();
+        assert_eq!(out, minimize_moore(built.view(), 0, |_| &[]).unwrap());
         (out.splits.len() - 1, out.arc_map)
     }
 
@@ -212,5 +575,135 @@ mod tests {
         }
         arcs.push((6, 7, -1, 0.0));
         assert_eq!(min_states(&arcs, 8).0, 5);
+        // a single state, and a start that is the final state's only predecessor
+        assert_eq!(min_states(&[], 1).0, 1);
+        assert_eq!(min_states(&[(0, 1, -1, 0.0)], 2).0, 2);
+    }
+
+    /// A small xorshift generator for the random cases.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// A random deterministic acceptor that has many equivalent states: a small "base"
+    /// automaton whose states are copied several times, each copy's arcs going to random
+    /// copies of the base arcs' dests (so copies of one base state are equivalent), plus a
+    /// few stray arcs that break some of the equivalences. Scores come from a small set
+    /// (two of them round to one multiple of the quantum); some arcs loop back.
+    fn random_dfa(rng: &mut Rng) -> (Built, Vec<i32>) {
+        let base_states = 1 + rng.below(6);
+        let copies = 1 + rng.below(5);
+        let num_labels = 1 + rng.below(4);
+        let scores = [0.0f32, 0.5, 0.5 + 1e-5, -1.0];
+        // base arcs per base state: (label, base dest, score)
+        let mut base: Vec<Vec<(i32, usize, f32)>> = vec![Vec::new(); base_states];
+        for (state, arcs) in base.iter_mut().enumerate() {
+            for label in 1..=num_labels as i32 {
+                if rng.below(3) == 0 {
+                    continue;
+                }
+                // mostly forward, sometimes back (cycles)
+                let dest = if rng.below(5) == 0 {
+                    rng.below(base_states)
+                } else {
+                    state + rng.below(base_states - state)
+                };
+                arcs.push((label, dest, scores[rng.below(scores.len())]));
+            }
+            if rng.below(3) == 0 || state == base_states - 1 {
+                arcs.push((-1, usize::MAX, scores[rng.below(2)]));
+            }
+        }
+        // states: copy c of base state b is b * copies + c; then the final state
+        let n = base_states * copies + 1;
+        let final_state = (n - 1) as i32;
+        let mut arcs = Vec::new();
+        let mut extra = Vec::new();
+        for state in 0..n - 1 {
+            let b = state / copies;
+            let mut used = Vec::new();
+            for &(label, dest, score) in &base[b] {
+                let dest = if dest == usize::MAX {
+                    final_state
+                } else {
+                    (dest * copies + rng.below(copies)) as i32
+                };
+                used.push(label);
+                arcs.push(Arc::new(state as i32, dest, label, score));
+                extra.push(if label < 0 { -1 } else { label % 2 });
+            }
+            if rng.below(8) == 0 {
+                // a stray arc on an unused label, or with another extra key
+                let label = num_labels as i32 + 1 + rng.below(2) as i32;
+                let dest = rng.below(n - 1) as i32;
+                arcs.push(Arc::new(state as i32, dest, label, 0.0));
+                extra.push(rng.below(2) as i32);
+            }
+        }
+        (Built::from_sorted_arcs(n, arcs, Vec::new()), extra)
+    }
+
+    #[test]
+    fn fast_refinement_agrees_with_moore_on_random_automata() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut merged, mut verified) = (0, 0);
+        for _ in 0..4000 {
+            let (built, extra) = random_dfa(&mut rng);
+            let key = |i: usize| std::slice::from_ref(&extra[i]);
+            let fast = minimize(built.view(), 0, key).unwrap();
+            let model = minimize_moore(built.view(), 0, key).unwrap();
+            assert_eq!(fast, model, "input {built:?}");
+            // each way on its own: Valmari's, and signatures with few hash bits (mostly
+            // colliding, so the check sends many of them to Valmari's)
+            let moves = Moves::encode(built.view(), 0, key).unwrap();
+            let n = built.splits.len() - 1;
+            let want = build(
+                built.view(),
+                &moore_partition(n, &moves).0,
+                moore_partition(n, &moves).1,
+            );
+            let (class, count) = coarsest_partition(n, &moves);
+            assert_eq!(build(built.view(), &class, count), want);
+            for mask in [u64::MAX, 0b111] {
+                if let Some((class, count)) = refine_by_signatures(n, &moves, mask) {
+                    assert_eq!(build(built.view(), &class, count), want);
+                    verified += usize::from(mask == u64::MAX);
+                }
+                let (class, count) = partition(n, &moves, mask);
+                assert_eq!(build(built.view(), &class, count), want);
+            }
+            merged += usize::from(fast.splits.len() < built.splits.len());
+        }
+        // most cases merge something, so the test sees the interesting path
+        assert!(merged > 2000, "only {merged} of 4000 merged");
+        assert_eq!(verified, 4000, "full hashes collided");
+    }
+
+    #[test]
+    fn fast_refinement_agrees_with_moore_on_lg_graphs() {
+        use crate::attr::{ragged_parts, Attr};
+        use crate::{Fsa, WeightPushing};
+
+        for (words, seed) in [(150, 1), (300, 2026)] {
+            let l = Fsa::from_openfst(&benches::graphs::lexicon_text(words, 40, seed), false);
+            let g = Fsa::from_openfst(&benches::graphs::grammar_text(words, seed), true);
+            let (lg, _, _) = l.unwrap().compose(&g.unwrap(), true).unwrap();
+            let (det, _) = lg.determinize(WeightPushing::None).unwrap();
+            let Some(Attr::Ragged(aux)) = det.aux_labels() else {
+                panic!("determinize gives ragged aux labels");
+            };
+            let (splits, values) = ragged_parts(aux);
+            let key = |i: usize| &values[splits[i] as usize..splits[i + 1] as usize];
+            let fast = minimize(det.view(), 0, key).unwrap();
+            assert_eq!(fast, minimize_moore(det.view(), 0, key).unwrap());
+            assert!(det.num_states() > 1000, "{} states", det.num_states());
+        }
     }
 }

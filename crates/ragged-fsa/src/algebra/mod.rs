@@ -582,10 +582,11 @@ impl Fsa {
 
     /// Minimizes a deterministic FSA as OpenFst's `minimize_encoded` (Kaldi's
     /// `fstminimizeencoded`) does: each arc is read as one symbol (label, aux labels if
-    /// any, score), the FSA is connected, and equivalent states are merged (Moore's
-    /// refinement). Needs the encoded arcs of each state to be distinct
-    /// ([`Error::NotDeterministic`]). The start stays 0 and the final state last; each
-    /// merged state keeps the arcs of its lowest state, which the arc map names.
+    /// any, score), the FSA is connected, and equivalent states are merged (the coarsest
+    /// stable partition, as Moore's refinement defines it). Needs the encoded arcs of each
+    /// state to be distinct ([`Error::NotDeterministic`]). The start stays 0 and the final
+    /// state last; each merged state keeps the arcs of its lowest state, which the arc map
+    /// names.
     pub fn minimize(&self) -> Result<(Fsa, Vec<i32>), Error> {
         self.minimize_indexed(0)
     }
