@@ -8,6 +8,7 @@ mod intersect;
 mod minimize;
 mod push;
 mod random_paths;
+mod reach;
 mod rmeps;
 
 use std::borrow::Cow;
@@ -289,7 +290,7 @@ impl Fsa {
     /// compose or determinize that is connected), which spares a copy of the arcs and
     /// attributes.
     fn connected(&self) -> (Cow<'_, Fsa>, Option<Vec<i32>>) {
-        let (accessible, coaccessible) = structure::accessible_coaccessible(self.view());
+        let (accessible, coaccessible) = reach::accessible_coaccessible(self.view());
         if self.num_states() > 0 && accessible.iter().chain(&coaccessible).all(|&c| c) {
             return (Cow::Borrowed(self), None);
         }

@@ -200,7 +200,7 @@ fn state_on_cycle(view: FsaView<'_>, accessible: &[bool], in_degree: &[u32]) -> 
 }
 
 /// States reachable from the start (`forward`) or able to reach the final state.
-fn reachable(view: FsaView<'_>, forward: bool) -> Vec<bool> {
+pub(crate) fn reachable(view: FsaView<'_>, forward: bool) -> Vec<bool> {
     let n = view.num_states();
     let mut seen = vec![false; n];
     if n == 0 {
