@@ -299,14 +299,16 @@ impl Fsa {
         (Cow::Owned(conn), Some(map))
     }
 
-    /// An arc-sorted copy of the arcs and its arc map (no copy of attributes).
-    fn sorted_arcs(&self) -> (Fsa, Vec<i32>) {
-        let bare = Fsa::from_parts_unchecked(self.arcs().clone(), Attrs::new());
-        if structure::is_arc_sorted(bare.view()) {
-            let identity = (0..self.num_arcs() as i32).collect();
-            return (bare, identity);
+    /// `self` when its arcs are sorted (no map); otherwise an arc-sorted copy of the arcs
+    /// (no attributes) and its arc map. Sparing the copy matters for a large input such as
+    /// a grammar of millions of arcs.
+    fn sorted_arcs(&self) -> (Cow<'_, Fsa>, Option<Vec<i32>>) {
+        if structure::is_arc_sorted(self.view()) {
+            return (Cow::Borrowed(self), None);
         }
-        bare.arc_sort()
+        let bare = Fsa::from_parts_unchecked(self.arcs().clone(), Attrs::new());
+        let (sorted, map) = bare.arc_sort();
+        (Cow::Owned(sorted), Some(map))
     }
 
     /// k2's `intersect`: the result accepts the label sequences both accept, a path's
@@ -354,7 +356,11 @@ impl Fsa {
                     limit: budget.limit,
                 }
             })?;
-        Ok((built, compose_maps(&am, &ma), compose_maps(&bm, &mb)))
+        let through = |map: Vec<i32>, sort_map: Option<Vec<i32>>| match sort_map {
+            Some(sort_map) => compose_maps(&map, &sort_map),
+            None => map,
+        };
+        Ok((built, through(am, ma), through(bm, mb)))
     }
 
     fn intersect_unchecked(
