@@ -52,17 +52,157 @@ pub(crate) fn minimize<'e>(
     if n == 0 {
         return Ok(Built::empty());
     }
-    let moves = Moves::encode(view, fsa_idx, extra)?;
-    let (class, num_classes) = partition(n, &moves, u64::MAX);
+    let symbols = Symbols {
+        view,
+        extra,
+        hash_mask: u64::MAX,
+    };
+    let hashed = Hashed::encode(&symbols, fsa_idx)?;
+    let (class, num_classes) = partition(&symbols, &hashed, u64::MAX);
     Ok(build(view, &class, num_classes))
 }
 
 /// The coarsest partition ([`coarsest_partition`]): by signature refinement when its
-/// result checks out as stable, which it does unless two signatures' hashes (masked with
-/// `hash_mask`, which tests narrow to force collisions) collide; otherwise by Valmari and
-/// Lehtinen's refinement.
-fn partition(n: usize, moves: &Moves, hash_mask: u64) -> (Vec<u32>, usize) {
-    refine_by_signatures(n, moves, hash_mask).unwrap_or_else(|| coarsest_partition(n, moves))
+/// result checks out as stable, which it does unless two hashes (masked with `hash_mask`,
+/// which tests narrow to force collisions) collide; otherwise by Valmari and Lehtinen's
+/// refinement over the symbols numbered.
+fn partition<'e, E: Fn(usize) -> &'e [i32]>(
+    symbols: &Symbols<'_, E>,
+    hashed: &Hashed,
+    hash_mask: u64,
+) -> (Vec<u32>, usize) {
+    let n = symbols.view.num_states();
+    refine_by_signatures(symbols, hashed, hash_mask)
+        .unwrap_or_else(|| coarsest_partition(n, &Moves::numbered(symbols, hashed)))
+}
+
+/// The arcs of one FSA read as (label, quantized score, extra key) symbols.
+struct Symbols<'v, E> {
+    view: FsaView<'v>,
+    extra: E,
+    /// Symbol hashes are masked with this: all bits, but few in tests that force
+    /// collisions.
+    hash_mask: u64,
+}
+
+impl<'e, E: Fn(usize) -> &'e [i32]> Symbols<'_, E> {
+    /// A hash of arc `idx`'s symbol: equal symbols hash alike.
+    #[inline]
+    fn hash(&self, idx: usize) -> u64 {
+        let arc = self.view.arcs[idx];
+        let extra = (self.extra)(idx);
+        let mut hasher = FastHasher::default();
+        hasher.write_i32(arc.label);
+        hasher.write_u64(quantized(arc.score));
+        hasher.write_usize(extra.len());
+        for &value in extra {
+            hasher.write_i32(value);
+        }
+        hasher.finish() & self.hash_mask
+    }
+
+    /// Whether arcs `i` and `j` have one symbol.
+    #[inline]
+    fn same(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.view.arcs[i], self.view.arcs[j]);
+        a.label == b.label
+            && quantized(a.score) == quantized(b.score)
+            && (self.extra)(i) == (self.extra)(j)
+    }
+
+    /// The key of arc `idx`'s symbol in a map.
+    fn key(&self, idx: usize) -> (i32, u64, &'e [i32]) {
+        let arc = self.view.arcs[idx];
+        (arc.label, quantized(arc.score), (self.extra)(idx))
+    }
+}
+
+/// The arcs with their symbols hashed, not numbered: per state, (symbol hash, arc, dest)
+/// in (label, hash) order.
+struct Hashed {
+    /// Per state, where its moves start in `moves` (n + 1 entries).
+    splits: Vec<usize>,
+    /// (symbol hash, arc index, dest) per arc, grouped by source state.
+    moves: Vec<(u64, u32, u32)>,
+}
+
+impl Hashed {
+    /// Hashes every arc's symbol and checks that no state has two arcs with one symbol. A
+    /// state whose labels already rise (as a determinized FSA's do) is left in its order;
+    /// others are sorted by (label, hash), so two states with the same symbols list them
+    /// alike (but for hash collisions, which the stability check catches).
+    fn encode<'e, E: Fn(usize) -> &'e [i32]>(
+        symbols: &Symbols<'_, E>,
+        fsa_idx: usize,
+    ) -> Result<Self, Error> {
+        let view = symbols.view;
+        let n = view.num_states();
+        let mut splits: Vec<usize> = Vec::with_capacity(n + 1);
+        let mut moves: Vec<(u64, u32, u32)> = Vec::with_capacity(view.arcs.len());
+        splits.push(0);
+        for state in 0..n {
+            let begin = moves.len();
+            let range = view.arc_range(state);
+            let arcs = &view.arcs[range.clone()];
+            for (idx, arc) in range.zip(arcs) {
+                moves.push((symbols.hash(idx), idx as u32, arc.dest_state as u32));
+            }
+            if !arcs.windows(2).all(|w| w[0].label < w[1].label) {
+                let list = &mut moves[begin..];
+                list.sort_unstable_by_key(|&(hash, idx, _)| {
+                    (view.arcs[idx as usize].label, hash, idx)
+                });
+                // equal symbols have equal (label, hash): compare within such runs
+                let repeats = list.iter().enumerate().any(|(i, x)| {
+                    list[i + 1..]
+                        .iter()
+                        .take_while(|y| {
+                            y.0 == x.0
+                                && view.arcs[y.1 as usize].label == view.arcs[x.1 as usize].label
+                        })
+                        .any(|y| symbols.same(x.1 as usize, y.1 as usize))
+                });
+                if repeats {
+                    return Err(not_deterministic(symbols, fsa_idx, state));
+                }
+            }
+            splits.push(moves.len());
+        }
+        Ok(Self { splits, moves })
+    }
+
+    /// The moves of `state`.
+    #[inline]
+    fn of(&self, state: usize) -> &[(u64, u32, u32)] {
+        &self.moves[self.splits[state]..self.splits[state + 1]]
+    }
+}
+
+/// The error for `state`, which has two arcs with one symbol: symbols are numbered in
+/// order of first use over the arcs of the states up to it, and the error names the label
+/// of the lowest-numbered symbol that repeats.
+fn not_deterministic<'e, E: Fn(usize) -> &'e [i32]>(
+    symbols: &Symbols<'_, E>,
+    fsa_idx: usize,
+    state: usize,
+) -> Error {
+    let view = symbols.view;
+    let mut ids: HashMap<(i32, u64, &'e [i32]), u32, FastBuild> = HashMap::default();
+    for idx in 0..view.arc_range(state).end {
+        let next = ids.len() as u32;
+        ids.entry(symbols.key(idx)).or_insert(next);
+    }
+    let mut list: Vec<(u32, i32)> = view
+        .arc_range(state)
+        .map(|idx| (ids[&symbols.key(idx)], view.arcs[idx].label))
+        .collect();
+    list.sort_unstable();
+    let repeated = list.windows(2).find(|w| w[0].0 == w[1].0);
+    Error::NotDeterministic {
+        fsa: fsa_idx,
+        state: state as i32,
+        label: repeated.expect("a repeated symbol")[0].1,
+    }
 }
 
 /// Moore's refinement restricted to the classes that can still split: each round hashes
@@ -74,7 +214,12 @@ fn partition(n: usize, moves: &Moves, hash_mask: u64) -> (Vec<u32>, usize) {
 /// has its class's first state's signature. Returns `None` when that fails (a hash
 /// collision kept two different signatures together); the partition is then too coarse
 /// but never too fine, since equivalent states always hash alike.
-fn refine_by_signatures(n: usize, moves: &Moves, hash_mask: u64) -> Option<(Vec<u32>, usize)> {
+fn refine_by_signatures<'e, E: Fn(usize) -> &'e [i32]>(
+    symbols: &Symbols<'_, E>,
+    moves: &Hashed,
+    hash_mask: u64,
+) -> Option<(Vec<u32>, usize)> {
+    let n = symbols.view.num_states();
     let final_state = n - 1;
     let mut class: Vec<u32> = vec![0; n];
     let mut num_classes = 1usize;
@@ -99,9 +244,9 @@ fn refine_by_signatures(n: usize, moves: &Moves, hash_mask: u64) -> Option<(Vec<
         keyed.clear();
         for &state in &active {
             let mut hasher = FastHasher::default();
-            for &(sym, dest) in moves.of(state as usize) {
-                // never 0, which would hash like no move at all
-                hasher.write_u64((u64::from(sym) + 1) << 32 | u64::from(class[dest as usize]));
+            for &(sym, _, dest) in moves.of(state as usize) {
+                hasher.write_u64(sym);
+                hasher.write_u32(class[dest as usize]);
             }
             keyed.push((hasher.finish() & hash_mask, state));
         }
@@ -139,10 +284,11 @@ fn refine_by_signatures(n: usize, moves: &Moves, hash_mask: u64) -> Option<(Vec<
         }
         let (mine, theirs) = (moves.of(state), moves.of(first_of_class[c] as usize));
         let same = mine.len() == theirs.len()
-            && mine
-                .iter()
-                .zip(theirs)
-                .all(|(x, y)| x.0 == y.0 && class[x.1 as usize] == class[y.1 as usize]);
+            && mine.iter().zip(theirs).all(|(x, y)| {
+                class[x.2 as usize] == class[y.2 as usize]
+                    && x.0 == y.0
+                    && symbols.same(x.1 as usize, y.1 as usize)
+            });
         if !same {
             return None;
         }
@@ -150,7 +296,8 @@ fn refine_by_signatures(n: usize, moves: &Moves, hash_mask: u64) -> Option<(Vec<
     Some((class, num_classes))
 }
 
-/// The encoded arcs: per state, its (symbol, dest) pairs in (label, symbol) order.
+/// The arcs with their symbols numbered: per state, its (symbol, dest) pairs sorted by
+/// symbol.
 struct Moves {
     /// Per state, where its moves start in `moves` (n + 1 entries).
     splits: Vec<usize>,
@@ -161,72 +308,27 @@ struct Moves {
 }
 
 impl Moves {
-    /// Numbers the (label, quantized score, extra) symbols in order of first use and checks
-    /// that no state has two arcs with one symbol. Each state's moves are in (label,
-    /// symbol) order, so a state whose labels already rise (as a determinized FSA's do)
-    /// needs no sorting, and two states with the same symbols list them alike.
-    fn encode<'e>(
-        view: FsaView<'_>,
-        fsa_idx: usize,
-        extra: impl Fn(usize) -> &'e [i32],
-    ) -> Result<Self, Error> {
-        let n = view.num_states();
-        // an extra key of no or one value is itself; longer ones are numbered
-        let mut long_extra_ids: HashMap<&'e [i32], u32, FastBuild> = HashMap::default();
-        let mut symbol_ids: HashMap<(i32, u64, u64), u32, FastBuild> = HashMap::default();
-        let mut labels_of_symbol: Vec<i32> = Vec::new();
-        let mut splits: Vec<usize> = Vec::with_capacity(n + 1);
-        let mut moves: Vec<(u32, u32)> = Vec::with_capacity(view.arcs.len());
-        splits.push(0);
-        for state in 0..n {
+    /// Numbers the symbols of `hashed`'s arcs in order of first use.
+    fn numbered<'e, E: Fn(usize) -> &'e [i32]>(symbols: &Symbols<'_, E>, hashed: &Hashed) -> Self {
+        let mut ids: HashMap<(i32, u64, &'e [i32]), u32, FastBuild> = HashMap::default();
+        let mut moves: Vec<(u32, u32)> = Vec::with_capacity(hashed.moves.len());
+        for state in 0..hashed.splits.len() - 1 {
             let begin = moves.len();
-            let range = view.arc_range(state);
-            let arcs = &view.arcs[range.clone()];
-            for (idx, arc) in range.zip(arcs) {
-                let extra_key = match extra(idx) {
-                    [] => 0,
-                    &[value] => 1 << 32 | u64::from(value as u32),
-                    long => {
-                        let next = long_extra_ids.len() as u32;
-                        2 << 32 | u64::from(*long_extra_ids.entry(long).or_insert(next))
-                    }
-                };
-                let next_id = symbol_ids.len() as u32;
-                let id = *symbol_ids
-                    .entry((arc.label, quantized(arc.score), extra_key))
-                    .or_insert_with(|| {
-                        labels_of_symbol.push(arc.label);
-                        next_id
-                    });
-                moves.push((id, arc.dest_state as u32));
+            for &(_, idx, dest) in hashed.of(state) {
+                let next = ids.len() as u32;
+                moves.push((*ids.entry(symbols.key(idx as usize)).or_insert(next), dest));
             }
-            if !arcs.windows(2).all(|w| w[0].label < w[1].label) {
-                let labels = &labels_of_symbol;
-                let list = &mut moves[begin..];
-                list.sort_unstable_by_key(|&(sym, dest)| (labels[sym as usize], sym, dest));
-                if list.windows(2).any(|w| w[0].0 == w[1].0) {
-                    // report the lowest-numbered symbol that repeats
-                    list.sort_unstable();
-                    let w = list.windows(2).find(|w| w[0].0 == w[1].0);
-                    let sym = w.expect("a repeated symbol")[0].0;
-                    return Err(Error::NotDeterministic {
-                        fsa: fsa_idx,
-                        state: state as i32,
-                        label: labels_of_symbol[sym as usize],
-                    });
-                }
-            }
-            splits.push(moves.len());
+            moves[begin..].sort_unstable();
         }
-        Ok(Self {
-            splits,
+        Self {
+            splits: hashed.splits.clone(),
             moves,
-            num_symbols: labels_of_symbol.len(),
-        })
+            num_symbols: ids.len(),
+        }
     }
 
     /// The moves of `state`.
-    #[inline]
+    #[cfg(test)]
     fn of(&self, state: usize) -> &[(u32, u32)] {
         &self.moves[self.splits[state]..self.splits[state + 1]]
     }
@@ -522,7 +624,12 @@ pub(crate) fn minimize_moore<'e>(
     if n == 0 {
         return Ok(Built::empty());
     }
-    let moves = Moves::encode(view, fsa_idx, extra)?;
+    let symbols = Symbols {
+        view,
+        extra,
+        hash_mask: u64::MAX,
+    };
+    let moves = Moves::numbered(&symbols, &Hashed::encode(&symbols, fsa_idx)?);
     let (class, num_classes) = moore_partition(n, &moves);
     Ok(build(view, &class, num_classes))
 }
@@ -578,6 +685,42 @@ mod tests {
         // a single state, and a start that is the final state's only predecessor
         assert_eq!(min_states(&[], 1).0, 1);
         assert_eq!(min_states(&[(0, 1, -1, 0.0)], 2).0, 2);
+    }
+
+    #[test]
+    fn a_repeated_symbol_is_named_by_first_use() {
+        // state 0 repeats label 5's symbol and label 2's; 5's was used first, so it is named
+        let arcs = vec![
+            Arc::new(0, 1, 5, 0.0),
+            Arc::new(0, 1, 2, 0.0),
+            Arc::new(0, 2, 5, 0.0),
+            Arc::new(0, 2, 2, 0.0),
+            Arc::new(1, 3, -1, 0.0),
+            Arc::new(2, 3, -1, 0.0),
+        ];
+        let built = Built::from_sorted_arcs(4, arcs, Vec::new());
+        let err = minimize(built.view(), 3, |_| &[]).unwrap_err();
+        assert_eq!(
+            err,
+            Error::NotDeterministic {
+                fsa: 3,
+                state: 0,
+                label: 5
+            }
+        );
+        // the same label twice with different scores or extra keys is no repeat
+        let arcs = vec![
+            Arc::new(0, 1, 5, 0.0),
+            Arc::new(0, 1, 5, 1.0),
+            Arc::new(0, 1, 5, 0.0),
+            Arc::new(1, 2, -1, 0.0),
+        ];
+        let extra = [0, 0, 1, 0];
+        let built = Built::from_sorted_arcs(3, arcs, Vec::new());
+        let key = |i: usize| std::slice::from_ref(&extra[i]);
+        assert_eq!(minimize(built.view(), 0, key).unwrap().arcs.len(), 4);
+        let err = minimize(built.view(), 0, |_| &[]).unwrap_err();
+        assert!(matches!(err, Error::NotDeterministic { label: 5, .. }));
     }
 
     /// A small xorshift generator for the random cases.
@@ -646,6 +789,13 @@ mod tests {
                 arcs.push(Arc::new(state as i32, dest, label, 0.0));
                 extra.push(rng.below(2) as i32);
             }
+            if rng.below(3) == 0 {
+                // label 1 again after the others, with an extra key no other arc has: the
+                // labels no longer rise, the symbols stay distinct
+                let dest = rng.below(n - 1) as i32;
+                arcs.push(Arc::new(state as i32, dest, 1, 0.0));
+                extra.push(7);
+            }
         }
         (Built::from_sorted_arcs(n, arcs, Vec::new()), extra)
     }
@@ -662,7 +812,13 @@ mod tests {
             assert_eq!(fast, model, "input {built:?}");
             // each way on its own: Valmari's, and signatures with few hash bits (mostly
             // colliding, so the check sends many of them to Valmari's)
-            let moves = Moves::encode(built.view(), 0, key).unwrap();
+            let symbols = Symbols {
+                view: built.view(),
+                extra: key,
+                hash_mask: u64::MAX,
+            };
+            let hashed = Hashed::encode(&symbols, 0).unwrap();
+            let moves = Moves::numbered(&symbols, &hashed);
             let n = built.splits.len() - 1;
             let want = build(
                 built.view(),
@@ -671,12 +827,21 @@ mod tests {
             );
             let (class, count) = coarsest_partition(n, &moves);
             assert_eq!(build(built.view(), &class, count), want);
+            // symbol hashes of two bits: orders and signatures collide, the checks hold
+            let narrow = Symbols {
+                view: built.view(),
+                extra: key,
+                hash_mask: 0b11,
+            };
+            let narrow_hashed = Hashed::encode(&narrow, 0).unwrap();
+            let (class, count) = partition(&narrow, &narrow_hashed, u64::MAX);
+            assert_eq!(build(built.view(), &class, count), want);
             for mask in [u64::MAX, 0b111] {
-                if let Some((class, count)) = refine_by_signatures(n, &moves, mask) {
+                if let Some((class, count)) = refine_by_signatures(&symbols, &hashed, mask) {
                     assert_eq!(build(built.view(), &class, count), want);
                     verified += usize::from(mask == u64::MAX);
                 }
-                let (class, count) = partition(n, &moves, mask);
+                let (class, count) = partition(&symbols, &hashed, mask);
                 assert_eq!(build(built.view(), &class, count), want);
             }
             merged += usize::from(fast.splits.len() < built.splits.len());
