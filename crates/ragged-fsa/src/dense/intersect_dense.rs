@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use crate::arc::Arc;
+use crate::dense::banded::{Banded, WIDTH};
 use crate::dense::dense_fsa::DenseFsaVec;
 use crate::error::Error;
 use crate::fsa::FsaVec;
@@ -152,8 +153,30 @@ pub(crate) fn viterbi_reusing(
     num_cols: usize,
     output_beam: f32,
     restrict: bool,
-    mut fwd: Vec<f32>,
-    mut bwd: Vec<f32>,
+    fwd: Vec<f32>,
+    bwd: Vec<f32>,
+) -> Viterbi {
+    viterbi_in(
+        graph,
+        dense,
+        num_cols,
+        output_beam,
+        restrict,
+        true,
+        (fwd, bwd),
+    )
+}
+
+/// [`viterbi_reusing`], with `banded` choosing whether a graph whose arcs advance by 0 to 2
+/// states takes the [`Banded`] steps (the same bits; `false` for the tests that show it).
+fn viterbi_in(
+    graph: FsaView<'_>,
+    dense: &[f32],
+    num_cols: usize,
+    output_beam: f32,
+    restrict: bool,
+    banded: bool,
+    (mut fwd, mut bwd): (Vec<f32>, Vec<f32>),
 ) -> Viterbi {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
@@ -172,7 +195,7 @@ pub(crate) fn viterbi_reusing(
     }
     fwd[0] = 0.0;
     bwd[rows * num_states + num_states - 1] = 0.0;
-    let entry = UniformEntry::new(graph);
+    let entry = UniformEntry::new(graph).map(|e| if banded { e.with_band(graph) } else { e });
     match &entry {
         Some(entry) => entry.backward(dense, num_cols, bwd.as_mut_slice()),
         None => general_backward(graph, dense, num_cols, bwd.as_mut_slice()),
@@ -183,6 +206,14 @@ pub(crate) fn viterbi_reusing(
         None
     };
     match (widened, &entry) {
+        (
+            Some(loose),
+            Some(
+                entry @ UniformEntry {
+                    banded: Some(band), ..
+                },
+            ),
+        ) => entry.forward_within(band, dense, num_cols, &bwd, loose, &mut fwd),
         (Some(loose), _) => forward_within(graph, dense, num_cols, &bwd, loose, &mut fwd),
         (None, Some(entry)) => entry.forward(dense, num_cols, &mut fwd),
         (None, None) => general_forward(graph, dense, num_cols, &mut fwd),
@@ -384,6 +415,8 @@ struct UniformEntry {
     /// 1]]`), the graph's arcs in order.
     out_splits: Vec<u32>,
     dests: Vec<u32>,
+    /// The graph's arcs as masks when each advances by 0 to 2 states (CTC graphs).
+    banded: Option<Banded>,
 }
 
 impl UniformEntry {
@@ -427,7 +460,65 @@ impl UniformEntry {
                 })
                 .collect(),
             dests: graph.arcs.iter().map(|a| a.dest_state as u32).collect(),
+            banded: None,
         })
+    }
+
+    /// The same, with the [`Banded`] steps when `graph`'s arcs allow them.
+    fn with_band(mut self, graph: FsaView<'_>) -> Self {
+        self.banded = Banded::new(graph);
+        self
+    }
+
+    /// [`forward_within`] with the [`Banded`] steps: each frame's destinations from the
+    /// first state of the previous frame's band to `WIDTH - 1` past its last, all at once.
+    fn forward_within(
+        &self,
+        band: &Banded,
+        dense: &[f32],
+        num_cols: usize,
+        bwd: &[f32],
+        loose: f32,
+        fwd: &mut [f32],
+    ) {
+        let num_states = self.col.len();
+        let rows = dense.len() / num_cols;
+        let within = |x: f32| x > loose;
+        if !within(fwd[0] + bwd[0]) {
+            fwd[0] = f32::NEG_INFINITY;
+            return;
+        }
+        // the previous frame's band, shifted by WIDTH - 1 and `-inf` elsewhere
+        let mut prev = vec![f32::NEG_INFINITY; num_states + WIDTH - 1];
+        let mut entry = vec![f32::NEG_INFINITY; num_states];
+        let (mut lo, mut hi) = (0usize, 1usize);
+        for t in 0..rows {
+            let row = &dense[t * num_cols..(t + 1) * num_cols];
+            let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+            prev[lo + WIDTH - 1..hi + WIDTH - 1].copy_from_slice(&cur[lo..hi]);
+            let dhi = (hi + WIDTH - 1).min(num_states);
+            for (d, e) in entry.iter_mut().enumerate().take(dhi).skip(lo) {
+                *e = self.entry(row, d);
+            }
+            band.forward_step(&prev, &entry, next, lo, dhi);
+            prev[lo + WIDTH - 1..hi + WIDTH - 1].fill(f32::NEG_INFINITY);
+            // drop the states outside the widened beam; the band of those left
+            let b = &bwd[(t + 1) * num_states..(t + 2) * num_states];
+            let (dlo, mut last) = (lo, 0usize);
+            lo = usize::MAX;
+            for d in dlo..dhi {
+                if within(next[d] + b[d]) {
+                    lo = lo.min(d);
+                    last = d + 1;
+                } else {
+                    next[d] = f32::NEG_INFINITY;
+                }
+            }
+            hi = last;
+            if hi == 0 {
+                return;
+            }
+        }
     }
 
     /// Both passes, with the values [`general_passes`] gives.
@@ -452,6 +543,21 @@ impl UniformEntry {
         let num_states = self.col.len();
         let rows = dense.len() / num_cols;
         let entry = |row: &[f32], d: usize| self.entry(row, d);
+        if let Some(band) = &self.banded {
+            let mut prev = vec![f32::NEG_INFINITY; num_states + WIDTH - 1];
+            let mut e = vec![f32::NEG_INFINITY; num_states];
+            for t in 0..rows {
+                let row = &dense[t * num_cols..(t + 1) * num_cols];
+                let (cur, next) =
+                    fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
+                prev[WIDTH - 1..].copy_from_slice(cur);
+                for (d, x) in e.iter_mut().enumerate() {
+                    *x = entry(row, d);
+                }
+                band.forward_step(&prev, &e, next, 0, num_states);
+            }
+            return;
+        }
         for t in 0..rows {
             let row = &dense[t * num_cols..(t + 1) * num_cols];
             let (cur, next) = fwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
@@ -477,7 +583,8 @@ impl UniformEntry {
         let num_states = self.col.len();
         let rows = dense.len() / num_cols;
         let entry = |row: &[f32], d: usize| self.entry(row, d);
-        let mut reach = vec![f32::NEG_INFINITY; num_states];
+        // (WIDTH - 1 entries past the states for the banded steps, never written)
+        let mut reach = vec![f32::NEG_INFINITY; num_states + WIDTH - 1];
         for t in (0..rows).rev() {
             let row = &dense[t * num_cols..(t + 1) * num_cols];
             let (cur, next) = bwd[t * num_states..(t + 2) * num_states].split_at_mut(num_states);
@@ -486,6 +593,10 @@ impl UniformEntry {
             for (d, (r, &b)) in reach.iter_mut().zip(next.iter()).enumerate() {
                 let v = entry(row, d) + b;
                 *r = if v.is_nan() { f32::NEG_INFINITY } else { v };
+            }
+            if let Some(band) = &self.banded {
+                band.backward_step(&reach, cur);
+                continue;
             }
             // (NaN never enters `reach`, so `>` is f32::max here, and the order of
             // general_backward's comparisons)
@@ -822,9 +933,16 @@ mod tests {
         let (mut f1, mut b1) = fresh();
         general_passes(graph, dense, num_cols, &mut f1, &mut b1);
         let (mut f2, mut b2) = fresh();
-        UniformEntry::new(graph)
-            .expect("a uniform graph")
-            .passes(dense, num_cols, &mut f2, &mut b2);
+        let entry = UniformEntry::new(graph).expect("a uniform graph");
+        entry.passes(dense, num_cols, &mut f2, &mut b2);
+        // and the banded steps, where the graph allows them
+        let entry = entry.with_band(graph);
+        if entry.banded.is_some() {
+            let (mut f3, mut b3) = fresh();
+            entry.passes(dense, num_cols, &mut f3, &mut b3);
+            assert_eq!(bits(&f2), bits(&f3), "banded forward");
+            assert_eq!(bits(&b2), bits(&b3), "banded backward");
+        }
         [f1, b1, f2, b2]
     }
 
@@ -848,10 +966,11 @@ mod tests {
             f32::NEG_INFINITY,
             f32::MAX,
             -f32::MAX,
+            -0.0,
         ];
         let pick = |next: &mut dyn FnMut(u64) -> u64, scale: f32| -> f32 {
             if next(12) == 0 {
-                specials[next(5) as usize]
+                specials[next(6) as usize]
             } else {
                 (next(1 << 20) as f32 / (1 << 20) as f32 - 0.5) * scale
             }
@@ -995,6 +1114,100 @@ mod tests {
         }
         // the widened pass does skip work
         assert!(skipped > 1000, "only {skipped} slots skipped");
+    }
+
+    #[test]
+    fn banded_viterbi_gives_the_bits_of_the_index_lists() {
+        let mut state = 21u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut banded = 0;
+        for case in 0..300 {
+            let symbols = 2 + next(6) as usize;
+            let graphs = if case % 3 == 0 {
+                // arcs advancing by 0 to 2 states, one label and score per destination
+                let n = 2 + next(12) as usize;
+                let label: Vec<i32> = (0..n)
+                    .map(|d| {
+                        if d == n - 1 {
+                            -1
+                        } else {
+                            next(symbols as u64) as i32
+                        }
+                    })
+                    .collect();
+                let score: Vec<f32> = (0..n)
+                    .map(|_| [0.0, -0.0, -1.5, f32::NEG_INFINITY][next(4) as usize])
+                    .collect();
+                let mut arcs = Vec::new();
+                for src in 0..n - 1 {
+                    for o in 0..WIDTH {
+                        let d = src + o;
+                        if d < n && (next(3) > 0 || d == src + 1) {
+                            arcs.push(crate::Arc::new(src as i32, d as i32, label[d], score[d]));
+                        }
+                    }
+                }
+                create_fsa_vec(&[Fsa::from_arcs(arcs, n).unwrap()])
+            } else {
+                let tokens: Vec<i32> = (0..1 + next(30))
+                    .map(|_| 1 + next(symbols as u64 - 1) as i32)
+                    .collect();
+                crate::FsaVec::ctc_graph(&[tokens], case % 3 == 1).unwrap()
+            };
+            let view = graphs.view(0);
+            assert!(Banded::new(view).is_some(), "case {case}");
+            banded += 1;
+            let num_cols = symbols + 1;
+            let rows = 1 + next(150) as usize;
+            let scale = [1.0f32, 30.0, 1000.0][case % 3];
+            let dense: Vec<f32> = (0..rows * num_cols)
+                .map(|_| match next(40) {
+                    0 => f32::NEG_INFINITY,
+                    1 => -0.0,
+                    2 => f32::INFINITY,
+                    _ => -(next(1 << 20) as f32 / (1 << 20) as f32) * scale,
+                })
+                .collect();
+            for beam in [0.5f32, 3.0, 10.0, f32::INFINITY] {
+                for restrict in [false, true] {
+                    let run = |band| {
+                        let v = viterbi_in(
+                            view,
+                            &dense,
+                            num_cols,
+                            beam,
+                            restrict,
+                            band,
+                            (Vec::new(), Vec::new()),
+                        );
+                        (bits(&v.fwd), bits(&v.bwd), v.cutoff.to_bits())
+                    };
+                    assert_eq!(run(true), run(false), "case {case} beam {beam}");
+                }
+            }
+        }
+        assert_eq!(banded, 300);
+    }
+
+    #[test]
+    fn arcs_going_back_or_far_are_not_banded() {
+        for (src, dest) in [(1, 0), (0, 3)] {
+            let arcs = vec![
+                crate::Arc::new(0, 1, 1, 0.0),
+                crate::Arc::new(1, 2, 1, 0.0),
+                crate::Arc::new(src, dest, 1, 0.0),
+                crate::Arc::new(2, 3, -1, 0.0),
+            ];
+            let mut arcs = arcs;
+            arcs.sort_by_key(|a| a.src_state);
+            let graphs = create_fsa_vec(&[Fsa::from_arcs(arcs, 4).unwrap()]);
+            assert!(Banded::new(graphs.view(0)).is_none(), "{src} -> {dest}");
+        }
     }
 
     #[test]

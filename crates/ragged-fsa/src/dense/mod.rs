@@ -1,6 +1,7 @@
 //! Training and decoding with dense FSAs (network outputs): `DenseFsaVec`, `intersect_dense`,
 //! the CTC loss and their gradients.
 
+pub(crate) mod banded;
 pub(crate) mod beam;
 pub(crate) mod ctc;
 pub(crate) mod dense_fsa;
