@@ -5,7 +5,8 @@
 //! model, N = 32, T = 200, C = 80, targets of 20-50 tokens, seed 15 (`_small`); long
 //! utterances over a large vocabulary, N = 8, T = 1000, C = 2000, targets of 100-250 tokens,
 //! seed 16 (`_long`). The timed call starts from the log-probabilities and the token lists:
-//! CTC graphs, `DenseFsaVec`, loss and gradient. The peers
+//! CTC graphs, `DenseFsaVec` (borrowing the log-probs: `DenseFsaVecOf::borrowed`), loss and
+//! gradient. The peers
 //! (`benches/peers/ragged-fsa-dense_k2.py`: torch 1.12 `ctc_loss` on the exact rows,
 //! `k2.ctc_loss` at `output_beam = 10` on the beam rows, forward and backward) run the same
 //! inputs. Quick runs shrink T and C.
@@ -15,7 +16,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ndarray::ArrayView3;
-use ragged_fsa::{ctc_loss, intersect_dense_pruned, DenseFsaVec, FsaVec};
+use ragged_fsa::{ctc_loss, intersect_dense_pruned, DenseFsaVec, DenseFsaVecOf, FsaVec};
 
 /// One CTC workload: row suffix, N, T, C, target lengths and seed (as the peer script's).
 struct Shape {
@@ -82,7 +83,7 @@ fn bench(c: &mut Criterion) {
                 .expect("a thread pool");
             let run = |beam: f32| {
                 let graphs = FsaVec::ctc_graph(&input.targets, false).expect("valid targets");
-                let dense = DenseFsaVec::new(view, &segments);
+                let dense = DenseFsaVecOf::borrowed(view, &segments, 0).expect("valid segments");
                 ctc_loss(&graphs, &dense, beam).expect("matching graphs")
             };
             group.bench_function(format!("ctc_loss{suffix}_t{threads}"), |b| {

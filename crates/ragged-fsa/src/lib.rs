@@ -93,8 +93,8 @@ pub use arc::Arc;
 pub use attr::{Attr, Attrs, AUX_LABELS};
 pub use dense::{
     ctc_loss, ctc_loss_with, intersect_dense, intersect_dense_pruned, mmi_loss, mmi_loss_with,
-    nbest, one_best, BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, MmiLoss, MmiLossConfig,
-    MAX_TRELLIS_STATES,
+    nbest, one_best, BestPath, CtcLoss, CtcLossConfig, DenseFsaVec, DenseFsaVecOf, MmiLoss,
+    MmiLossConfig, MAX_TRELLIS_STATES,
 };
 pub use equivalence::{RandEquivalentConfig, RandomFsaConfig};
 pub use error::{Error, ParseProblem};

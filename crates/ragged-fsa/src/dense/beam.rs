@@ -14,6 +14,7 @@
 
 use crate::arc::Arc;
 use crate::dense::ctc::{Posteriors, TINY};
+use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{viterbi_reusing, Viterbi};
 use crate::view::{ArcBudget, FsaView};
 
@@ -154,13 +155,13 @@ thread_local! {
 /// the backward sweep replays; otherwise each sweep tests it again.
 pub(crate) fn pruned_posteriors(
     graph: FsaView<'_>,
-    dense: &[f32],
-    num_cols: usize,
+    dense: &DenseFsaVecOf<'_>,
+    fsa: usize,
     output_beam: f32,
     budget: &ArcBudget,
 ) -> Result<Option<Posteriors>, usize> {
     let mut scratch = SCRATCH.with(|s| s.take());
-    let result = pruned_posteriors_in(graph, dense, num_cols, output_beam, budget, &mut scratch);
+    let result = pruned_posteriors_in(graph, dense, fsa, output_beam, budget, &mut scratch);
     SCRATCH.with(|s| s.replace(scratch));
     result
 }
@@ -168,8 +169,8 @@ pub(crate) fn pruned_posteriors(
 /// [`pruned_posteriors`] with its buffers.
 fn pruned_posteriors_in(
     graph: FsaView<'_>,
-    dense: &[f32],
-    num_cols: usize,
+    dense: &DenseFsaVecOf<'_>,
+    fsa: usize,
     output_beam: f32,
     budget: &ArcBudget,
     scratch: &mut Scratch,
@@ -193,18 +194,15 @@ fn pruned_posteriors_in(
         post,
         vit: last_vit,
     } = scratch;
-    let (cols, index) = used_columns(graph, num_cols);
+    let (cols, index) = used_columns(graph, dense.num_cols());
     let num_states = graph.num_states();
-    let rows = dense.len() / num_cols;
+    let rows = dense.duration(fsa) + 1;
     // the columns the graph reads, gathered once per segment, and the graph relabelled to
     // read them (label + 1 the gathered column): every pass then reads a frame's few
     // scores side by side instead of scattered over a long row (over a large vocabulary,
     // a cache miss each); the scores, and so every sum, are the same
     let k = cols.len();
-    compact.clear();
-    for row in dense.chunks_exact(num_cols) {
-        compact.extend(cols.iter().map(|&c| row[c as usize]));
-    }
+    dense.gather_columns(fsa, &cols, compact);
     arcs.clear();
     arcs.extend(graph.arcs.iter().map(|a| Arc {
         label: index[(a.label + 1) as usize] as i32 - 1,
@@ -536,14 +534,7 @@ mod tests {
         let budget = ArcBudget::new(usize::MAX);
         let mut scored = 0;
         for (&(a, b), want) in pairs.iter().zip(&reference) {
-            let got = pruned_posteriors(
-                graphs.view(a),
-                dense.fsa_scores(b),
-                dense.num_cols(),
-                beam,
-                &budget,
-            )
-            .unwrap();
+            let got = pruned_posteriors(graphs.view(a), dense, b, beam, &budget).unwrap();
             let Some(got) = got else { continue };
             scored += 1;
             assert_eq!(got.cols, want.cols);
@@ -644,8 +635,7 @@ mod tests {
         let dense = DenseFsaVec::new(lp.view(), &[[0, 0, 1]]);
         let budget = ArcBudget::new(usize::MAX);
         let view = graphs.view(0);
-        let cols = dense.num_cols();
-        let got = pruned_posteriors(view, dense.fsa_scores(0), cols, 1e7, &budget).unwrap();
+        let got = pruned_posteriors(view, &dense, 0, 1e7, &budget).unwrap();
         assert!(
             got.is_none(),
             "the scaled run should have lost the only path that counts"

@@ -4,7 +4,7 @@
 use ndarray::Array3;
 
 use crate::dense::beam::{pruned_posteriors, used_columns};
-use crate::dense::dense_fsa::DenseFsaVec;
+use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{
     check_beam, check_trellis_size, intersect_dense_bounded, map_pairs, prepare,
 };
@@ -250,9 +250,12 @@ impl Trellis {
     }
 
     /// Forward-backward in scaled probabilities (each frame's vector divided by its largest
-    /// entry, the logs of the divisors summed in `f64`).
+    /// entry, the logs of the divisors summed in `f64`), over the segment's scores in the
+    /// graph's columns (`dense` rows of `num_cols = cols.len()` values, as
+    /// [`DenseFsaVecOf::gather_columns`] writes them).
     fn run(&self, dense: &[f32], num_cols: usize) -> Posteriors {
-        let rows = dense.len() / num_cols;
+        // (a graph without arcs reads no column: no path)
+        let rows = dense.len().checked_div(num_cols).unwrap_or(0);
         let (num_states, k) = (self.num_states, self.cols.len());
         let infeasible = || Posteriors {
             tot: f64::NEG_INFINITY,
@@ -267,17 +270,13 @@ impl Trellis {
         let mut shift = vec![0f64; rows];
         for t in 0..rows {
             let row = &dense[t * num_cols..(t + 1) * num_cols];
-            let m = self
-                .cols
-                .iter()
-                .map(|&c| row[c as usize])
-                .fold(f32::NEG_INFINITY, f32::max);
+            let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             if m == f32::NEG_INFINITY {
                 return infeasible();
             }
             shift[t] = m as f64 + self.max_score;
-            for (e, &c) in emit[t * k..(t + 1) * k].iter_mut().zip(&self.cols) {
-                *e = (row[c as usize] as f64 - m as f64).exp();
+            for (e, &x) in emit[t * k..(t + 1) * k].iter_mut().zip(row) {
+                *e = (x as f64 - m as f64).exp();
             }
         }
         // forward: alpha[t] for t in 0..=rows, each scaled to max 1
@@ -432,9 +431,7 @@ impl Trellis {
         let rows = dense.len() / num_cols;
         let (num_states, k) = (self.num_states, self.cols.len());
         let score = |i: usize, row: &[f32]| {
-            self.weight[i].ln()
-                + self.max_score
-                + row[self.cols[self.lab[i] as usize] as usize] as f64
+            self.weight[i].ln() + self.max_score + row[self.lab[i] as usize] as f64
         };
         let mut alpha = vec![f64::NEG_INFINITY; (rows + 1) * num_states];
         alpha[0] = 0.0;
@@ -496,16 +493,17 @@ impl Trellis {
 /// arc scored NaN or `+inf` is [`Error::BadScore`], a `+inf` in `log_probs` at a (frame,
 /// symbol) that a segment's graph reads (a frame of the segment, a symbol some arc of its
 /// graph carries) is [`Error::InfiniteLogProb`]. (NaN in `log_probs` never gets here:
-/// [`DenseFsaVec`] refuses it.) What is left is finite or `-inf`, which both paths agree on:
+/// [`DenseFsaVecOf`] refuses it.) What is left is finite or `-inf`, which both paths agree on:
 /// a total of `-inf` (no path) or a finite one, never `+inf` or NaN.
 pub(crate) fn check_loss_inputs(
     graphs: &FsaVec,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     op: &'static str,
 ) -> Result<(), Error> {
     let num_cols = dense.num_cols();
     let mut used: Vec<Option<Vec<u32>>> = vec![None; graphs.num_fsas()];
+    let mut rows = Vec::new();
     for &(a, b) in pairs {
         let cols = match &mut used[a] {
             Some(cols) => cols,
@@ -530,17 +528,15 @@ pub(crate) fn check_loss_inputs(
                 slot.insert(cols)
             }
         };
-        let scores = dense.fsa_scores(b);
         let [seq, start, _] = dense.segments()[b];
-        for t in 0..dense.duration(b) {
-            let row = &scores[t * num_cols..(t + 1) * num_cols];
-            if let Some(&c) = cols.iter().find(|&&c| row[c as usize] == f32::INFINITY) {
-                return Err(Error::InfiniteLogProb {
-                    sequence: seq as usize,
-                    frame: start as usize + t,
-                    symbol: c as usize - 1,
-                });
-            }
+        dense.gather_columns(b, cols, &mut rows);
+        if let Some(at) = rows.iter().position(|&x| x == f32::INFINITY) {
+            // (the final row has no +inf)
+            return Err(Error::InfiniteLogProb {
+                sequence: seq as usize,
+                frame: start as usize + at / cols.len(),
+                symbol: cols[at % cols.len()] as usize - 1,
+            });
         }
     }
     Ok(())
@@ -551,7 +547,7 @@ pub(crate) fn check_loss_inputs(
 /// Checks the inputs first ([`check_loss_inputs`], `op` naming the loss).
 pub(crate) fn pair_posteriors(
     graphs: &FsaVec,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     output_beam: f32,
     max_arcs: usize,
@@ -574,22 +570,16 @@ pub(crate) fn pair_posteriors(
                 .collect()
         };
         return Ok(map_pairs(pairs, work, |a, b| {
-            trellises[a]
-                .as_ref()
-                .expect("prepared above")
-                .run(dense.fsa_scores(b), num_cols)
+            let trellis = trellises[a].as_ref().expect("prepared above");
+            let mut rows = Vec::new();
+            dense.gather_columns(b, &trellis.cols, &mut rows);
+            trellis.run(&rows, trellis.cols.len())
         }));
     }
     // k2's pruned lattice, scored on the kept part of the trellis
     let budget = ArcBudget::new(max_arcs);
     let posts = map_pairs(pairs, work, |a, b| {
-        pruned_posteriors(
-            graphs.view(a),
-            dense.fsa_scores(b),
-            num_cols,
-            output_beam,
-            &budget,
-        )
+        pruned_posteriors(graphs.view(a), dense, b, output_beam, &budget)
     });
     if posts.iter().any(|p| p.is_err()) {
         return Err(Error::OutputLimit {
@@ -611,7 +601,7 @@ pub(crate) fn pair_posteriors(
 /// arc posteriors on it in the log semiring.
 pub(crate) fn lattice_posteriors(
     graphs: &FsaVec,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     output_beam: f32,
     max_arcs: usize,
@@ -668,7 +658,7 @@ pub(crate) fn lattice_posteriors(
 /// Adds `scale * occ` of each pair into `grad` (shape of `log_probs`).
 pub(crate) fn scatter(
     grad: &mut Array3<f32>,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     posts: &[Posteriors],
     scale: f64,
@@ -695,9 +685,60 @@ pub(crate) fn scatter(
     }
 }
 
+/// `scale * occ` of each pair as a gradient of the shape of `log_probs`, written in one pass
+/// over it (zero outside every segment): the values [`scatter`] adds into zeros, each
+/// element's terms summed in pair order.
+pub(crate) fn gradient(
+    dense: &DenseFsaVecOf<'_>,
+    pairs: &[(usize, usize)],
+    posts: &[Posteriors],
+    scale: f64,
+) -> Array3<f32> {
+    let [num_seqs, num_frames, num_symbols] = dense.log_probs_dim();
+    // per sequence, the pairs with a gradient on it, in pair order
+    let mut by_seq: Vec<Vec<usize>> = vec![Vec::new(); num_seqs];
+    for (i, (&(_, b), post)) in pairs.iter().zip(posts).enumerate() {
+        if !post.occ.is_empty() {
+            by_seq[dense.segments()[b][0] as usize].push(i);
+        }
+    }
+    let total = num_seqs * num_frames * num_symbols;
+    let mut flat: Vec<f32> = Vec::with_capacity(total);
+    for covering in &by_seq {
+        for t in 0..num_frames {
+            let at = flat.len();
+            flat.resize(at + num_symbols, 0.0);
+            let row = &mut flat[at..];
+            for &i in covering {
+                let b = pairs[i].1;
+                let [_, start, duration] = dense.segments()[b];
+                let Some(local) = t
+                    .checked_sub(start as usize)
+                    .filter(|&l| l < duration as usize)
+                else {
+                    continue;
+                };
+                let post = &posts[i];
+                let k = post.cols.len();
+                for (&col, &o) in post.cols.iter().zip(&post.occ[local * k..(local + 1) * k]) {
+                    if col > 0 {
+                        row[col as usize - 1] += (scale * o) as f32;
+                    }
+                }
+            }
+        }
+    }
+    Array3::from_shape_vec((num_seqs, num_frames, num_symbols), flat)
+        .expect("one value per element of log_probs")
+}
+
 /// The CTC loss of each supervision segment against its graph (k2's `ctc_loss` with
 /// `reduction="none"`), with `output_beam` as k2's; see [`ctc_loss_with`].
-pub fn ctc_loss(graphs: &FsaVec, dense: &DenseFsaVec, output_beam: f32) -> Result<CtcLoss, Error> {
+pub fn ctc_loss(
+    graphs: &FsaVec,
+    dense: &DenseFsaVecOf<'_>,
+    output_beam: f32,
+) -> Result<CtcLoss, Error> {
     ctc_loss_with(
         graphs,
         dense,
@@ -717,12 +758,12 @@ pub fn ctc_loss(graphs: &FsaVec, dense: &DenseFsaVec, output_beam: f32) -> Resul
 /// **Hostile values**, one rule on the exact and the pruned path: a graph arc scored NaN
 /// or `+inf` is [`Error::BadScore`] (graph and arc named), and a `+inf` in `log_probs` at
 /// a frame of a segment, on a symbol its graph carries, is [`Error::InfiniteLogProb`]
-/// (sequence, frame and symbol named); NaN in `log_probs` is refused by [`DenseFsaVec`]
+/// (sequence, frame and symbol named); NaN in `log_probs` is refused by [`DenseFsaVecOf`]
 /// ([`Error::NanLogProb`]). `-inf` anywhere is a probability of zero. So every loss is
 /// finite or `+inf`, and every gradient value finite.
 pub fn ctc_loss_with(
     graphs: &FsaVec,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     config: &CtcLossConfig,
 ) -> Result<CtcLoss, Error> {
     check_beam("output_beam", config.output_beam)?;
@@ -735,9 +776,7 @@ pub fn ctc_loss_with(
         config.max_lattice_arcs,
         ("ctc_loss", "lattice arcs (CtcLossConfig::max_lattice_arcs)"),
     )?;
-    let [n, t, c] = dense.log_probs_dim();
-    let mut grad = Array3::<f32>::zeros((n, t, c));
-    scatter(&mut grad, dense, &pairs, &posts, -1.0);
+    let grad = gradient(dense, &pairs, &posts, -1.0);
     let loss = posts
         .iter()
         .map(|p| {
@@ -749,4 +788,53 @@ pub fn ctc_loss_with(
         })
         .collect();
     Ok(CtcLoss { loss, grad })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gradient_written_once_is_the_scatter_into_zeros() {
+        // overlapping segments on one sequence, a frame no segment covers, a pair without
+        // a path, columns with and without label -1
+        let x = Array3::<f32>::zeros((3, 6, 4));
+        let segments = [[0, 1, 4], [2, 0, 6], [0, 0, 3], [1, 2, 2]];
+        let dense = DenseFsaVecOf::borrowed(x.view(), &segments, 0).unwrap();
+        let pairs: Vec<(usize, usize)> = (0..4).map(|i| (i, i)).collect();
+        let mut value = 0.1f64;
+        let posts: Vec<Posteriors> = segments
+            .iter()
+            .enumerate()
+            .map(|(i, &[_, _, frames])| {
+                let cols = [vec![0, 1, 3], vec![2, 4], vec![1, 2, 3, 4], vec![4]][i].clone();
+                if i == 3 {
+                    return Posteriors {
+                        tot: f64::NEG_INFINITY,
+                        cols,
+                        occ: Vec::new(),
+                    };
+                }
+                let occ = (0..frames as usize * cols.len())
+                    .map(|_| {
+                        value = (value * 7.3) % 1.0;
+                        value
+                    })
+                    .collect();
+                Posteriors {
+                    tot: 0.0,
+                    cols,
+                    occ,
+                }
+            })
+            .collect();
+        for scale in [-1.0, 0.37] {
+            let mut want = Array3::<f32>::zeros((3, 6, 4));
+            scatter(&mut want, &dense, &pairs, &posts, scale);
+            let got = gradient(&dense, &pairs, &posts, scale);
+            let bits = |a: &Array3<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want));
+            assert!(got[[0, 0, 0]] != 0.0 && got[[1, 0, 0]] == 0.0);
+        }
+    }
 }

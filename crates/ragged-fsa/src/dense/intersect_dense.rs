@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use crate::arc::Arc;
 use crate::dense::banded::{Banded, WIDTH};
-use crate::dense::dense_fsa::DenseFsaVec;
+use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::error::Error;
 use crate::fsa::FsaVec;
 use crate::view::{ArcBudget, Built, FsaView, MAX_OUTPUT_ARCS};
@@ -786,7 +786,7 @@ pub(crate) fn collect_parts(
 /// Checks the graphs against the dense FSAs and pairs them up.
 pub(crate) fn prepare(
     a_fsas: &FsaVec,
-    b: &DenseFsaVec,
+    b: &DenseFsaVecOf<'_>,
     a_to_b_map: Option<&[i32]>,
 ) -> Result<Vec<(usize, usize)>, Error> {
     let pairs = pair_up(a_fsas.num_fsas(), b.num_fsas(), a_to_b_map)?;
@@ -803,7 +803,7 @@ pub const MAX_TRELLIS_STATES: usize = 1 << 28;
 /// Refuses pairs whose trellis (graph states x (frames + 2)) exceeds [`MAX_TRELLIS_STATES`].
 pub(crate) fn check_trellis_size(
     a_fsas: &FsaVec,
-    b: &DenseFsaVec,
+    b: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
 ) -> Result<(), Error> {
     for &(a, bi) in pairs {
@@ -828,7 +828,7 @@ pub(crate) fn check_trellis_size(
 /// consume the final row. The lattice has one FSA per pair, its states numbered by frame then
 /// graph state; arc scores are graph score plus dense score. Returns the lattice (with the
 /// graphs' attributes carried over), `a_arc_map` (lattice arc -> arc of `a_fsas`) and
-/// `b_arc_map` (lattice arc -> index into [`DenseFsaVec::scores`]).
+/// `b_arc_map` (lattice arc -> index into [`DenseFsaVecOf::scores`]).
 ///
 /// **Bounds.** Each pair's trellis (graph states x (frames + 2)) is at most
 /// [`MAX_TRELLIS_STATES`] ([`Error::TooLarge`]), and the lattices hold at most
@@ -837,7 +837,7 @@ pub(crate) fn check_trellis_size(
 /// the total count. (A graph with many parallel arcs can keep arcs x frames of them.)
 pub fn intersect_dense(
     a_fsas: &FsaVec,
-    b: &DenseFsaVec,
+    b: &DenseFsaVecOf<'_>,
     output_beam: f32,
     a_to_b_map: Option<&[i32]>,
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
@@ -855,7 +855,7 @@ pub fn intersect_dense(
 /// names its error carries.
 pub(crate) fn intersect_dense_bounded(
     a_fsas: &FsaVec,
-    b: &DenseFsaVec,
+    b: &DenseFsaVecOf<'_>,
     output_beam: f32,
     a_to_b_map: Option<&[i32]>,
     max_arcs: usize,
@@ -886,7 +886,7 @@ pub(crate) fn intersect_dense_bounded(
 /// Turns per-pair lattices into one FsaVec with global arc maps.
 pub(crate) fn assemble(
     a_fsas: &FsaVec,
-    b: &DenseFsaVec,
+    b: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     parts: Vec<(Built, Vec<(u32, u32)>)>,
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {

@@ -5,7 +5,7 @@ use ndarray::Array3;
 
 use crate::attr::Attr;
 use crate::dense::ctc::{pair_posteriors, scatter};
-use crate::dense::dense_fsa::DenseFsaVec;
+use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{check_beam, check_labels, pair_up};
 use crate::error::Error;
 use crate::fsa::{create_fsa_vec, Fsa, FsaVec};
@@ -88,7 +88,7 @@ impl Default for MmiLossConfig {
 pub fn mmi_loss(
     num_graphs: &FsaVec,
     den_graph: &Fsa,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     den_scale: f64,
 ) -> Result<MmiLoss, Error> {
     mmi_loss_with(
@@ -112,7 +112,7 @@ pub fn mmi_loss(
 pub fn mmi_loss_with(
     num_graphs: &FsaVec,
     den_graph: &Fsa,
-    dense: &DenseFsaVec,
+    dense: &DenseFsaVecOf<'_>,
     config: &MmiLossConfig,
 ) -> Result<MmiLoss, Error> {
     check_beam("output_beam", config.output_beam)?;

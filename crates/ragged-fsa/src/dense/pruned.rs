@@ -3,7 +3,7 @@
 //! pruning of what the search kept.
 
 use crate::arc::Arc;
-use crate::dense::dense_fsa::DenseFsaVec;
+use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{assemble, check_beam, collect_parts, map_pairs, prepare};
 use crate::error::Error;
 use crate::fsa::FsaVec;
@@ -503,7 +503,7 @@ fn backward<K: Key>(
 /// segment while it looks for them.)
 pub fn intersect_dense_pruned(
     a_fsas: &FsaVec,
-    b: &DenseFsaVec,
+    b: &DenseFsaVecOf<'_>,
     search_beam: f32,
     output_beam: f32,
     min_active_states: usize,
