@@ -183,8 +183,11 @@ fn viterbi_in(
     let slots = (rows + 1) * num_states;
     fwd.clear();
     fwd.resize(slots, f32::NEG_INFINITY);
-    bwd.clear();
+    // (the backward passes write every slot of the frames before the last row: only that
+    // row is filled here, whatever the reused buffer held before)
     bwd.resize(slots, f32::NEG_INFINITY);
+    bwd.truncate(slots);
+    bwd[slots - num_states..].fill(f32::NEG_INFINITY);
     if num_states == 0 {
         return Viterbi {
             fwd,
