@@ -228,12 +228,17 @@ fn pruned_posteriors_in(
     let kept = |slot: usize| fwd[slot] + bwd[slot] > cutoff;
     // each frame's band of kept graph states, `band[t].0..band[t].1` (empty: none kept)
     band.clear();
+    // (searched within the rows' bands of the widened beam, which hold every kept state)
     band.extend((0..=rows).map(|t| {
         let base = t * num_states;
-        match (0..num_states).find(|&s| kept(base + s)) {
+        let (wlo, whi) = match &vit.within {
+            None => (0, num_states),
+            Some(within) => within.get(t).copied().unwrap_or((0, 0)),
+        };
+        match (wlo..whi).find(|&s| kept(base + s)) {
             None => (0, 0),
             Some(lo) => {
-                let hi = (lo..num_states).rev().find(|&s| kept(base + s));
+                let hi = (lo..whi).rev().find(|&s| kept(base + s));
                 (lo, hi.unwrap_or(lo) + 1)
             }
         }

@@ -106,6 +106,10 @@ pub(crate) struct Viterbi {
     pub(crate) cutoff: f32,
     /// The smaller of the forward and backward best scores (`-inf`: no path).
     pub(crate) tot: f32,
+    /// With the forward pass restricted to the widened beam, each row's band of the states
+    /// it kept (`within[t].0..within[t].1`; rows past the list have none), which holds
+    /// every state the beam keeps; `None` after a full forward pass.
+    pub(crate) within: Option<Vec<(usize, usize)>>,
 }
 
 #[inline]
@@ -194,6 +198,7 @@ fn viterbi_in(
             bwd,
             cutoff: f32::INFINITY,
             tot: f32::NEG_INFINITY,
+            within: None,
         };
     }
     fwd[0] = 0.0;
@@ -208,7 +213,8 @@ fn viterbi_in(
     } else {
         None
     };
-    match (widened, &entry) {
+    let mut within = widened.map(|_| Vec::with_capacity(rows + 1));
+    match (widened, &entry, &mut within) {
         (
             Some(loose),
             Some(
@@ -216,10 +222,13 @@ fn viterbi_in(
                     banded: Some(band), ..
                 },
             ),
-        ) => entry.forward_within(band, dense, num_cols, &bwd, loose, &mut fwd),
-        (Some(loose), _) => forward_within(graph, dense, num_cols, &bwd, loose, &mut fwd),
-        (None, Some(entry)) => entry.forward(dense, num_cols, &mut fwd),
-        (None, None) => general_forward(graph, dense, num_cols, &mut fwd),
+            Some(bands),
+        ) => entry.forward_within(band, dense, num_cols, &bwd, loose, &mut fwd, bands),
+        (Some(loose), _, Some(bands)) => {
+            forward_within(graph, dense, num_cols, &bwd, loose, &mut fwd, bands)
+        }
+        (_, Some(entry), _) => entry.forward(dense, num_cols, &mut fwd),
+        (_, None, _) => general_forward(graph, dense, num_cols, &mut fwd),
     }
     let tot_fwd = fwd[rows * num_states + num_states - 1];
     let tot_bwd = bwd[0];
@@ -228,6 +237,7 @@ fn viterbi_in(
         bwd,
         cutoff: tot_fwd.min(tot_bwd) - output_beam,
         tot: tot_fwd.min(tot_bwd),
+        within,
     }
 }
 
@@ -295,6 +305,7 @@ fn forward_within(
     bwd: &[f32],
     loose: f32,
     fwd: &mut [f32],
+    bands: &mut Vec<(usize, usize)>,
 ) {
     let num_states = graph.num_states();
     let rows = dense.len() / num_cols;
@@ -303,6 +314,7 @@ fn forward_within(
         fwd[0] = f32::NEG_INFINITY;
         return;
     }
+    bands.push((0, 1));
     let (mut lo, mut hi) = (0usize, 1usize);
     for t in 0..rows {
         let row = &dense[t * num_cols..(t + 1) * num_cols];
@@ -337,6 +349,7 @@ fn forward_within(
         if hi == 0 {
             return;
         }
+        bands.push((lo, hi));
     }
 }
 
@@ -475,6 +488,7 @@ impl UniformEntry {
 
     /// [`forward_within`] with the [`Banded`] steps: each frame's destinations from the
     /// first state of the previous frame's band to `WIDTH - 1` past its last, all at once.
+    #[allow(clippy::too_many_arguments)]
     fn forward_within(
         &self,
         band: &Banded,
@@ -483,6 +497,7 @@ impl UniformEntry {
         bwd: &[f32],
         loose: f32,
         fwd: &mut [f32],
+        bands: &mut Vec<(usize, usize)>,
     ) {
         let num_states = self.col.len();
         let rows = dense.len() / num_cols;
@@ -491,6 +506,7 @@ impl UniformEntry {
             fwd[0] = f32::NEG_INFINITY;
             return;
         }
+        bands.push((0, 1));
         // the previous frame's band, shifted by WIDTH - 1 and `-inf` elsewhere
         let mut prev = vec![f32::NEG_INFINITY; num_states + WIDTH - 1];
         let mut entry = vec![f32::NEG_INFINITY; num_states];
@@ -521,6 +537,7 @@ impl UniformEntry {
             if hi == 0 {
                 return;
             }
+            bands.push((lo, hi));
         }
     }
 
@@ -1053,6 +1070,12 @@ mod tests {
             let kept_full = full.fwd[slot] + full.bwd[slot] > full.cutoff;
             let kept_fast = fast.fwd[slot] + fast.bwd[slot] > fast.cutoff;
             assert_eq!(kept_full, kept_fast, "slot {slot}, beam {beam}");
+            // every kept state lies in its row's band of the widened beam
+            if let (true, Some(within)) = (kept_fast, &fast.within) {
+                let (t, s) = (slot / view.num_states(), slot % view.num_states());
+                let (lo, hi) = within.get(t).copied().unwrap_or((0, 0));
+                assert!(lo <= s && s < hi, "slot {slot} outside {lo}..{hi}");
+            }
             if kept_full {
                 assert_eq!(
                     full.fwd[slot].to_bits(),
@@ -1188,7 +1211,7 @@ mod tests {
                             band,
                             (Vec::new(), Vec::new()),
                         );
-                        (bits(&v.fwd), bits(&v.bwd), v.cutoff.to_bits())
+                        (bits(&v.fwd), bits(&v.bwd), v.cutoff.to_bits(), v.within)
                     };
                     assert_eq!(run(true), run(false), "case {case} beam {beam}");
                 }
