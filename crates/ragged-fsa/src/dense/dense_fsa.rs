@@ -36,24 +36,15 @@ fn copy_segment(
         .zip(part.chunks_exact_mut(num_cols))
     {
         out[0] = f32::NEG_INFINITY;
+        if let Some(symbol) = first_nan(row) {
+            return Err(nan_at(frame, symbol));
+        }
         match row.as_slice() {
-            Some(s) => {
-                // a reduction without early exit, which the compiler vectorizes
-                if s.iter().fold(false, |any, x| any | x.is_nan()) {
-                    let symbol = s.iter().position(|x| x.is_nan()).unwrap_or(0);
-                    return Err(nan_at(frame, symbol));
-                }
-                out[1..].copy_from_slice(s);
-            }
-            None => {
-                if let Some(symbol) = row.iter().position(|x| x.is_nan()) {
-                    return Err(nan_at(frame, symbol));
-                }
-                out[1..]
-                    .iter_mut()
-                    .zip(row.iter())
-                    .for_each(|(o, &x)| *o = x);
-            }
+            Some(s) => out[1..].copy_from_slice(s),
+            None => out[1..]
+                .iter_mut()
+                .zip(row.iter())
+                .for_each(|(o, &x)| *o = x),
         }
     }
     let last = &mut part[duration * num_cols..];
@@ -71,12 +62,7 @@ fn scan_segment(
 ) -> Result<(), Error> {
     let frames = log_probs.slice(ndarray::s![seq, start..start + duration, ..]);
     for (frame, row) in (start..).zip(frames.outer_iter()) {
-        let symbol = match row.as_slice() {
-            // a reduction without early exit, which the compiler vectorizes
-            Some(s) if !s.iter().fold(false, |any, x| any | x.is_nan()) => None,
-            _ => row.iter().position(|x| x.is_nan()),
-        };
-        if let Some(symbol) = symbol {
+        if let Some(symbol) = first_nan(row) {
             return Err(Error::NanLogProb {
                 sequence: seq,
                 frame,
@@ -85,6 +71,15 @@ fn scan_segment(
         }
     }
     Ok(())
+}
+
+/// The symbol of the first NaN in one frame's row, if any.
+fn first_nan(row: ndarray::ArrayView1<'_, f32>) -> Option<usize> {
+    match row.as_slice() {
+        // a reduction without early exit, which the compiler vectorizes
+        Some(s) if !s.iter().fold(false, |any, x| any | x.is_nan()) => None,
+        _ => row.iter().position(|x| x.is_nan()),
+    }
 }
 
 /// The checked segments, the row splits of k2's layout and its number of scores.
