@@ -989,20 +989,66 @@ fn levenshtein_alignment(
 /// Network outputs as dense FSAs (k2's `DenseFsaVec`).
 #[pyclass(module = "arrays._native", name = "RawDenseFsaVec")]
 pub struct RawDenseFsaVec {
-    inner: DenseFsaVec,
+    source: DenseSource,
+    /// Frames of each segment (cut at the end of its sequence).
+    durations: Vec<usize>,
+}
+
+/// Where a [`RawDenseFsaVec`]'s scores live.
+enum DenseSource {
+    /// A copy in k2's layout, made by the constructor.
+    Owned(DenseFsaVec),
+    /// The caller's array, read in place by every call (checked again each time: the
+    /// segments against its shape and its frames for NaN).
+    Borrowed {
+        log_probs: Py<PyArray3<f32>>,
+        segments: Vec<[i32; 3]>,
+        allow_truncate: usize,
+    },
+}
+
+impl RawDenseFsaVec {
+    /// Runs `f` on the dense FSAs with the GIL released: the owned copy, or a borrowed
+    /// form over the array as it is now.
+    fn with<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&ragged_fsa::DenseFsaVecOf<'_>) -> Result<R, Error> + Send,
+    ) -> PyResult<R> {
+        match &self.source {
+            DenseSource::Owned(dense) => py.allow_threads(|| f(dense)).map_err(py_err),
+            DenseSource::Borrowed {
+                log_probs,
+                segments,
+                allow_truncate,
+            } => {
+                let array = numpy::PyArrayMethods::try_readonly(log_probs.bind(py))
+                    .map_err(|e| PyValueError::new_err(format!("log_probs cannot be read: {e}")))?;
+                let view = array.as_array();
+                py.allow_threads(|| {
+                    let dense =
+                        ragged_fsa::DenseFsaVecOf::borrowed(view, segments, *allow_truncate)?;
+                    f(&dense)
+                })
+                .map_err(py_err)
+            }
+        }
+    }
 }
 
 #[pymethods]
 impl RawDenseFsaVec {
-    /// From `log_probs` `(N, T, C)` float32 (read in place, any strides) and
-    /// `supervision_segments` `(S, 3)` int32.
+    /// From `log_probs` `(N, T, C)` float32 (any strides) and `supervision_segments`
+    /// `(S, 3)` int32: a copy in k2's layout, or with `borrow` the array itself, read in
+    /// place by each call (the caller keeps it unchanged while this object is used).
     #[new]
-    #[pyo3(signature = (log_probs, supervision_segments, allow_truncate=0))]
+    #[pyo3(signature = (log_probs, supervision_segments, allow_truncate=0, borrow=false))]
     fn new(
         py: Python<'_>,
         log_probs: PyReadonlyArray3<'_, f32>,
         supervision_segments: PyReadonlyArray2<'_, i32>,
         allow_truncate: usize,
+        borrow: bool,
     ) -> PyResult<Self> {
         let segs = supervision_segments.as_array();
         if segs.ncols() != 3 {
@@ -1016,30 +1062,59 @@ impl RawDenseFsaVec {
             .into_iter()
             .map(|r| [r[0], r[1], r[2]])
             .collect();
-        let log_probs = log_probs.as_array();
-        py.allow_threads(|| DenseFsaVec::with_allow_truncate(log_probs, &segments, allow_truncate))
-            .map(|inner| RawDenseFsaVec { inner })
-            .map_err(py_err)
+        let view = log_probs.as_array();
+        if borrow {
+            // the segments checked now, so that a bad one is an error of the constructor
+            // as in k2; NaN frames are found by the call that reads them
+            let durations = py
+                .allow_threads(|| {
+                    DenseFsaVec::checked_durations(view.dim(), &segments, allow_truncate)
+                })
+                .map_err(py_err)?;
+            let array: &Bound<'_, PyArray3<f32>> = &log_probs;
+            return Ok(RawDenseFsaVec {
+                source: DenseSource::Borrowed {
+                    log_probs: array.clone().unbind(),
+                    segments,
+                    allow_truncate,
+                },
+                durations,
+            });
+        }
+        let dense = py
+            .allow_threads(|| DenseFsaVec::with_allow_truncate(view, &segments, allow_truncate))
+            .map_err(py_err)?;
+        let durations = (0..dense.num_fsas()).map(|i| dense.duration(i)).collect();
+        Ok(RawDenseFsaVec {
+            source: DenseSource::Owned(dense),
+            durations,
+        })
     }
 
     /// The number of segments.
     #[getter]
     fn num_fsas(&self) -> usize {
-        self.inner.num_fsas()
+        self.durations.len()
+    }
+
+    /// Whether the log-probs are read in place (made with `borrow=True`).
+    #[getter]
+    fn borrowed(&self) -> bool {
+        matches!(self.source, DenseSource::Borrowed { .. })
     }
 
     /// Frames of each segment.
     fn durations(&self) -> Vec<usize> {
-        (0..self.inner.num_fsas())
-            .map(|i| self.inner.duration(i))
-            .collect()
+        self.durations.clone()
     }
 
     /// k2's layout of the scores, `(rows, C + 1)` (a copy).
     fn scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let cols = self.inner.num_cols();
-        let values = self.inner.scores().to_vec();
-        let rows = values.len() / cols.max(1);
+        let (rows, cols, values) = self.with(py, |dense| {
+            let cols = dense.num_cols();
+            let values = dense.scores().to_vec();
+            Ok((values.len() / cols.max(1), cols, values))
+        })?;
         numpy::ndarray::Array2::from_shape_vec((rows, cols), values)
             .map(|a| a.into_pyarray(py))
             .map_err(|e| PyValueError::new_err(e.to_string()))
@@ -1058,10 +1133,9 @@ fn intersect_dense<'py>(
 ) -> PyResult<BinaryOut<'py>> {
     let map = a_to_b_map.map(|m| m.as_array().to_vec());
     let a = a_fsas.inner.to_vec();
-    let dense = &b_fsas.inner;
-    let (r, am, bm) = py
-        .allow_threads(|| ragged_fsa::intersect_dense(&a, dense, output_beam, map.as_deref()))
-        .map_err(py_err)?;
+    let (r, am, bm) = b_fsas.with(py, |dense| {
+        ragged_fsa::intersect_dense(&a, dense, output_beam, map.as_deref())
+    })?;
     Ok((raw(Inner::Vec(r)), np1(py, am), np1(py, bm)))
 }
 
@@ -1078,19 +1152,16 @@ fn intersect_dense_pruned<'py>(
     max_active_states: usize,
 ) -> PyResult<BinaryOut<'py>> {
     let a = a_fsas.inner.to_vec();
-    let dense = &b_fsas.inner;
-    let (r, am, bm) = py
-        .allow_threads(|| {
-            ragged_fsa::intersect_dense_pruned(
-                &a,
-                dense,
-                search_beam,
-                output_beam,
-                min_active_states,
-                max_active_states,
-            )
-        })
-        .map_err(py_err)?;
+    let (r, am, bm) = b_fsas.with(py, |dense| {
+        ragged_fsa::intersect_dense_pruned(
+            &a,
+            dense,
+            search_beam,
+            output_beam,
+            min_active_states,
+            max_active_states,
+        )
+    })?;
     Ok((raw(Inner::Vec(r)), np1(py, am), np1(py, bm)))
 }
 
@@ -1104,10 +1175,9 @@ fn ctc_loss<'py>(
     output_beam: f32,
 ) -> PyResult<LossOut<'py>> {
     let graphs = decoding_graph.inner.to_vec();
-    let dense = &dense_fsa_vec.inner;
-    let out = py
-        .allow_threads(|| ragged_fsa::ctc_loss(&graphs, dense, output_beam))
-        .map_err(py_err)?;
+    let out = dense_fsa_vec.with(py, |dense| {
+        ragged_fsa::ctc_loss(&graphs, dense, output_beam)
+    })?;
     Ok((np1(py, out.loss), out.grad.into_pyarray(py)))
 }
 

@@ -298,3 +298,63 @@ def test_forward_scores_back_propagate_into_scores(torch, log_semiring, use_doub
         torch.testing.assert_close(f.grad.to(torch.float64), s.grad, rtol=1e-5, atol=1e-5)
         start += n
     assert start == fwd.numel()
+
+
+def test_dense_fsa_vec_reads_a_tensor_in_place_and_refuses_one_changed_since(torch):
+    logits, targets, lengths = _random_case(torch, 11)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    graphs = k2.ctc_graph(targets)
+    lp = logits.log_softmax(-1)
+    dense = k2.DenseFsaVec(lp, segs)
+    assert dense._raw.borrowed
+    # the same loss as a numpy copy of the same values, which is copied
+    copied = k2.DenseFsaVec(lp.numpy().copy(), segs.numpy())
+    assert not copied._raw.borrowed
+    ref = k2.ctc_loss(graphs, copied, float("inf"), "none")
+    assert k2.ctc_loss(graphs, dense, float("inf"), "none").tolist() == np.asarray(ref).tolist()
+    # an in-place write after construction: k2 would use its copy; we refuse, naming it
+    lp[0, 0, 0] = 0.0
+    with pytest.raises(RuntimeError, match="modified in place"):
+        k2.ctc_loss(graphs, dense, float("inf"), "none")
+    with pytest.raises(RuntimeError, match="modified in place"):
+        dense.scores
+    with pytest.raises(RuntimeError, match="modified in place"):
+        k2.intersect_dense(graphs, dense, 10.0)
+    # a tensor given other memory (set_) is refused before anything reads the old memory
+    other = logits.log_softmax(-1)
+    dense = k2.DenseFsaVec(other, segs)
+    other.set_(other.clone())
+    with pytest.raises(RuntimeError, match="modified in place"):
+        k2.ctc_loss(graphs, dense, float("inf"), "none")
+    # a DenseFsaVec built after the change reads the new values
+    lp2 = logits.log_softmax(-1)
+    lp2[1] = lp2[1].flip(0)
+    fresh = k2.DenseFsaVec(lp2, segs)
+    want = k2.ctc_loss(graphs, k2.DenseFsaVec(lp2.numpy().copy(), segs.numpy()), float("inf"), "none")
+    assert k2.ctc_loss(graphs, fresh, float("inf"), "none").tolist() == np.asarray(want).tolist()
+
+
+def test_a_second_backward_refuses_log_probs_changed_in_place(torch):
+    logits, targets, lengths = _random_case(torch, 12)
+    lp = logits.log_softmax(-1).detach().requires_grad_(True)
+    segs = torch.tensor([[i, 0, lengths[i]] for i in range(3)], dtype=torch.int32)
+    loss = k2.ctc_loss(k2.ctc_graph(targets), k2.DenseFsaVec(lp, segs), float("inf"))
+    loss.backward(retain_graph=True)
+    with torch.no_grad():
+        lp.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified in place"):
+        loss.backward()
+
+
+def test_nan_in_a_borrowed_tensor_is_a_value_error_of_the_call(torch):
+    lp = torch.full((1, 3, 3), -1.0)
+    segs = torch.tensor([[0, 0, 3]], dtype=torch.int32)
+    dense = k2.DenseFsaVec(lp, segs)
+    lp2 = torch.full((1, 3, 3), -1.0)
+    lp2[0, 1, 2] = float("nan")
+    with pytest.raises(ValueError, match="log_probs\\[0, 1, 2\\] is NaN"):
+        k2.ctc_loss(k2.ctc_graph([[1]]), k2.DenseFsaVec(lp2, segs), reduction="none")
+    # bad segments are still the constructor's error
+    with pytest.raises(ValueError, match="segment"):
+        k2.DenseFsaVec(lp, torch.tensor([[0, 1, 3]], dtype=torch.int32))
+    assert dense.duration.tolist() == [3]

@@ -3,9 +3,11 @@
 Shared (no copy): an Fsa's arcs, labels, scores and int32/float32 attributes are views of
 the Rust object's buffers (writing through them changes the FSA, as in k2); a result
 array (arc maps, scores, losses, gradients) is a numpy array that owns the Rust vector;
-log_probs are read in place by DenseFsaVec (any strides). Copies: setting an attribute or
-`scores = ...` (the Rust object owns its vectors; a new object is made), DenseFsaVec's
-own score layout (k2 copies too), and the row splits returned by `row_splits`.
+a torch tensor of log_probs is read in place by every call on its DenseFsaVec (any
+strides; a change made in place after construction is refused). Copies: setting an
+attribute or `scores = ...` (the Rust object owns its vectors; a new object is made),
+DenseFsaVec's score layout from numpy log_probs (as k2 copies: numpy has no version
+counter to show a later write), and the row splits returned by `row_splits`.
 """
 
 import numpy as np
@@ -67,6 +69,20 @@ def test_log_probs_are_read_in_place():
     lp = np.log(np.full((1, 4, 6), 0.25, dtype=np.float32))[:, :, :4]
     dense = k2.DenseFsaVec(lp, np.array([[0, 0, 4]], dtype=np.int32))
     assert dense._log_probs is lp
+
+
+def test_numpy_log_probs_are_copied_at_construction_as_in_k2():
+    lp = np.log(np.full((1, 4, 3), 1 / 3, dtype=np.float32))
+    dense = k2.DenseFsaVec(lp, np.array([[0, 0, 4]], dtype=np.int32))
+    assert not dense._raw.borrowed
+    g = k2.ctc_graph([[1]])
+    before = np.asarray(k2.ctc_loss(g, dense, float("inf"), "none")).tolist()
+    lp[0, :, 1] = 0.0  # a later write does not reach the copy
+    assert np.asarray(k2.ctc_loss(g, dense, float("inf"), "none")).tolist() == before
+    # a new DenseFsaVec reads the new values (label 1 now has probability 1 everywhere)
+    fresh = k2.DenseFsaVec(lp, np.array([[0, 0, 4]], dtype=np.int32))
+    after = np.asarray(k2.ctc_loss(g, fresh, float("inf"), "none"))
+    assert after.tolist() != before
 
 
 class DlpackOnly:

@@ -343,6 +343,19 @@ impl DenseFsaVec {
             log_probs_dim: [n, t, c],
         })
     }
+
+    /// The frames of each segment, as [`DenseFsaVec::with_allow_truncate`] would cut them,
+    /// for log-probs of shape `(N, T, C)`, without reading any log-prob: the segment checks
+    /// alone (the same [`Error::SegmentOutOfRange`] and [`Error::TooLarge`]), for a caller
+    /// that builds a [`DenseFsaVecOf::borrowed`] later and wants bad segments found now.
+    pub fn checked_durations(
+        (n, t, c): (usize, usize, usize),
+        supervision_segments: &[[i32; 3]],
+        allow_truncate: usize,
+    ) -> Result<Vec<usize>, Error> {
+        let (segments, _, _) = check_segments([n, t, c], supervision_segments, allow_truncate)?;
+        Ok(segments.iter().map(|s| s[2] as usize).collect())
+    }
 }
 
 /// k2's layout of `log_probs` for the checked `segments` (`total` scores): the copy, each
@@ -665,9 +678,18 @@ mod tests {
         let exact = DenseFsaVec::new(x.view(), &[[1, 1, 2], [0, 0, 2]]);
         assert_eq!(d.scores(), exact.scores());
         assert_eq!(d.row_splits(), exact.row_splits());
+        // the checks alone give the cut durations (1 frame left of sequence 0 from frame 2)
+        assert_eq!(
+            DenseFsaVec::checked_durations(x.dim(), &[[1, 1, 3], [0, 0, 2], [0, 2, 2]], 1),
+            Ok(vec![2, 2, 1])
+        );
         // exactly `allow_truncate` past the end is allowed, one more is not
         assert!(DenseFsaVec::with_allow_truncate(x.view(), &[[0, 2, 3]], 2).is_ok());
         let err = DenseFsaVec::with_allow_truncate(x.view(), &[[0, 0, 1], [0, 2, 4]], 2);
+        assert_eq!(
+            DenseFsaVec::checked_durations(x.dim(), &[[0, 0, 1], [0, 2, 4]], 2),
+            err.clone().map(|_| vec![])
+        );
         assert_eq!(
             err,
             Err(Error::SegmentOutOfRange {

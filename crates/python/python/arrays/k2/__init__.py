@@ -114,6 +114,12 @@ def _is_tensor(x: Any) -> bool:
     return t is not None and isinstance(x, t.Tensor)
 
 
+def _tensor_state(x: Any) -> Tuple[int, int, Tuple[int, ...], Tuple[int, ...]]:
+    """What changes when a torch tensor is written in place or given other memory: its
+    version counter, data pointer, shape and strides."""
+    return (int(x._version), int(x.data_ptr()), tuple(x.shape), tuple(x.stride()))
+
+
 def _out(a: np.ndarray) -> Any:
     """A result array: torch tensor sharing memory when torch is there, else numpy."""
     t = _torch()
@@ -1777,10 +1783,29 @@ class DenseFsaVec:
     def __init__(self, log_probs: Any, supervision_segments: Any, allow_truncate: int = 0) -> None:
         lp = _array(log_probs, np.float32, "log_probs", 3)
         segs = _array(supervision_segments, np.int32, "supervision_segments", 2)
-        self._raw = _native.RawDenseFsaVec(lp, segs, int(allow_truncate))
+        # A torch tensor is read in place by each call, not copied as k2 copies it: its
+        # version counter and data pointer, kept here, show an in-place change made before
+        # a call, which is then refused (as torch's autograd refuses a tensor it saved).
+        # Anything else has no such counter and is copied, so later writes cannot reach us.
+        borrow = _is_tensor(log_probs)
+        self._raw = _native.RawDenseFsaVec(lp, segs, int(allow_truncate), borrow)
+        self._snapshot = _tensor_state(log_probs) if borrow else None
         self._log_probs = log_probs
         self._segments = np.array(segs, dtype=np.int32)
         self._allow_truncate = int(allow_truncate)
+        self._num_cols = int(lp.shape[2]) + 1
+
+    def _native(self) -> Any:
+        """The native object for a call, after checking that a borrowed tensor is as it was
+        (same version, data pointer, shape and strides)."""
+        snapshot = self._snapshot
+        if snapshot is not None and _tensor_state(self._log_probs) != snapshot:
+            raise RuntimeError(
+                "DenseFsaVec: log_probs was modified in place (or resized) after the "
+                "DenseFsaVec was built from it, and the DenseFsaVec reads it in place; "
+                "build the DenseFsaVec again from the new values"
+            )
+        return self._raw
 
     def __reduce__(self) -> Any:
         # the log-probs and segments as numpy arrays (a torch tensor's values, detached):
@@ -1790,7 +1815,7 @@ class DenseFsaVec:
 
     @property
     def scores(self) -> Any:
-        return _out(self._raw.scores())
+        return _out(self._native().scores())
 
     @property
     def duration(self) -> Any:
@@ -1825,7 +1850,7 @@ def intersect_dense(
     frame_idx_name: Optional[str] = None,
 ) -> Fsa:
     m = None if a_to_b_map is None else _array(a_to_b_map, np.int32, "a_to_b_map", 1)
-    raw, a_map, b_map = _native.intersect_dense(a_fsas._raw, b_fsas._raw, float(output_beam), m)
+    raw, a_map, b_map = _native.intersect_dense(a_fsas._raw, b_fsas._native(), float(output_beam), m)
     return _dense_lattice(raw, a_fsas, b_fsas, a_map, b_map, seqframe_idx_name, frame_idx_name)
 
 
@@ -1849,7 +1874,7 @@ def _dense_lattice(
         # nothing reads the frame of an arc: a decoding lattice (tens of millions of arcs)
         # is handed out as the native call made it
         return out
-    num_cols = int(b_fsas._raw.scores().shape[1])
+    num_cols = b_fsas._num_cols
     b_map = np.asarray(b_map, dtype=np.int64)
     seqframe = b_map // num_cols
     durations = np.asarray(b_fsas._raw.durations(), dtype=np.int64)
@@ -1892,7 +1917,7 @@ def intersect_dense_pruned(
 ) -> Fsa:
     raw, a_map, b_map = _native.intersect_dense_pruned(
         a_fsas._raw,
-        b_fsas._raw,
+        b_fsas._native(),
         float(search_beam),
         float(output_beam),
         int(min_active_states),
@@ -1921,7 +1946,7 @@ def ctc_loss_with_grad(
     decoding_graph: Fsa, dense_fsa_vec: DenseFsaVec, output_beam: float = 10
 ) -> Tuple[np.ndarray, np.ndarray]:
     """Without torch: the loss per segment (float64) and d(sum of losses)/d(log_probs)."""
-    loss, grad = _native.ctc_loss(decoding_graph._raw, dense_fsa_vec._raw, float(output_beam))
+    loss, grad = _native.ctc_loss(decoding_graph._raw, dense_fsa_vec._native(), float(output_beam))
     return loss, grad
 
 

@@ -24,7 +24,7 @@ class _CtcLoss(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, log_probs: torch.Tensor, graph: Any, dense: Any, output_beam: float) -> torch.Tensor:  # type: ignore[override]
-        loss, grad = _native.ctc_loss(graph._raw, dense._raw, output_beam)
+        loss, grad = _native.ctc_loss(graph._raw, dense._native(), output_beam)
         ctx.grad = grad
         ctx.graph = graph
         ctx.dense = dense
@@ -38,7 +38,7 @@ class _CtcLoss(torch.autograd.Function):
         grad = ctx.grad
         ctx.grad = None
         if grad is None:
-            _, grad = _native.ctc_loss(ctx.graph._raw, ctx.dense._raw, ctx.output_beam)
+            _, grad = _native.ctc_loss(ctx.graph._raw, ctx.dense._native(), ctx.output_beam)
         grad = torch.from_numpy(grad)
         # the segments' output gradients as Python floats (exact), in one torch call: a
         # backward right after the loss finds torch's code cold, so each call counts
