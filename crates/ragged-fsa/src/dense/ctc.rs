@@ -655,8 +655,10 @@ pub(crate) fn lattice_posteriors(
     }))
 }
 
-/// Adds `scale * occ` of each pair into `grad` (shape of `log_probs`).
-pub(crate) fn scatter(
+/// Adds `scale * occ` of each pair into `grad` (shape of `log_probs`): the plain model of
+/// [`gradient`].
+#[cfg(test)]
+fn scatter(
     grad: &mut Array3<f32>,
     dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
@@ -685,21 +687,23 @@ pub(crate) fn scatter(
     }
 }
 
-/// `scale * occ` of each pair as a gradient of the shape of `log_probs`, written in one pass
-/// over it (zero outside every segment): the values [`scatter`] adds into zeros, each
-/// element's terms summed in pair order.
-pub(crate) fn gradient(
-    dense: &DenseFsaVecOf<'_>,
-    pairs: &[(usize, usize)],
-    posts: &[Posteriors],
-    scale: f64,
-) -> Array3<f32> {
+/// One group of terms of a gradient: the pairs, their posteriors and the scale of their
+/// occupations.
+pub(crate) type GradientTerms<'p> = (&'p [(usize, usize)], &'p [Posteriors], f64);
+
+/// `scale * occ` of each pair of each group as a gradient of the shape of `log_probs`,
+/// written in one pass over it (zero outside every segment): the values [`scatter`] adds
+/// into zeros group after group, each element's terms summed in that order (groups in
+/// order, pairs in order within a group).
+pub(crate) fn gradient(dense: &DenseFsaVecOf<'_>, groups: &[GradientTerms<'_>]) -> Array3<f32> {
     let [num_seqs, num_frames, num_symbols] = dense.log_probs_dim();
-    // per sequence, the pairs with a gradient on it, in pair order
-    let mut by_seq: Vec<Vec<usize>> = vec![Vec::new(); num_seqs];
-    for (i, (&(_, b), post)) in pairs.iter().zip(posts).enumerate() {
-        if !post.occ.is_empty() {
-            by_seq[dense.segments()[b][0] as usize].push(i);
+    // per sequence, the (group, pair) terms with a gradient on it, in summing order
+    let mut by_seq: Vec<Vec<(usize, usize)>> = vec![Vec::new(); num_seqs];
+    for (g, &(pairs, posts, _)) in groups.iter().enumerate() {
+        for (i, (&(_, b), post)) in pairs.iter().zip(posts).enumerate() {
+            if !post.occ.is_empty() {
+                by_seq[dense.segments()[b][0] as usize].push((g, i));
+            }
         }
     }
     let total = num_seqs * num_frames * num_symbols;
@@ -709,7 +713,8 @@ pub(crate) fn gradient(
             let at = flat.len();
             flat.resize(at + num_symbols, 0.0);
             let row = &mut flat[at..];
-            for &i in covering {
+            for &(g, i) in covering {
+                let (pairs, posts, scale) = groups[g];
                 let b = pairs[i].1;
                 let [_, start, duration] = dense.segments()[b];
                 let Some(local) = t
@@ -776,7 +781,7 @@ pub fn ctc_loss_with(
         config.max_lattice_arcs,
         ("ctc_loss", "lattice arcs (CtcLossConfig::max_lattice_arcs)"),
     )?;
-    let grad = gradient(dense, &pairs, &posts, -1.0);
+    let grad = gradient(dense, &[(&pairs, &posts, -1.0)]);
     let loss = posts
         .iter()
         .map(|p| {
@@ -828,13 +833,25 @@ mod tests {
                 }
             })
             .collect();
+        let bits = |a: &Array3<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         for scale in [-1.0, 0.37] {
             let mut want = Array3::<f32>::zeros((3, 6, 4));
             scatter(&mut want, &dense, &pairs, &posts, scale);
-            let got = gradient(&dense, &pairs, &posts, scale);
-            let bits = |a: &Array3<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            let got = gradient(&dense, &[(&pairs, &posts, scale)]);
             assert_eq!(bits(&got), bits(&want));
             assert!(got[[0, 0, 0]] != 0.0 && got[[1, 0, 0]] == 0.0);
         }
+        // two groups (as MMI's numerator and denominator): the second scattered after the
+        // first, with its own pairs (all segments against pair 1's posteriors reversed)
+        let den_pairs: Vec<(usize, usize)> = (0..4).map(|i| (0, 3 - i)).collect();
+        let den_posts: Vec<Posteriors> = (0..4).map(|i| posts[3 - i].clone()).collect();
+        let mut want = Array3::<f32>::zeros((3, 6, 4));
+        scatter(&mut want, &dense, &pairs, &posts, -1.0);
+        scatter(&mut want, &dense, &den_pairs, &den_posts, 0.37);
+        let got = gradient(
+            &dense,
+            &[(&pairs, &posts, -1.0), (&den_pairs, &den_posts, 0.37)],
+        );
+        assert_eq!(bits(&got), bits(&want));
     }
 }

@@ -4,7 +4,7 @@
 use ndarray::Array3;
 
 use crate::attr::Attr;
-use crate::dense::ctc::{pair_posteriors, scatter};
+use crate::dense::ctc::{gradient, pair_posteriors};
 use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{check_beam, check_labels, pair_up};
 use crate::error::Error;
@@ -146,10 +146,11 @@ pub fn mmi_loss_with(
             loss.push(-(n.tot - den_scale * d.tot));
         }
     }
-    let [n, t, c] = dense.log_probs_dim();
-    let mut grad = Array3::<f32>::zeros((n, t, c));
-    scatter(&mut grad, dense, &num_pairs, &num, -1.0);
-    scatter(&mut grad, dense, &den_pairs, &den_post, den_scale);
+    // written once, the numerator's terms then the denominator's in each element
+    let grad = gradient(
+        dense,
+        &[(&num_pairs, &num, -1.0), (&den_pairs, &den_post, den_scale)],
+    );
     Ok(MmiLoss { loss, grad })
 }
 
