@@ -1112,7 +1112,7 @@ impl RawDenseFsaVec {
     fn scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let (rows, cols, values) = self.with(py, |dense| {
             let cols = dense.num_cols();
-            let values = dense.scores().to_vec();
+            let values = dense.try_scores()?.to_vec();
             Ok((values.len() / cols.max(1), cols, values))
         })?;
         numpy::ndarray::Array2::from_shape_vec((rows, cols), values)

@@ -12,11 +12,17 @@ struct Counting;
 
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Requests of more bytes than this are refused (a null pointer, as an exhausted allocator
+/// gives): a hostile value for the code that must turn a failed allocation into an error.
+static REFUSE_ABOVE: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 // SAFETY: every call is passed on to `System` unchanged (the layout and pointer the caller
 // gave, which `GlobalAlloc`'s contract makes valid); only counters are updated around it.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > REFUSE_ABOVE.load(Ordering::Relaxed) {
+            return std::ptr::null_mut();
+        }
         // SAFETY: `layout` is the caller's, valid and of non-zero size by the contract.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
@@ -33,6 +39,9 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > REFUSE_ABOVE.load(Ordering::Relaxed) {
+            return std::ptr::null_mut();
+        }
         // SAFETY: `ptr` came from `System` with `layout`; `new_size` is the caller's, valid
         // by the contract.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
@@ -185,4 +194,27 @@ fn hostile_inputs_are_refused_within_bounded_memory() {
     );
     // the candidates the search stores before it knows the total: at most the bound's
     assert!(peak < 32 * 20 * MIB + 64 * MIB, "peak {} MiB", peak / MIB);
+
+    // a borrowed DenseFsaVec builds k2's layout (here 2 x 1,000 x 1,001 floats, 8 MB) when
+    // an intersection first reads it: an allocator that refuses is an error, not a panic
+    let lp = ndarray::Array3::<f32>::zeros((2, 1000, 1000));
+    let dense = ragged_fsa::DenseFsaVecOf::borrowed(lp.view(), &[[0, 0, 999], [1, 0, 999]], 0)
+        .expect("valid segments");
+    let graphs = ragged_fsa::FsaVec::ctc_graph(&[vec![1, 2], vec![3]], false).unwrap();
+    REFUSE_ABOVE.store(4 * MIB, Ordering::Relaxed);
+    let refused = [
+        dense.try_scores().map(|_| ()),
+        ragged_fsa::intersect_dense(&graphs, &dense, 10.0, None).map(|_| ()),
+        ragged_fsa::intersect_dense_pruned(&graphs, &dense, 20.0, 8.0, 30, 10_000).map(|_| ()),
+    ];
+    REFUSE_ABOVE.store(usize::MAX, Ordering::Relaxed);
+    for r in refused {
+        assert!(
+            matches!(r, Err(Error::TooLarge { what }) if what.contains("allocation failed")),
+            "{r:?}"
+        );
+    }
+    // and with memory, the same calls succeed and see the built layout
+    assert_eq!(dense.try_scores().map(|s| s.len()), Ok(2 * 1000 * 1001));
+    assert!(ragged_fsa::intersect_dense(&graphs, &dense, 10.0, None).is_ok());
 }

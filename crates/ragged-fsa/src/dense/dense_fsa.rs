@@ -452,17 +452,29 @@ impl DenseFsaVecOf<'_> {
     /// All scores, row-major, `num_cols()` per row (the `b_arc_map` of
     /// [`intersect_dense`](crate::intersect_dense) indexes into this).
     ///
-    /// The borrowed form builds them on the first call (a copy of the segments' frames).
+    /// The borrowed form builds them on the first call (a copy of the segments' frames),
+    /// and panics if that allocation fails: [`DenseFsaVecOf::try_scores`] returns the error
+    /// instead (the operations that read this layout call it first).
     pub fn scores(&self) -> &[f32] {
-        self.scores.get_or_init(|| {
-            let lp = self
-                .log_probs
-                .expect("a DenseFsaVec without scores borrows");
-            let total =
-                *self.row_splits.last().expect("row splits start with 0") as usize * self.num_cols;
-            padded_scores(lp, &self.segments, &self.row_splits, total)
-                .expect("the frames were checked for NaN when borrowed")
-        })
+        self.try_scores()
+            .expect("the scores of a borrowed DenseFsaVec could not be allocated")
+    }
+
+    /// [`DenseFsaVecOf::scores`], with a failed allocation of the borrowed form's copy as
+    /// [`Error::TooLarge`] instead of a panic.
+    pub fn try_scores(&self) -> Result<&[f32], Error> {
+        if let Some(scores) = self.scores.get() {
+            return Ok(scores);
+        }
+        let lp = self
+            .log_probs
+            .expect("a DenseFsaVec without scores borrows");
+        let total =
+            *self.row_splits.last().expect("row splits start with 0") as usize * self.num_cols;
+        // (the frames were checked for NaN when borrowed: only the allocation can fail)
+        let built = padded_scores(lp, &self.segments, &self.row_splits, total)?;
+        // another thread may have built them meanwhile: either copy is the same
+        Ok(self.scores.get_or_init(|| built))
     }
 
     /// Segment `i`'s scores in the columns `cols` (ascending, of k2's layout: 0 is label

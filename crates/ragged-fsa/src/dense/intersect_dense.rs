@@ -884,6 +884,8 @@ pub(crate) fn intersect_dense_bounded(
     check_beam("output_beam", output_beam)?;
     let pairs = prepare(a_fsas, b, a_to_b_map)?;
     check_trellis_size(a_fsas, b, &pairs)?;
+    // k2's layout, built now for a borrowed form (a failed allocation is an error)
+    b.try_scores()?;
     let num_cols = b.num_cols();
     let budget = ArcBudget::new(max_arcs);
     let parts = map_pairs(

@@ -518,6 +518,8 @@ pub fn intersect_dense_pruned(
         });
     }
     let pairs = prepare(a_fsas, b, None)?;
+    // k2's layout, built now for a borrowed form (a failed allocation is an error)
+    b.try_scores()?;
     let num_cols = b.num_cols();
     let budget = ArcBudget::new(MAX_OUTPUT_ARCS);
     let parts = map_pairs(
