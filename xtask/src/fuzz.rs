@@ -312,6 +312,17 @@ fn fuzz_one(
     let out = fuzz.join("out").join(target);
     let _ = fs::remove_dir_all(&out);
     fs::create_dir_all(&out).map_err(|e| Failure(format!("fuzz: {}: {e}", out.display())))?;
+    // this run's own copy of the harness: another campaign's build may replace the built
+    // binary while this one's AFL++ starts or minimises
+    let own = out.join("harness");
+    fs::copy(harness, &own).map_err(|e| {
+        Failure(format!(
+            "fuzz: copying {} to {}: {e}",
+            harness.display(),
+            own.display()
+        ))
+    })?;
+    let harness = own.as_path();
     let seconds_arg = seconds.to_string();
     let (corpus_s, out_s, harness_s) = (
         corpus.display().to_string(),
