@@ -145,6 +145,119 @@ fn scatter_own<R: Real>(x: &MatrixBase<R>, scatter: &mut MatrixBase<R>) {
     }
 }
 
+/// Rows of `A` per tile of [`project_rows`].
+const PROJECT_ROWS: usize = 4;
+/// Rows of `A` per task of [`project_own`].
+const PROJECT_BLOCK: usize = 2048;
+
+/// `ROWS` rows of `A = X U^T` from the rows `x` of `X` and `ut` (`U^T`, `D x TILES * 16`,
+/// row-major, zero past `G`), as `TILES` tiles of 16 columns per row: for each `k`, every
+/// accumulator adds `x[i][k] * ut[k][c]`, so `A[i][c]` is the sum over `k` in order
+/// (fused), whatever the tile.
+#[inline(always)]
+fn project_tile<R: Real, const ROWS: usize, const TILES: usize>(
+    x: [&[R]; ROWS],
+    ut: &[R],
+) -> [[[R; TILE_COLS]; TILES]; ROWS] {
+    let width = TILES * TILE_COLS;
+    let mut acc = [[[R::ZERO; TILE_COLS]; TILES]; ROWS];
+    for (k, u) in ut.chunks_exact(width).enumerate() {
+        for (acc, x) in acc.iter_mut().zip(&x) {
+            let xk = x[k];
+            for (acc, u) in acc.iter_mut().zip(u.chunks_exact(TILE_COLS)) {
+                let u: &[R; TILE_COLS] = u.try_into().expect("a tile");
+                for (acc, &u) in acc.iter_mut().zip(u) {
+                    *acc = xk.mul_add(u, *acc);
+                }
+            }
+        }
+    }
+    acc
+}
+
+/// Writes one row's tiles to `out` (its `G` columns).
+#[inline(always)]
+fn store_row<R: Real, const TILES: usize>(acc: &[[R; TILE_COLS]; TILES], out: &mut [R]) {
+    for (out, acc) in out.chunks_mut(TILE_COLS).zip(acc) {
+        out.copy_from_slice(&acc[..out.len()]);
+    }
+}
+
+/// Rows `row0..row0 + a.num_rows()` of `A = X U^T` into `a`, `PROJECT_ROWS` at a time.
+#[inline(always)]
+fn project_rows<R: Real, const TILES: usize>(
+    x: &MatrixBase<R>,
+    row0: usize,
+    ut: &[R],
+    a: &mut MatrixBase<R>,
+) {
+    let rows = a.num_rows();
+    let mut r = 0;
+    while r + PROJECT_ROWS <= rows {
+        let xs: [&[R]; PROJECT_ROWS] = std::array::from_fn(|i| x.row_data(row0 + r + i));
+        let acc = project_tile::<R, PROJECT_ROWS, TILES>(xs, ut);
+        for (i, acc) in acc.iter().enumerate() {
+            store_row(acc, a.row_data_mut(r + i));
+        }
+        r += PROJECT_ROWS;
+    }
+    for r in r..rows {
+        let acc = project_tile::<R, 1, TILES>([x.row_data(row0 + r)], ut);
+        store_row(&acc[0], a.row_data_mut(r));
+    }
+}
+
+/// `A = X U^T` by the crate's own tiles, over rayon in blocks of `PROJECT_BLOCK` rows
+/// (each element one sum over `k` in order, so the result does not depend on the thread
+/// count), for `G <= 64`; `false` (nothing written) for a wider `U`.
+fn project_own<R: Real>(x: &MatrixBase<R>, u: &MatrixBase<R>, a: &mut MatrixBase<R>) -> bool {
+    let (g, d) = u.shape();
+    let tiles = g.div_ceil(TILE_COLS);
+    if !(1..=4).contains(&tiles) {
+        return false;
+    }
+    let width = tiles * TILE_COLS;
+    let mut ut = vec![R::ZERO; d * width];
+    for (r, row) in u.rows().enumerate() {
+        for (k, &v) in row.iter().enumerate() {
+            ut[k * width + r] = v;
+        }
+    }
+    let level = simd_level();
+    fn split<R: Real>(
+        x: &MatrixBase<R>,
+        row0: usize,
+        ut: &[R],
+        tiles: usize,
+        level: SimdLevel,
+        a: &mut MatrixBase<R>,
+    ) {
+        let rows = a.num_rows();
+        if rows > PROJECT_BLOCK {
+            let mid = rows / 2;
+            let (mut top, mut bottom) = a.split_rows_at_mut(mid);
+            rayon::join(
+                || split(x, row0, ut, tiles, level, &mut top),
+                || split(x, row0 + mid, ut, tiles, level, &mut bottom),
+            );
+            return;
+        }
+        at_level!(
+            level,
+            [R: Real],
+            (x: &MatrixBase<R>, row0: usize, ut: &[R], tiles: usize, a: &mut MatrixBase<R>) -> (),
+            match tiles {
+                1 => project_rows::<R, 1>(x, row0, ut, a),
+                2 => project_rows::<R, 2>(x, row0, ut, a),
+                3 => project_rows::<R, 3>(x, row0, ut, a),
+                _ => project_rows::<R, 4>(x, row0, ut, a),
+            }
+        );
+    }
+    split(x, 0, &ut, tiles, level, a);
+    true
+}
+
 /// Kaldi's `ComputePca(X, &U, &A, print_eigs, exact)`: fills the rows of `u` (`G x D`)
 /// with the top `G` principal directions of the rows of `x` (`N x D`, not centred) and,
 /// if given, `a` (`N x G`) with the projections `X U^T`. Returns the eigenvalues of the
@@ -199,7 +312,9 @@ pub fn compute_pca<R: Real>(
             eprintln!("PCA eigenvalues are {l}");
         }
         if let Some(a) = a {
-            if g > 0 {
+            // with the scatter's tiles, the projection's too: no OpenBLAS call between two
+            // rayon passes (its idle threads spin beside rayon's)
+            if g > 0 && !(own && project_own(x, u, a)) {
                 a.add_mat_mat(R::ONE, x, Trans::NoTrans, u, Trans::Trans, R::ZERO);
             }
         }
