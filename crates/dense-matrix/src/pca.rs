@@ -312,9 +312,11 @@ pub fn compute_pca<R: Real>(
             eprintln!("PCA eigenvalues are {l}");
         }
         if let Some(a) = a {
-            // with the scatter's tiles, the projection's too: no OpenBLAS call between two
-            // rayon passes (its idle threads spin beside rayon's)
-            if g > 0 && !(own && project_own(x, u, a)) {
+            // with the scatter's tiles and more than one rayon thread, the projection's
+            // tiles too: no OpenBLAS call between two rayon passes, whose idle threads
+            // spin beside rayon's (on one thread OpenBLAS's gemm is the faster)
+            let parallel = rayon::current_num_threads() > 1;
+            if g > 0 && !(own && parallel && project_own(x, u, a)) {
                 a.add_mat_mat(R::ONE, x, Trans::NoTrans, u, Trans::Trans, R::ZERO);
             }
         }
