@@ -349,9 +349,17 @@ fn fuzz_one(
         fuzz_args.extend(["-E", execs.as_str()]);
     }
     fuzz_args.extend(["--", &harness_s, target]);
+    // AFL++ prints its status, and why it stopped when it fails, on stdout: kept in a log
+    // beside the run's output (`fuzz/out/<target>/afl-fuzz.log`), named when it fails
+    let log_path = out.join("afl-fuzz.log");
+    let log = fs::File::create(&log_path)
+        .map_err(|e| Failure(format!("fuzz: {}: {e}", log_path.display())))?;
     run_step(
-        &format!("afl-fuzz {target} for {seconds} s"),
-        afl_command(&fuzz_args).stdout(Stdio::null()),
+        &format!(
+            "afl-fuzz {target} for {seconds} s (its output: {})",
+            log_path.display()
+        ),
+        afl_command(&fuzz_args).stdout(log),
     )?;
     let stats_path = out.join("default").join("fuzzer_stats");
     let stats = fs::read_to_string(&stats_path)
