@@ -340,10 +340,11 @@ fn the_scatter_kernel_matches_a_naive_scatter_at_every_level() {
 
 /// The projections `A = X U^T` of the `D < N` route, which with the scatter's own kernel
 /// and more than one rayon thread come from the crate's own tiles (4 rows at a time, 1 to
-/// 4 tiles of 16 columns, blocks of 2,048 rows over rayon), against a naive f64 product of the returned `U`, on every
-/// row, at every level, for `G` of 1, 16, 17, 33 and 64 directions (one to four tiles, a
-/// full and a partial last tile) and `N = 4,099` rows (3 past the last whole tile of 4, a
-/// partial block); `G = 65` (past the tiles) takes the BLAS path, checked the same way.
+/// 4 tiles of 16 columns, blocks of 2,048 rows over rayon), against a naive f64 product
+/// of the returned `U`, on every row, at every level, for `G` of 1, 16, 17, 33 and 64
+/// directions (one to four tiles, a full and a partial last tile) and `N = 4,099` rows (3
+/// past the last whole tile of 4, a partial block); `G = 65` (past the tiles) takes the
+/// BLAS path, checked the same way.
 #[test]
 fn the_projection_kernel_matches_a_naive_product_at_every_level() {
     // the kernel runs with more than one rayon thread (one thread takes gemm): both
