@@ -20,6 +20,7 @@ mod hardening;
 mod hlg;
 mod hlg_golden;
 mod mmi_golden;
+mod parallel;
 mod rnnt;
 mod rnnt_golden;
 mod seed;

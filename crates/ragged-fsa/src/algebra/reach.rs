@@ -22,10 +22,11 @@ pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool
     if n == 0 {
         return (Vec::new(), Vec::new());
     }
-    let accessible = accessible_by_sweeps(view).unwrap_or_else(|| structure::reachable(view, true));
-    let coaccessible =
-        coaccessible_by_sweeps(view).unwrap_or_else(|| structure::reachable(view, false));
-    (accessible, coaccessible)
+    // the two directions share nothing: one per thread when rayon has two
+    rayon::join(
+        || accessible_by_sweeps(view).unwrap_or_else(|| structure::reachable(view, true)),
+        || coaccessible_by_sweeps(view).unwrap_or_else(|| structure::reachable(view, false)),
+    )
 }
 
 /// Forward sweeps from the start state until one marks no state behind it.

@@ -2,8 +2,13 @@
 //! every non-epsilon arc reachable through a chain of epsilon arcs, one arc carrying the
 //! best chain's score.
 
+use std::ops::Range;
+
+use rayon::prelude::*;
+
 use crate::arc::Arc;
 use crate::error::Error;
+use crate::fsa::PARALLEL_MIN_ARCS;
 use crate::view::FsaView;
 
 /// An FSA with a ragged arc map: output arc `i` stands for the input arcs
@@ -28,6 +33,21 @@ impl BuiltDerivs {
 
     pub(crate) fn view(&self) -> FsaView<'_> {
         FsaView::new(&self.splits, &self.arcs)
+    }
+
+    /// The parts built for consecutive state ranges as one FSA, in their order.
+    fn joined(parts: Vec<BuiltDerivs>) -> Self {
+        let mut parts = parts.into_iter();
+        let mut all = parts.next().unwrap_or_else(Self::empty);
+        for part in parts {
+            let (arcs, derivs) = (all.arcs.len() as i32, all.deriv_values.len() as i32);
+            all.splits.extend(part.splits[1..].iter().map(|x| x + arcs));
+            all.arcs.extend_from_slice(&part.arcs);
+            all.deriv_splits
+                .extend(part.deriv_splits[1..].iter().map(|x| x + derivs));
+            all.deriv_values.extend_from_slice(&part.deriv_values);
+        }
+        all
     }
 
     pub(crate) fn derivs(&self, arc: usize) -> &[i32] {
@@ -427,6 +447,30 @@ impl Combining {
     fn chain(&self, e: &ClosureArc) -> &[i32] {
         &self.chains[e.chain.0 as usize..e.chain.1 as usize]
     }
+
+    /// The parts of consecutive state ranges as one, in their order; the first part's
+    /// error when there is one (the error of the first state in order that fails).
+    fn joined(parts: Vec<Result<Combining, Error>>) -> Result<Combining, Error> {
+        let mut parts = parts.into_iter();
+        let mut all = parts.next().expect("at least one range of states")?;
+        for part in parts {
+            let part = part?;
+            let (foll, prec) = (all.foll.len() as u32, all.prec.len() as u32);
+            let chains = all.chains.len() as u32;
+            let moved = |e: &ClosureArc| ClosureArc {
+                chain: (e.chain.0 + chains, e.chain.1 + chains),
+                ..*e
+            };
+            all.foll.extend(part.foll.iter().map(moved));
+            all.prec.extend(part.prec.iter().map(moved));
+            all.chains.extend_from_slice(&part.chains);
+            all.foll_splits
+                .extend(part.foll_splits[1..].iter().map(|x| x + foll));
+            all.prec_splits
+                .extend(part.prec_splits[1..].iter().map(|x| x + prec));
+        }
+        Ok(all)
+    }
 }
 
 /// Removes the epsilon arcs of one FSA as k2 does for an input that is not top-sorted and
@@ -478,22 +522,109 @@ pub(crate) fn remove_epsilon_combining(
         }
     }
 
-    // the closure between kept states, each arc sent one way or the other
-    let mut combining = Combining {
-        foll_splits: Vec::with_capacity(n + 1),
+    let cycles = epsilon_components(view);
+    let sides = Sides {
+        view,
+        fsa_idx,
+        kept: &kept,
+        has_epsilon: &has_epsilon,
+        leaving: &leaving,
+        entering: &entering,
+        cycles: cycles.as_deref(),
+    };
+    let ranges = state_ranges(view);
+    let parts = in_parts(
+        &ranges,
+        || Closure::new(n),
+        |closure, range| closures_in(&sides, range, closure),
+    );
+    let combining = Combining::joined(parts)?;
+    let parts = in_parts(
+        &ranges,
+        || (),
+        |_, range| arcs_in(view, range, &kept, &new_of_old, &combining),
+    );
+    Ok(BuiltDerivs::joined(parts))
+}
+
+/// What the closure of each kept state needs to know of the whole FSA.
+struct Sides<'a> {
+    view: FsaView<'a>,
+    fsa_idx: usize,
+    kept: &'a [bool],
+    has_epsilon: &'a [bool],
+    /// Per state, the non-epsilon arcs leaving it and entering it.
+    leaving: &'a [u32],
+    entering: &'a [u32],
+    cycles: Option<&'a [u32]>,
+}
+
+/// The states cut into consecutive ranges of about equal arc counts, two per rayon thread;
+/// one range (so no parallel job) on one thread or below [`PARALLEL_MIN_ARCS`] arcs.
+fn state_ranges(view: FsaView<'_>) -> Vec<Range<usize>> {
+    let n = view.num_states();
+    let threads = rayon::current_num_threads();
+    if threads <= 1 || view.arcs.len() < PARALLEL_MIN_ARCS {
+        return std::iter::once(0..n).collect();
+    }
+    let per = view.arcs.len().div_ceil(2 * threads);
+    let mut ranges = Vec::with_capacity(2 * threads + 1);
+    let mut start = 0;
+    while start < n {
+        // the first state whose arcs begin `per` arcs or more after `start`'s
+        let target = view.splits[start] as usize + per;
+        let end = start + 1 + view.splits[start + 1..n].partition_point(|&x| (x as usize) < target);
+        ranges.push(start..end);
+        start = end;
+    }
+    ranges
+}
+
+/// `f` on each range of states with a scratch value from `init`, in parallel when there
+/// are several ranges; the results in the order of the ranges.
+fn in_parts<S, T: Send>(
+    ranges: &[Range<usize>],
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, Range<usize>) -> T + Sync + Send,
+) -> Vec<T> {
+    if let [range] = ranges {
+        return vec![f(&mut init(), range.clone())];
+    }
+    ranges
+        .par_iter()
+        .map_init(init, |scratch, range| f(scratch, range.clone()))
+        .collect()
+}
+
+/// The closure arcs of the states in `range`, each sent one way or the other; the splits
+/// start at 0 and the chains are numbered within the part.
+fn closures_in(
+    sides: &Sides<'_>,
+    range: Range<usize>,
+    closure: &mut Closure,
+) -> Result<Combining, Error> {
+    let Sides {
+        view,
+        fsa_idx,
+        kept,
+        has_epsilon,
+        leaving,
+        entering,
+        cycles,
+    } = *sides;
+    let mut part = Combining {
+        foll_splits: Vec::with_capacity(range.len() + 1),
         foll: Vec::new(),
-        prec_splits: Vec::with_capacity(n + 1),
+        prec_splits: Vec::with_capacity(range.len() + 1),
         prec: Vec::new(),
         chains: Vec::new(),
     };
-    combining.foll_splits.push(0);
-    combining.prec_splits.push(0);
-    let cycles = epsilon_components(view);
-    let mut closure = Closure::new(n);
+    part.foll_splits.push(0);
+    part.prec_splits.push(0);
     let mut reached: Vec<usize> = Vec::new();
-    for a in 0..n {
+    for a in range {
         if kept[a] && has_epsilon[a] {
-            closure.run(view, a, fsa_idx, cycles.as_deref())?;
+            closure.run(view, a, fsa_idx, cycles)?;
             reached.clear();
             reached.extend(
                 closure
@@ -504,26 +635,36 @@ pub(crate) fn remove_epsilon_combining(
             );
             reached.sort_unstable();
             for &b in &reached {
-                let begin = combining.chains.len() as u32;
-                closure.chain(view, b, &mut combining.chains, fsa_idx, a)?;
+                let begin = part.chains.len() as u32;
+                closure.chain(view, b, &mut part.chains, fsa_idx, a)?;
                 let e = ClosureArc {
                     dest: b,
                     score: closure.best[b],
-                    chain: (begin, combining.chains.len() as u32),
+                    chain: (begin, part.chains.len() as u32),
                 };
                 if a == 0 || leaving[b] < entering[a] {
-                    combining.foll.push(e);
+                    part.foll.push(e);
                 } else {
-                    combining.prec.push(e);
+                    part.prec.push(e);
                 }
             }
         }
-        combining.foll_splits.push(combining.foll.len() as u32);
-        combining.prec_splits.push(combining.prec.len() as u32);
+        part.foll_splits.push(part.foll.len() as u32);
+        part.prec_splits.push(part.prec.len() as u32);
     }
+    Ok(part)
+}
 
+/// The output arcs of the kept states in `range` (splits from 0, derivs numbered within
+/// the part).
+fn arcs_in(
+    view: FsaView<'_>,
+    range: Range<usize>,
+    kept: &[bool],
+    new_of_old: &[i32],
+    combining: &Combining,
+) -> BuiltDerivs {
     let mut out = BuiltDerivs::empty();
-    out.splits.reserve(count as usize);
     // one state's arcs before sorting: (arc, range of `derivs`)
     let mut state_arcs: Vec<(Arc, u32, u32)> = Vec::new();
     let mut derivs: Vec<i32> = Vec::new();
@@ -531,7 +672,7 @@ pub(crate) fn remove_epsilon_combining(
         view.arc_range(s)
             .filter(move |&idx| view.arcs[idx].label != 0)
     };
-    for s in 0..n {
+    for s in range {
         if !kept[s] {
             continue;
         }
@@ -611,7 +752,7 @@ pub(crate) fn remove_epsilon_combining(
         }
         out.splits.push(out.arcs.len() as i32);
     }
-    Ok(out)
+    out
 }
 
 /// Orders scores best (largest) first, NaN after every number and equal to another NaN: a

@@ -285,7 +285,8 @@ fn accessible(view: FsaView<'_>) -> Vec<bool> {
 pub(crate) fn accessible_coaccessible(view: FsaView<'_>) -> (Vec<bool>, Vec<bool>) {
     let n = view.num_states();
     if n == 0 || !forward_only(view) {
-        return (reachable(view, true), reachable(view, false));
+        // the two searches share nothing: one per thread when rayon has two
+        return rayon::join(|| reachable(view, true), || reachable(view, false));
     }
     let acc = accessible_by_sweep(view);
     let mut coacc = vec![false; n];
