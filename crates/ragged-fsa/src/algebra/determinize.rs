@@ -221,6 +221,18 @@ pub(crate) fn determinize<'o>(
     singleton[0] = 0;
     singleton[final_state as usize] = FINAL;
     let out = &mut result.fsa;
+    // room for an output of about the input's size from the start (within the bounds):
+    // growing by doubling copies each vector and touches fresh pages at every step
+    let room = view.arcs.len().min(max_arcs).min(max_bytes / 64);
+    let states = n.min(max_states).min(max_bytes / 64);
+    out.arcs.reserve(room);
+    out.deriv_values.reserve(room);
+    out.deriv_splits.reserve(room);
+    result.out_splits.reserve(room);
+    elements.reserve(states);
+    element_chains.reserve(states);
+    subset_starts.reserve(states);
+    pending_scores.reserve(states);
     // (label as u32 << 32 | dest, value, arc index, residual string id and chain id of the
     // source element)
     let mut moves: Vec<(u64, f64, i32, u32, u32)> = Vec::new();
