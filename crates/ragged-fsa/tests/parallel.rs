@@ -1,7 +1,7 @@
 //! Work on one FSA that is split over rayon's threads (`remove_epsilon`'s closures and
 //! arcs by ranges of states, `connect`'s two searches) gives, arc for arc, what one thread
-//! gives: on the benchmark's decoding graph and on random cyclic graphs large enough to
-//! be split, and the same error when two states fail.
+//! gives: on the benchmark's decoding graph and on random cyclic and acyclic graphs large
+//! enough to be split, and the same error when two states fail.
 
 use crate::common::{tuples, Rng};
 use ragged_fsa::{Arc, Error, Fsa, WeightPushing};
@@ -68,6 +68,41 @@ fn remove_epsilon_on_several_threads_is_the_one_thread_result_arc_for_arc() {
             let (out, _) = &one;
             assert!(out.labels().iter().all(|&l| l != 0));
         }
+    }
+}
+
+/// A top-sorted acyclic FSA of `n` states (k2's host algorithm's case): about three arcs a
+/// state, each to one of the next 40 states, one in four an epsilon.
+fn acyclic_epsilon_graph(rng: &mut Rng, n: i32) -> Fsa {
+    let mut arcs = Vec::new();
+    for s in 0..n - 1 {
+        for _ in 0..1 + rng.below(5) {
+            let d = (s + 1 + rng.below(40) as i32).min(n - 1);
+            let label = if d == n - 1 {
+                -1
+            } else if rng.below(4) == 0 {
+                0
+            } else {
+                1 + rng.below(8) as i32
+            };
+            arcs.push(Arc::new(s, d, label, rng.score()));
+        }
+    }
+    Fsa::from_arcs(arcs, n as usize).expect("a valid FSA")
+}
+
+#[test]
+fn remove_epsilon_of_an_acyclic_fsa_on_several_threads_is_the_one_thread_result() {
+    let mut rng = Rng(36);
+    for n in [30, 3_000, 9_000] {
+        let fsa = acyclic_epsilon_graph(&mut rng, n);
+        assert!(n < 1_000 || fsa.num_arcs() >= ragged_fsa::PARALLEL_MIN_ARCS);
+        let one = on_threads(1, || fsa.remove_epsilon().expect("acyclic"));
+        for threads in [2, 3, 4] {
+            let many = on_threads(threads, || fsa.remove_epsilon().expect("as on one"));
+            assert_eq!(whole(&many), whole(&one), "{n} states, {threads} threads");
+        }
+        assert!(one.0.labels().iter().all(|&l| l != 0));
     }
 }
 

@@ -305,7 +305,9 @@ fn epsilon_components(view: FsaView<'_>) -> Option<Vec<u32>> {
 /// non-epsilon arcs leaving reachable states, in their order (the final state stays
 /// last); each gets one arc per (label, destination) of the non-epsilon arcs its epsilon
 /// closure reaches, with the best score, sorted as k2 sorts arcs; the arc's derivs are the
-/// epsilon chain then the arc. States are visited in order, so memory is read forwards.
+/// epsilon chain then the arc. States are visited in order, so memory is read forwards;
+/// above [`PARALLEL_MIN_ARCS`] arcs on several threads, by ranges of states whose parts are
+/// joined in order (the same result, arc for arc).
 pub(crate) fn remove_epsilon(
     view: FsaView<'_>,
     fsa_idx: usize,
@@ -333,14 +335,38 @@ pub(crate) fn remove_epsilon(
             count += 1;
         }
     }
-    let mut closure = Closure::new(n);
+    let ranges = state_ranges(view);
+    let parts = in_parts(
+        &ranges,
+        || Closure::new(n),
+        |closure, range| closed_arcs_in(view, range, fsa_idx, &kept, &new_of_old, closure),
+    );
+    let mut done = Vec::with_capacity(parts.len());
+    for part in parts {
+        // the first part's error is that of the first state in order that fails
+        done.push(part?);
+    }
+    Ok(BuiltDerivs::joined(done))
+}
+
+/// The output arcs of the kept states in `range` of [`remove_epsilon`] (splits from 0,
+/// derivs numbered within the part).
+fn closed_arcs_in(
+    view: FsaView<'_>,
+    range: Range<usize>,
+    fsa_idx: usize,
+    kept: &[bool],
+    new_of_old: &[i32],
+    closure: &mut Closure,
+) -> Result<BuiltDerivs, Error> {
+    let arcs = (view.splits[range.end] - view.splits[range.start]) as usize;
     let mut out = BuiltDerivs::empty();
-    out.arcs.reserve(view.arcs.len());
-    out.deriv_splits.reserve(view.arcs.len());
-    out.deriv_values.reserve(view.arcs.len());
-    out.splits.reserve(count as usize);
+    out.arcs.reserve(arcs);
+    out.deriv_splits.reserve(arcs);
+    out.deriv_values.reserve(arcs);
+    out.splits.reserve(range.len());
     let mut candidates: Vec<(u32, i32, f64, usize, i32)> = Vec::new();
-    for s in 0..n {
+    for s in range {
         if !kept[s] {
             continue;
         }
@@ -487,7 +513,9 @@ impl Combining {
 /// (`[e, n]`), its non-epsilon arcs folded with a following closure arc (`[n, e]`), the
 /// former folded with a following closure arc (`[e, n, e']`), its non-epsilon arcs; then
 /// sorted as k2 sorts arcs (stable). The result need not be connected. Derivs: the input
-/// arcs of each combination in path order.
+/// arcs of each combination in path order. Above [`PARALLEL_MIN_ARCS`] arcs on several
+/// threads, the closures and then the arcs are computed by ranges of states, joined in
+/// order (the same result, arc for arc).
 pub(crate) fn remove_epsilon_combining(
     view: FsaView<'_>,
     fsa_idx: usize,
