@@ -268,8 +268,6 @@ fn ensure_engine() -> Step {
     Ok(())
 }
 
-/// The AFL++ settings for a shared machine: no CPU binding or frequency check, plain
-/// status lines instead of the screen UI, and no demand on the system's core pattern.
 /// Holds a campaign's harness to one rayon thread, unless the caller chose a count
 /// (`chosen`): a campaign is one core's, and a harness that reaches rayon
 /// (`dense_intersect`) ran 531 inputs/s with a pool of two threads beside a second
@@ -280,6 +278,8 @@ fn one_rayon_thread(command: &mut Command, chosen: bool) {
     }
 }
 
+/// The AFL++ settings for a shared machine: no CPU binding or frequency check, plain
+/// status lines instead of the screen UI, and no demand on the system's core pattern.
 fn afl_command(args: &[&str]) -> Command {
     let mut command = Command::new("nice");
     command
@@ -556,7 +556,6 @@ mod tests {
         Options::parse(&args).map_err(|Failure(message)| message)
     }
 
-    #[track_caller]
     #[test]
     fn a_campaign_runs_rayon_on_one_thread_unless_told_otherwise() {
         let rayon = |command: &Command| {
@@ -574,6 +573,7 @@ mod tests {
         assert_eq!(rayon(&command), None);
     }
 
+    #[track_caller]
     fn check(args: &[&str], target: Option<&str>, seconds: u64, execs: Option<u64>) {
         assert_eq!(
             parse(args),

@@ -16,9 +16,9 @@ fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
 }
 
 /// A cyclic FSA of `n` states with about three arcs a state, one in eight an epsilon (so
-/// the epsilon closures stay small, as in a decoding graph),
-/// every score in [-2, -0.01]: every cycle is negative. Arcs go anywhere but into the
-/// final state, which `-1` arcs from about one state in ten enter.
+/// the epsilon closures stay small, as in a decoding graph), every score in [-2, -0.01]:
+/// every cycle is negative. Arcs go anywhere but into the final state, which `-1` arcs
+/// from about one state in ten enter.
 fn epsilon_graph(rng: &mut Rng, n: i32) -> Fsa {
     let mut arcs = Vec::new();
     for s in 0..n - 1 {

@@ -341,12 +341,9 @@ pub(crate) fn remove_epsilon(
         || Closure::new(n),
         |closure, range| closed_arcs_in(view, range, fsa_idx, &kept, &new_of_old, closure),
     );
-    let mut done = Vec::with_capacity(parts.len());
-    for part in parts {
-        // the first part's error is that of the first state in order that fails
-        done.push(part?);
-    }
-    Ok(BuiltDerivs::joined(done))
+    // (collected in order: the first part's error is that of the first state that fails)
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(BuiltDerivs::joined(parts))
 }
 
 /// The output arcs of the kept states in `range` of [`remove_epsilon`] (splits from 0,
