@@ -13,25 +13,45 @@ use crate::view::FsaView;
 /// How far one arc may advance (`dest - src` in `0..WIDTH`).
 pub(crate) const WIDTH: usize = 3;
 
-/// The arcs of a banded graph as masks: `out[o][s]` when an arc leaves `s` for `s + o`,
-/// `into[o][d]` when an arc enters `d` from `d - o`.
+/// The arcs of a banded graph as masks of all ones (`u32::MAX`) or zeros: `out[o][s]` set
+/// when an arc leaves `s` for `s + o`, `into[o][d]` when an arc enters `d` from `d - o`.
+/// (Words as wide as an `f32`, so that a select is two bitwise operations on a lane.)
 pub(crate) struct Banded {
-    out: [Vec<bool>; WIDTH],
-    into: [Vec<bool>; WIDTH],
+    out: [Vec<u32>; WIDTH],
+    pub(crate) into: [Vec<u32>; WIDTH],
+}
+
+/// `x` where `mask` is all ones, `-inf` where it is zero.
+#[inline]
+fn select(mask: u32, x: f32) -> f32 {
+    f32::from_bits((x.to_bits() & mask) | (f32::NEG_INFINITY.to_bits() & !mask))
 }
 
 impl Banded {
     /// The masks of `graph`, or `None` when some arc goes back or advances by more than
     /// `WIDTH - 1` states.
     pub(crate) fn new(graph: FsaView<'_>) -> Option<Self> {
+        Self::build(graph, true)
+    }
+
+    /// The masks of `graph` when, besides, no two arcs join the same two states (sums over
+    /// arcs, unlike maxima, count parallel arcs, which one bit cannot hold).
+    pub(crate) fn without_parallel_arcs(graph: FsaView<'_>) -> Option<Self> {
+        Self::build(graph, false)
+    }
+
+    fn build(graph: FsaView<'_>, parallel: bool) -> Option<Self> {
         let num_states = graph.num_states();
-        let mut out: [Vec<bool>; WIDTH] = std::array::from_fn(|_| vec![false; num_states]);
-        let mut into: [Vec<bool>; WIDTH] = std::array::from_fn(|_| vec![false; num_states]);
+        let mut out: [Vec<u32>; WIDTH] = std::array::from_fn(|_| vec![0; num_states]);
+        let mut into: [Vec<u32>; WIDTH] = std::array::from_fn(|_| vec![0; num_states]);
         for arc in graph.arcs {
             let (s, d) = (arc.src_state as usize, arc.dest_state as usize);
             let o = d.checked_sub(s).filter(|&o| o < WIDTH)?;
-            out[o][s] = true;
-            into[o][d] = true;
+            if !parallel && out[o][s] != 0 {
+                return None;
+            }
+            out[o][s] = u32::MAX;
+            into[o][d] = u32::MAX;
         }
         Some(Self { out, into })
     }
@@ -45,9 +65,11 @@ impl Banded {
         let (r0, r1, r2) = (&reach[..n], &reach[1..n + 1], &reach[2..n + 2]);
         let (m0, m1, m2) = (&self.out[0][..n], &self.out[1][..n], &self.out[2][..n]);
         for i in 0..n {
-            let a = if m0[i] { r0[i] } else { f32::NEG_INFINITY };
-            let b = if m1[i] { r1[i] } else { f32::NEG_INFINITY };
-            let c = if m2[i] { r2[i] } else { f32::NEG_INFINITY };
+            let (a, b, c) = (
+                select(m0[i], r0[i]),
+                select(m1[i], r1[i]),
+                select(m2[i], r2[i]),
+            );
             let ab = if b > a { b } else { a };
             cur[i] = if c > ab { c } else { ab };
         }
@@ -75,9 +97,11 @@ impl Banded {
         );
         let (e, out) = (&entry[lo..hi], &mut next[lo..hi]);
         for i in 0..out.len() {
-            let a = if m0[i] { p0[i] } else { f32::NEG_INFINITY };
-            let b = if m1[i] { p1[i] } else { f32::NEG_INFINITY };
-            let c = if m2[i] { p2[i] } else { f32::NEG_INFINITY };
+            let (a, b, c) = (
+                select(m0[i], p0[i]),
+                select(m1[i], p1[i]),
+                select(m2[i], p2[i]),
+            );
             let ab = if b > a { b } else { a };
             let m = if c > ab { c } else { ab };
             let v = m + e[i];

@@ -8,11 +8,15 @@
 //! plus dense score, summed in `f32`); forward and backward run in scaled
 //! probabilities (each frame's vector divided by its largest entry) over each frame's band
 //! of kept states, with one `exp` per kept arc, or per kept destination state when all arcs
-//! into a state share label and score (CTC graphs). The kept arcs are not stored: each sweep
-//! tests the rule again. A segment whose scaled run loses range returns `None`, for the
-//! caller to score the built lattice instead.
+//! into a state share label and score (CTC graphs). For such a graph whose arcs advance by 0
+//! to 2 states (CTC graphs again) the sweeps go destination by destination over each
+//! frame's band, the three arcs into a state side by side and selected by bit masks, not
+//! branches (see [`banded_sweeps`]); otherwise the forward sweep records the kept arcs for
+//! the backward one (uniform entries) or each sweep tests the rule again. A segment whose
+//! scaled run loses range returns `None`, for the caller to score the built lattice instead.
 
 use crate::arc::Arc;
+use crate::dense::banded::Banded;
 use crate::dense::ctc::{Posteriors, TINY};
 use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{viterbi_reusing, Viterbi};
@@ -57,6 +61,11 @@ fn uniform_entry(graph: FsaView<'_>) -> Option<Vec<(u32, f32)>> {
 /// returns that largest entry (0 when all are 0).
 fn rescale(values: &mut [f64]) -> f64 {
     let m = values.iter().copied().fold(0f64, f64::max);
+    scale_by(values, m)
+}
+
+/// [`rescale`] with the largest entry `m` known; returns it.
+fn scale_by(values: &mut [f64], m: f64) -> f64 {
     if m > 0.0 && m.is_finite() {
         let inv = 1.0 / m;
         for x in values.iter_mut() {
@@ -133,6 +142,8 @@ struct Scratch {
     beta_next: Vec<f64>,
     beta_cur: Vec<f64>,
     post: Vec<(f64, u32)>,
+    source_score: Vec<f32>,
+    masks: Vec<u8>,
     /// The last segment's Viterbi scores, whose buffers the next segment's reuse.
     vit: Option<Viterbi>,
 }
@@ -192,6 +203,8 @@ fn pruned_posteriors_in(
         beta_next,
         beta_cur,
         post,
+        source_score,
+        masks,
         vit: last_vit,
     } = scratch;
     let (cols, index) = used_columns(graph, dense.num_cols());
@@ -254,6 +267,39 @@ fn pruned_posteriors_in(
         band,
     };
     let entry = uniform_entry(graph);
+    // when all states entered by one column share their score too (CTC graphs: score 0),
+    // a frame's weights are taken once per column: `col_stamp[col] == t + 1` marks the
+    // columns `col_weight` holds for frame t
+    let by_column = entry.as_ref().is_some_and(|entry| {
+        let mut score = vec![None; k];
+        entry.iter().all(|&(col, s)| {
+            col == u32::MAX || *score[col as usize].get_or_insert(s.to_bits()) == s.to_bits()
+        })
+    });
+    if entry.is_some() {
+        col_weight.clear();
+        col_weight.resize(k, 0.0);
+        col_stamp.clear();
+        col_stamp.resize(k, 0);
+    }
+    if let (Some(entry), Some(banded)) = (&entry, Banded::without_parallel_arcs(graph)) {
+        let weights = ColumnWeights {
+            by_column,
+            weight: col_weight,
+            stamp: col_stamp,
+        };
+        let bufs = BandedBuffers {
+            alpha,
+            weight: entry_weight,
+            score: entry_score,
+            source: source_score,
+            masks,
+            shift,
+            beta_next,
+            beta_cur,
+        };
+        return banded_sweeps(&trellis, entry, &banded, weights, budget, bufs, cols);
+    }
     // scaled forward probabilities, (rows + 1) x states; only the bands are written (each
     // zeroed before it is summed into) and read
     alpha.resize(alpha.len().max((rows + 1) * num_states), 0.0);
@@ -266,20 +312,7 @@ fn pruned_posteriors_in(
         entry_score.resize(entry_score.len().max(num_states), 0.0);
         keep_next.clear();
         keep_next.resize(num_states, false);
-        col_weight.clear();
-        col_weight.resize(k, 0.0);
-        col_stamp.clear();
-        col_stamp.resize(k, 0);
     }
-    // when all states entered by one column share their score too (CTC graphs: score 0),
-    // a frame's weights are taken once per column: `col_stamp[col] == t + 1` marks the
-    // columns `col_weight` holds for frame t
-    let by_column = entry.as_ref().is_some_and(|entry| {
-        let mut score = vec![None; k];
-        entry.iter().all(|&(col, s)| {
-            col == u32::MAX || *score[col as usize].get_or_insert(s.to_bits()) == s.to_bits()
-        })
-    });
     kept_arcs.clear();
     weights.clear();
     arc_splits.clear();
@@ -488,6 +521,290 @@ fn pruned_posteriors_in(
     Ok(Some(Posteriors { tot, cols, occ }))
 }
 
+/// Frame by frame weights `exp(score - best)` of the destinations a column enters: when
+/// all states one column enters share their score (`by_column`), taken once per column and
+/// frame (`weight[col]` holds frame t's when `stamp[col] == t + 1`), else per destination.
+struct ColumnWeights<'a> {
+    by_column: bool,
+    weight: &'a mut [f64],
+    stamp: &'a mut [usize],
+}
+
+impl ColumnWeights<'_> {
+    /// The weight on frame `t` of a destination entered through `col` at `score`.
+    #[inline]
+    fn get(&mut self, t: usize, col: usize, score: f32, best: f64) -> f64 {
+        if !self.by_column {
+            return (score as f64 - best).exp();
+        }
+        if self.stamp[col] != t + 1 {
+            self.stamp[col] = t + 1;
+            self.weight[col] = (score as f64 - best).exp();
+        }
+        self.weight[col]
+    }
+}
+
+/// `x` when `bits` has `bit` set, else `0.0`: a select by bitwise operations on a lane of
+/// `f64` (not a branch), which the compiler vectorizes.
+#[inline]
+fn keep(bits: u8, bit: u8, x: f64) -> f64 {
+    let mask = 0u64.wrapping_sub(((bits & bit) != 0) as u64);
+    f64::from_bits(x.to_bits() & mask)
+}
+
+/// `x` when `kept`, else `-inf`, by bitwise operations (not a branch).
+#[inline]
+fn or_neg_inf(kept: bool, x: f32) -> f32 {
+    let mask = 0u32.wrapping_sub(kept as u32);
+    f32::from_bits((x.to_bits() & mask) | (f32::NEG_INFINITY.to_bits() & !mask))
+}
+
+/// The buffers of [`banded_sweeps`], borrowed from the thread's [`Scratch`].
+struct BandedBuffers<'a> {
+    alpha: &'a mut Vec<f64>,
+    weight: &'a mut Vec<f64>,
+    score: &'a mut Vec<f32>,
+    source: &'a mut Vec<f32>,
+    masks: &'a mut Vec<u8>,
+    shift: &'a mut Vec<f64>,
+    beta_next: &'a mut Vec<f64>,
+    beta_cur: &'a mut Vec<f64>,
+}
+
+/// The probability sweeps of [`pruned_posteriors`] for a graph with uniform entries whose
+/// arcs advance by 0 to 2 states, no two joining the same states (CTC graphs,
+/// [`Banded::without_parallel_arcs`]).
+///
+/// Each frame's kept arcs are found per destination over its band, the three possible
+/// arcs into it side by side (branch-free, so the compiler vectorizes), and kept as three
+/// bits per (frame, destination) for the backward sweep. The rule is [`Kept::visit`]'s with
+/// its sums (`fwd[src] + score + bwd[dest]` in `f32`); the forward values are the
+/// arc-by-arc sweep's bit for bit (the same products, summed from zero in the order of
+/// the sources); a frame's label occupations are each destination's forward value times
+/// its backward value, summed per label and normalised.
+fn banded_sweeps(
+    trellis: &Kept<'_>,
+    entry: &[(u32, f32)],
+    banded: &Banded,
+    mut weights: ColumnWeights<'_>,
+    budget: &ArcBudget,
+    bufs: BandedBuffers<'_>,
+    cols: Vec<u32>,
+) -> Result<Option<Posteriors>, usize> {
+    let BandedBuffers {
+        alpha,
+        weight,
+        score,
+        source,
+        masks,
+        shift,
+        beta_next,
+        beta_cur,
+    } = bufs;
+    let &Kept {
+        graph,
+        dense,
+        num_cols: k,
+        fwd,
+        bwd,
+        cutoff,
+        band,
+    } = trellis;
+    let num_states = graph.num_states();
+    let rows = band.len() - 1;
+    // rows of `num_states + 2` slots: in `alpha` and `source` state s sits at s + 2 (the
+    // two slots before state 0 stand in for sources before it, never kept), in `masks`,
+    // `weight` and the backward vectors at s (the two slots after the last state stand in
+    // for destinations past it, never kept)
+    let stride = num_states + 2;
+    alpha.resize(alpha.len().max((rows + 1) * stride), 0.0);
+    alpha[2] = 1.0;
+    weight.resize(weight.len().max(rows * stride), 0.0);
+    masks.clear();
+    masks.resize(rows * stride, 0);
+    score.resize(score.len().max(num_states), 0.0);
+    source.clear();
+    source.resize(stride, f32::NEG_INFINITY);
+    shift.clear();
+    let [into0, into1, into2] = &banded.into;
+    // frame t's kept arcs into the destinations of its band, as bits `1 << o` (the arc
+    // from d - o) in `masks`, with each destination's entry score in `score` (`-inf` for a
+    // destination not kept); returns how many and the largest entry score kept
+    let find = |t: usize, score: &mut [f32], source: &mut [f32], masks: &mut [u8]| {
+        let (lo, hi) = band[t + 1];
+        if lo >= hi {
+            return (0, f32::NEG_INFINITY);
+        }
+        let (slo, shi) = band[t];
+        let (here, next) = (t * num_states, (t + 1) * num_states);
+        let source_score = |s: usize| {
+            let f = fwd[here + s];
+            or_neg_inf((s >= slo) & (s < shi) & (f + bwd[here + s] > cutoff), f)
+        };
+        for s in lo.saturating_sub(2)..lo {
+            source[s + 2] = source_score(s);
+        }
+        let row = &dense[t * k..(t + 1) * k];
+        let mut best = f32::NEG_INFINITY;
+        for d in lo..hi {
+            source[d + 2] = source_score(d);
+            let (col, entry_score) = entry[d];
+            let kept = (col != u32::MAX) & (fwd[next + d] + bwd[next + d] > cutoff);
+            // (a state nothing enters reads some column, and is not kept)
+            let c = or_neg_inf(kept, entry_score + row[(col as usize).min(k - 1)]);
+            score[d] = c;
+            best = best.max(c);
+        }
+        // (a source or destination not kept is -inf here, so its arcs fail the test)
+        let (e, b) = (&score[lo..hi], &bwd[next + lo..next + hi]);
+        let (s0, s1, s2) = (
+            &source[lo + 2..hi + 2],
+            &source[lo + 1..hi + 1],
+            &source[lo..hi],
+        );
+        let (i0, i1, i2) = (&into0[lo..hi], &into1[lo..hi], &into2[lo..hi]);
+        let out = &mut masks[t * stride + lo..t * stride + hi];
+        let mut n = 0usize;
+        for i in 0..out.len() {
+            let k0 = (i0[i] != 0) & (s0[i] + e[i] + b[i] > cutoff);
+            let k1 = (i1[i] != 0) & (s1[i] + e[i] + b[i] > cutoff);
+            let k2 = (i2[i] != 0) & (s2[i] + e[i] + b[i] > cutoff);
+            out[i] = k0 as u8 | (k1 as u8) << 1 | (k2 as u8) << 2;
+            n += k0 as usize + k1 as usize + k2 as usize;
+        }
+        (n, best)
+    };
+    let mut log_scale = 0f64;
+    // `count`: the kept arcs found; `taken`: those taken from the budget; past the budget
+    // (or once a frame has lost range) they are only counted
+    let (mut count, mut taken) = (0usize, 0usize);
+    let (mut within, mut lost) = (true, false);
+    for t in 0..rows {
+        let (n, best) = find(t, score, source, masks);
+        count += n;
+        if !within || lost {
+            continue;
+        }
+        taken += n;
+        within = budget.take(n);
+        // a frame without a kept arc: the lattice has no path through it
+        lost = n == 0;
+        if !within || lost {
+            continue;
+        }
+        let (lo, hi) = band[t + 1];
+        let best = best as f64;
+        let w = &mut weight[t * stride..(t + 1) * stride];
+        for d in lo..hi {
+            w[d] = if score[d] == f32::NEG_INFINITY {
+                0.0
+            } else {
+                weights.get(t, entry[d].0 as usize, score[d], best)
+            };
+        }
+        let (cur, next) = alpha[t * stride..(t + 2) * stride].split_at_mut(stride);
+        let (c0, c1, c2) = (&cur[lo + 2..hi + 2], &cur[lo + 1..hi + 1], &cur[lo..hi]);
+        let (m, w) = (&masks[t * stride + lo..t * stride + hi], &w[lo..hi]);
+        let out = &mut next[lo + 2..hi + 2];
+        let mut largest = 0f64;
+        for i in 0..out.len() {
+            // the sources in ascending order: the skip, the step, the self-loop
+            let x2 = keep(m[i], 4, c2[i] * w[i]);
+            let x1 = keep(m[i], 2, c1[i] * w[i]);
+            let x0 = keep(m[i], 1, c0[i] * w[i]);
+            out[i] = 0.0 + x2 + x1 + x0;
+            largest = if out[i] > largest { out[i] } else { largest };
+        }
+        shift.push(best);
+        let m = scale_by(out, largest);
+        if m == 0.0 || !m.is_finite() {
+            // no path, or only paths the flushing dropped: the lattice decides
+            lost = true;
+            continue;
+        }
+        log_scale += m.ln() + best;
+    }
+    if taken < count {
+        within &= budget.take(count - taken);
+    }
+    if !within {
+        return Err(count);
+    }
+    let last = rows * num_states + num_states - 1;
+    let kept = |slot: usize| fwd[slot] + bwd[slot] > cutoff;
+    if lost || !kept(0) || !kept(last) {
+        return Ok(None);
+    }
+    let end = alpha[rows * stride + 2 + num_states - 1];
+    if end == 0.0 {
+        return Ok(None);
+    }
+    let tot = log_scale + end.ln();
+    // backward; a frame's occupations normalised to sum to one (every path takes one arc
+    // per frame)
+    let frames = rows - 1;
+    let mut occ = vec![0f64; frames * k];
+    beta_next.clear();
+    beta_next.resize(stride, 0.0);
+    beta_cur.clear();
+    beta_cur.resize(stride, 0.0);
+    beta_next[num_states - 1] = 1.0;
+    let mut log_scale_bwd = 0f64;
+    for t in (0..rows).rev() {
+        let (lo, hi) = band[t];
+        let (m, w) = (
+            &masks[t * stride..(t + 1) * stride],
+            &weight[t * stride..(t + 1) * stride],
+        );
+        let (m0, m1, m2) = (&m[lo..hi], &m[lo + 1..hi + 1], &m[lo + 2..hi + 2]);
+        let (w0, w1, w2) = (&w[lo..hi], &w[lo + 1..hi + 1], &w[lo + 2..hi + 2]);
+        let b = &beta_next[..];
+        let (b0, b1, b2) = (&b[lo..hi], &b[lo + 1..hi + 1], &b[lo + 2..hi + 2]);
+        let out = &mut beta_cur[lo..hi];
+        let mut largest = 0f64;
+        for i in 0..out.len() {
+            let p0 = keep(m0[i], 1, w0[i] * b0[i]);
+            let p1 = keep(m1[i], 2, w1[i] * b1[i]);
+            let p2 = keep(m2[i], 4, w2[i] * b2[i]);
+            out[i] = p0 + p1 + p2;
+            largest = if out[i] > largest { out[i] } else { largest };
+        }
+        if t < frames {
+            // what enters d on frame t, times d's backward value: alpha[t + 1][d] is that
+            // sum over d's kept arcs in the frame's scale, which the normalising removes
+            let (lo, hi) = band[t + 1];
+            let a = &alpha[(t + 1) * stride + 2 + lo..(t + 1) * stride + 2 + hi];
+            let row = &mut occ[t * k..(t + 1) * k];
+            let mut sum = 0f64;
+            for ((&a, &b), &(col, _)) in a.iter().zip(&beta_next[lo..hi]).zip(&entry[lo..hi]) {
+                let q = a * b;
+                if q > 0.0 {
+                    row[col as usize] += q;
+                    sum += q;
+                }
+            }
+            if sum > 0.0 {
+                let inv = 1.0 / sum;
+                // at most 1, as on the trellis
+                row.iter_mut().for_each(|o| *o = (*o * inv).min(1.0));
+            }
+        }
+        let m = scale_by(&mut beta_cur[lo..hi], largest);
+        if m > 0.0 && m.is_finite() {
+            log_scale_bwd += m.ln() + shift[t];
+        }
+        std::mem::swap(beta_cur, beta_next);
+    }
+    // the backward total must agree with the forward one; when the flushing or the range of
+    // f64 made them differ, the caller scores the built lattice
+    let tot_bwd = log_scale_bwd + beta_next[0].ln();
+    if (tot - tot_bwd).abs() > 1e-9 * tot.abs().max(1.0) {
+        return Ok(None);
+    }
+    Ok(Some(Posteriors { tot, cols, occ }))
+}
+
 #[cfg(test)]
 mod tests {
     //! The scores on the kept trellis against the built lattice scored in the log semiring
@@ -599,6 +916,106 @@ mod tests {
         }
         // the fallback is for lost range; these small cases keep theirs
         assert_eq!(scored, pairs);
+    }
+
+    /// A graph whose arcs advance by 0, 1 or 2 states, one label and score per destination
+    /// (the banded sweeps' graphs beyond CTC's): states nothing enters, scores of `-inf`
+    /// and above 0, `-1` arcs into the last state, and now and then two parallel arcs
+    /// (which the other sweeps take).
+    fn random_banded(rng: &mut Rng, symbols: u64) -> Fsa {
+        let n = 2 + rng.below(14) as usize;
+        let label: Vec<i32> = (0..n)
+            .map(|d| {
+                if d == n - 1 {
+                    -1
+                } else {
+                    rng.below(symbols) as i32
+                }
+            })
+            .collect();
+        let scores = [0.0, -0.5, -2.0, f32::NEG_INFINITY, 1.0];
+        let score: Vec<f32> = (0..n).map(|_| scores[rng.below(5) as usize]).collect();
+        let mut arcs = Vec::new();
+        for src in 0..n - 1 {
+            for d in src..(src + 3).min(n) {
+                if d == src + 1 || rng.below(3) > 0 {
+                    arcs.push(Arc::new(src as i32, d as i32, label[d], score[d]));
+                    // now and then a parallel arc, which the sums count twice
+                    if rng.below(25) == 0 {
+                        arcs.push(Arc::new(src as i32, d as i32, label[d], score[d]));
+                    }
+                }
+            }
+        }
+        Fsa::from_arcs(arcs, n).unwrap()
+    }
+
+    #[test]
+    fn banded_graphs_score_as_the_built_lattice_and_count_its_arcs() {
+        let mut rng = Rng(23);
+        let (mut pairs, mut scored) = (0, 0);
+        let (mut banded, mut parallel) = (0, 0);
+        for case in 0..200 {
+            let symbols = 2 + rng.below(6);
+            let num_graphs = 1 + rng.below(3) as usize;
+            let graphs: Vec<Fsa> = (0..num_graphs)
+                .map(|i| {
+                    if (case + i) % 2 == 0 {
+                        random_banded(&mut rng, symbols)
+                    } else {
+                        // CTC graphs, plain and modified, with repeated tokens now and then
+                        let tokens: Vec<i32> = (0..1 + rng.below(12))
+                            .map(|_| 1 + rng.below(symbols - 1) as i32)
+                            .collect();
+                        FsaVec::ctc_graph(&[tokens], case % 4 == 1).unwrap().get(0)
+                    }
+                })
+                .collect();
+            let frames = 1 + rng.below(60) as usize;
+            let mut lp = Array3::<f32>::zeros((num_graphs, frames, symbols as usize));
+            for x in lp.iter_mut() {
+                *x = if rng.below(20) == 0 {
+                    f32::NEG_INFINITY
+                } else {
+                    -6.0 * rng.unit()
+                };
+            }
+            let segments: Vec<[i32; 3]> = (0..num_graphs)
+                .map(|i| {
+                    let start = rng.below(frames as u64) as i32;
+                    let len = 1 + rng.below((frames as i32 - start) as u64) as i32;
+                    [i as i32, start, len]
+                })
+                .collect();
+            let dense = DenseFsaVec::new(lp.view(), &segments);
+            let graphs = create_fsa_vec(&graphs);
+            for i in 0..num_graphs {
+                let view = graphs.view(i);
+                assert!(Banded::new(view).is_some() && uniform_entry(view).is_some());
+                match Banded::without_parallel_arcs(view) {
+                    Some(_) => banded += 1,
+                    None => parallel += 1,
+                }
+            }
+            let beam = [0.5f32, 2.0, 5.0, 10.0, 1e4][case % 5];
+            pairs += num_graphs;
+            scored += compare(&graphs, &dense, beam);
+            // past a budget of no arcs, the error counts the lattice's arcs
+            let (lattice, _, _) = crate::intersect_dense(&graphs, &dense, beam, None).unwrap();
+            for i in 0..num_graphs {
+                let got = pruned_posteriors(graphs.view(i), &dense, i, beam, &ArcBudget::new(0));
+                let want = lattice.arc_range(i).len();
+                match got {
+                    Err(n) => assert_eq!(n, want, "case {case} graph {i}"),
+                    Ok(_) => assert_eq!(want, 0, "case {case} graph {i}"),
+                }
+            }
+        }
+        assert_eq!(scored, pairs);
+        assert!(
+            banded > 100 && parallel > 10,
+            "{banded} banded, {parallel} parallel"
+        );
     }
 
     #[test]
