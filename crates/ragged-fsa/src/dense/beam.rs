@@ -268,8 +268,7 @@ fn pruned_posteriors_in(
     };
     let entry = uniform_entry(graph);
     // when all states entered by one column share their score too (CTC graphs: score 0),
-    // a frame's weights are taken once per column: `col_stamp[col] == t + 1` marks the
-    // columns `col_weight` holds for frame t
+    // a frame's weights are taken once per column
     let by_column = entry.as_ref().is_some_and(|entry| {
         let mut score = vec![None; k];
         entry.iter().all(|&(col, s)| {
@@ -282,12 +281,12 @@ fn pruned_posteriors_in(
         col_stamp.clear();
         col_stamp.resize(k, 0);
     }
+    let mut column_weights = ColumnWeights {
+        by_column,
+        weight: col_weight,
+        stamp: col_stamp,
+    };
     if let (Some(entry), Some(banded)) = (&entry, Banded::without_parallel_arcs(graph)) {
-        let weights = ColumnWeights {
-            by_column,
-            weight: col_weight,
-            stamp: col_stamp,
-        };
         let bufs = BandedBuffers {
             alpha,
             weight: entry_weight,
@@ -298,7 +297,7 @@ fn pruned_posteriors_in(
             beta_next,
             beta_cur,
         };
-        return banded_sweeps(&trellis, entry, &banded, weights, budget, bufs, cols);
+        return banded_sweeps(&trellis, entry, &banded, column_weights, budget, bufs, cols);
     }
     // scaled forward probabilities, (rows + 1) x states; only the bands are written (each
     // zeroed before it is summed into) and read
@@ -351,15 +350,8 @@ fn pruned_posteriors_in(
             for d in lo..hi {
                 ew[d] = if !keep_next[d] {
                     0.0
-                } else if by_column {
-                    let col = entry[d].0 as usize;
-                    if col_stamp[col] != t + 1 {
-                        col_stamp[col] = t + 1;
-                        col_weight[col] = (entry_score[d] as f64 - best).exp();
-                    }
-                    col_weight[col]
                 } else {
-                    (entry_score[d] as f64 - best).exp()
+                    column_weights.get(t, entry[d].0 as usize, entry_score[d], best)
                 };
             }
             // the rule of `Kept::visit`, in its order and with its sums: the source kept,
@@ -882,6 +874,33 @@ mod tests {
         scored
     }
 
+    /// Log-probs of shape `(sequences, frames, symbols)` in `[-scale, 0]`, one in
+    /// `impossible` a symbol that cannot be emitted (`-inf`), and one segment per sequence
+    /// at a random start with a random length.
+    fn random_dense(
+        rng: &mut Rng,
+        (sequences, frames, symbols): (usize, usize, usize),
+        impossible: u64,
+        scale: f32,
+    ) -> DenseFsaVec {
+        let mut lp = Array3::<f32>::zeros((sequences, frames, symbols));
+        for x in lp.iter_mut() {
+            *x = if rng.below(impossible) == 0 {
+                f32::NEG_INFINITY
+            } else {
+                -scale * rng.unit()
+            };
+        }
+        let segments: Vec<[i32; 3]> = (0..sequences)
+            .map(|i| {
+                let start = rng.below(frames as u64) as i32;
+                let len = 1 + rng.below((frames as i32 - start) as u64) as i32;
+                [i as i32, start, len]
+            })
+            .collect();
+        DenseFsaVec::new(lp.view(), &segments)
+    }
+
     #[test]
     fn the_kept_trellis_scores_as_the_built_lattice() {
         let mut rng = Rng(7);
@@ -893,23 +912,7 @@ mod tests {
                 .map(|_| random_graph(&mut rng, symbols))
                 .collect();
             let frames = 1 + rng.below(12) as usize;
-            let mut lp = Array3::<f32>::zeros((num_graphs, frames, symbols as usize));
-            for x in lp.iter_mut() {
-                // now and then a symbol that cannot be emitted
-                *x = if rng.below(15) == 0 {
-                    f32::NEG_INFINITY
-                } else {
-                    -4.0 * rng.unit()
-                };
-            }
-            let segments: Vec<[i32; 3]> = (0..num_graphs)
-                .map(|i| {
-                    let start = rng.below(frames as u64) as i32;
-                    let len = 1 + rng.below((frames as i32 - start) as u64) as i32;
-                    [i as i32, start, len]
-                })
-                .collect();
-            let dense = DenseFsaVec::new(lp.view(), &segments);
+            let dense = random_dense(&mut rng, (num_graphs, frames, symbols as usize), 15, 4.0);
             let beam = [0.25f32, 1.0, 3.0, 10.0, 1e4][case % 5];
             pairs += num_graphs;
             scored += compare(&create_fsa_vec(&graphs), &dense, beam);
@@ -972,22 +975,7 @@ mod tests {
                 })
                 .collect();
             let frames = 1 + rng.below(60) as usize;
-            let mut lp = Array3::<f32>::zeros((num_graphs, frames, symbols as usize));
-            for x in lp.iter_mut() {
-                *x = if rng.below(20) == 0 {
-                    f32::NEG_INFINITY
-                } else {
-                    -6.0 * rng.unit()
-                };
-            }
-            let segments: Vec<[i32; 3]> = (0..num_graphs)
-                .map(|i| {
-                    let start = rng.below(frames as u64) as i32;
-                    let len = 1 + rng.below((frames as i32 - start) as u64) as i32;
-                    [i as i32, start, len]
-                })
-                .collect();
-            let dense = DenseFsaVec::new(lp.view(), &segments);
+            let dense = random_dense(&mut rng, (num_graphs, frames, symbols as usize), 20, 6.0);
             let graphs = create_fsa_vec(&graphs);
             for i in 0..num_graphs {
                 let view = graphs.view(i);
