@@ -1,9 +1,9 @@
 //! Benchmarks of ragged-fsa's algebra on the LG workload of Kaldi's `mkgraph.sh`: a seeded
 //! lexicon L (20,000 words of 2-10 phones, disambiguation symbols) and bigram grammar G
 //! (20,000 words, about 310,000 arcs) from `benches::graphs` (1,000 words in a quick run),
-//! read from OpenFst text. Workloads, on 1 and 2 threads (each op works on one graph; only
-//! `remove_epsilon` and the connection searches give the second thread work, the other
-//! rows show that honestly):
+//! read from OpenFst text. Workloads, on 1 and 2 threads (each op works on one graph;
+//! `remove_epsilon`, `compose`'s wide frontiers and the connection searches give the second
+//! thread work; `determinize` and `minimize` do not):
 //! - `compose_lg`: `L.compose(&G, true)`;
 //! - `determinize_lg`: `determinize` of `L o G` (no weight pushing);
 //! - `rmeps_lg`: `remove_epsilon` of the determinized `L o G` as an acceptor of its input

@@ -140,6 +140,70 @@ impl ArcBudget {
     pub(crate) fn taken(&self) -> usize {
         self.taken.load(std::sync::atomic::Ordering::Relaxed)
     }
+
+    /// Takes `n` arcs only if the total stays within the limit: whether it did.
+    fn take_if_within(&self, n: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.taken
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                t.checked_add(n).filter(|&total| total <= self.limit)
+            })
+            .is_ok()
+    }
+
+    /// Returns `n` arcs taken and not used.
+    fn give_back(&self, n: usize) {
+        self.taken
+            .fetch_sub(n, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Arcs taken from an [`ArcBudget`] a block ahead, so that a walk that takes a few arcs a
+/// step does not update the shared counter (a locked instruction, which waits for every
+/// store before it) at every step. Within [`Allowance::BLOCK`] arcs of the limit it takes
+/// exactly what is asked, so the budget's count on failure is the one of taking step by
+/// step. What is left goes back when it is dropped. (Parts sharing one budget: an
+/// allowance one part holds can refuse another part's arcs within a block of the limit.)
+pub(crate) struct Allowance<'a> {
+    budget: &'a ArcBudget,
+    left: usize,
+}
+
+impl<'a> Allowance<'a> {
+    /// The arcs taken ahead at a time.
+    pub(crate) const BLOCK: usize = 4096;
+
+    pub(crate) fn new(budget: &'a ArcBudget) -> Self {
+        Self { budget, left: 0 }
+    }
+
+    /// As [`ArcBudget::take`].
+    #[inline]
+    pub(crate) fn take(&mut self, n: usize) -> bool {
+        if n <= self.left {
+            self.left -= n;
+            return true;
+        }
+        let more = (n - self.left).saturating_add(Self::BLOCK);
+        if self.budget.take_if_within(more) {
+            self.left = self.left + more - n;
+            return true;
+        }
+        // near the limit: step by step
+        self.budget.give_back(std::mem::take(&mut self.left));
+        self.budget.take(n)
+    }
+
+    /// The arcs taken for this allowance and not used yet.
+    pub(crate) fn left(&self) -> usize {
+        self.left
+    }
+}
+
+impl Drop for Allowance<'_> {
+    fn drop(&mut self) {
+        self.budget.give_back(self.left);
+    }
 }
 
 /// Reserves room for `additional` more elements in `v`, growing as `Vec` does (doubling) but

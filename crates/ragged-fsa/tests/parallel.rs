@@ -1,7 +1,9 @@
 //! Work on one FSA that is split over rayon's threads (`remove_epsilon`'s closures and
-//! arcs by ranges of states, `connect`'s two searches) gives, arc for arc, what one thread
-//! gives: on the benchmark's decoding graph and on random cyclic and acyclic graphs large
-//! enough to be split, and the same error when two states fail.
+//! arcs by ranges of states, `connect`'s two searches, `compose`'s wide frontiers) gives,
+//! arc for arc, what one thread gives: on the benchmark's decoding graph and on random
+//! cyclic and acyclic graphs large enough to be split, and the same error when two states
+//! fail. (`compose`'s frontiers are also tested against the queue's definition, and at
+//! every budget limit, in the kernel's unit tests.)
 
 use crate::common::{tuples, Rng};
 use ragged_fsa::{Arc, Error, Fsa, WeightPushing};
@@ -175,5 +177,63 @@ fn connect_on_two_threads_keeps_what_one_thread_keeps() {
         assert_eq!(tuples(&two.0), tuples(&one.0));
         assert_eq!(two.1, one.1);
         assert!(one.0.num_states() < fsa.num_states(), "something to remove");
+    }
+}
+
+/// The width of the widest breadth-first frontier of `fsa` from its start state (its states
+/// at one distance from the start).
+fn widest_frontier(fsa: &Fsa) -> usize {
+    let n = fsa.num_states();
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for a in fsa.arcs().values() {
+        out[a.src_state as usize].push(a.dest_state as usize);
+    }
+    let mut depth = vec![usize::MAX; n];
+    let mut queue = std::collections::VecDeque::from([0usize]);
+    depth[0] = 0;
+    let mut width = vec![0usize; n + 1];
+    while let Some(s) = queue.pop_front() {
+        width[depth[s]] += 1;
+        for &d in &out[s] {
+            if depth[d] == usize::MAX {
+                depth[d] = depth[s] + 1;
+                queue.push_back(d);
+            }
+        }
+    }
+    width.into_iter().max().unwrap_or(0)
+}
+
+/// An FSA with its arcs, its derivs or arc maps, and its attributes, for comparing results.
+fn whole_with(fsa: &Fsa, maps: Vec<Vec<i32>>) -> Whole {
+    (tuples(fsa), maps, format!("{:?}", fsa.attrs()))
+}
+
+#[test]
+fn compose_and_determinize_of_the_benchmark_graph_on_two_threads_are_the_one_thread_results() {
+    // the algebra bench's L and G (fewer words): compose's frontiers are wide enough to be
+    // matched in parallel; determinize's connection runs its two searches side by side
+    let words = 2_000;
+    let l = Fsa::from_openfst(&benches::graphs::lexicon_text(words, 40, 2026), false).unwrap();
+    let g = Fsa::from_openfst(&benches::graphs::grammar_text(words, 2026), true).unwrap();
+    let compose = |threads| {
+        on_threads(threads, || {
+            let (lg, a_map, b_map) = l.compose(&g, true).unwrap();
+            (whole_with(&lg, vec![a_map, b_map]), lg)
+        })
+    };
+    let (one, lg) = compose(1);
+    assert_eq!(compose(2).0, one);
+    assert!(widest_frontier(&lg) >= 1_024, "{}", widest_frontier(&lg));
+    for pushing in [WeightPushing::None, WeightPushing::Eager] {
+        let determinize = |threads| {
+            on_threads(threads, || {
+                let (det, derivs) = lg.determinize(pushing).unwrap();
+                (whole_with(&det, derivs.to_vec_vec()), det)
+            })
+        };
+        let (one, det) = determinize(1);
+        assert_eq!(determinize(2).0, one, "{pushing:?}");
+        assert!(widest_frontier(&det) >= 1_024, "{}", widest_frontier(&det));
     }
 }

@@ -1,11 +1,331 @@
 //! The intersection kernel: k2's host `Intersection`, a breadth-first walk over pairs of
 //! states of two arc-sorted FSAs.
+//!
+//! On one thread, or while fewer than two chunks of pairs wait, the walk is the queue itself,
+//! a pair at a time. Otherwise the pairs numbered and not yet expanded (the frontier) are
+//! matched in parallel, in chunks of [`CHUNK`] pairs, each arc's destination looked up among
+//! the pairs numbered before the frontier; then one thread goes through the chunks in
+//! order, numbering the new pairs as the queue would have met them. So every thread count
+//! gives the queue's numbering, arc for arc.
 
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
 
 use super::{FastBuild, PairMap};
 use crate::arc::Arc;
-use crate::view::{reserve_bounded, ArcBudget, Built, FsaView};
+use crate::view::{reserve_bounded, Allowance, ArcBudget, Built, FsaView};
+
+/// State pairs matched by one job; frontiers of at least two chunks are matched in parallel.
+const CHUNK: usize = 256;
+
+/// A destination not numbered when its frontier began.
+const UNKNOWN: i32 = i32::MIN;
+
+/// Per state of one side with many arcs, its label index (`None` when its labels are too
+/// sparse for one).
+type Indexes = HashMap<u32, Option<LabelIndex>, FastBuild>;
+
+/// What the matching reads: both inputs and the label indexes built so far.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    a: FsaView<'a>,
+    b: FsaView<'a>,
+    eps: bool,
+    a_indexes: &'a Indexes,
+    b_indexes: &'a Indexes,
+}
+
+/// The arcs of some consecutive state pairs of a frontier, as matched: destinations
+/// numbered where the pair was known when the frontier began ([`UNKNOWN`] otherwise, with
+/// the pair's key).
+#[derive(Default)]
+struct Matched {
+    /// Per pair matched, its arc count (pairs past the room the frontier had are left to the
+    /// numbering pass).
+    counts: Vec<usize>,
+    arcs: Vec<Arc>,
+    /// Per arc, the key of its destination pair.
+    keys: Vec<u64>,
+    a_map: Vec<i32>,
+    b_map: Vec<i32>,
+    /// Label indexes to build: (on `a`'s side, state, its range of non-epsilon arcs).
+    wanted: Vec<(bool, u32, usize, usize)>,
+    /// Per outer arc of a pair, the range of inner arcs with its label (scratch).
+    matches: Vec<(usize, usize, usize)>,
+}
+
+/// How the arcs of one pair are made: its epsilon arcs on each side, then the matches.
+struct Plan {
+    count: usize,
+    a_arcs: Range<usize>,
+    b_arcs: Range<usize>,
+    /// Where the non-epsilon arcs of each side start.
+    ea: usize,
+    eb: usize,
+    swapped: bool,
+}
+
+impl Walk<'_> {
+    /// Matches the arcs of pair `(sa, sb)` into `out.matches` and counts them, storing none;
+    /// a state wanting a label index it does not have yet goes to `out.wanted`.
+    #[inline(always)]
+    fn plan(&self, sa: i32, sb: i32, out: &mut Matched) -> Plan {
+        let (a, b) = (self.a, self.b);
+        let ra = a.arc_range(sa as usize);
+        let rb = b.arc_range(sb as usize);
+        let (mut ea, mut eb) = (ra.start, rb.start);
+        if self.eps {
+            while ea < ra.end && a.arcs[ea].label == 0 {
+                ea += 1;
+            }
+            while eb < rb.end && b.arcs[eb].label == 0 {
+                eb += 1;
+            }
+        }
+        let swapped = ra.end - ea > rb.end - eb;
+        let (outer, inner, outer_arcs, inner_arcs) = if swapped {
+            (eb..rb.end, ea..ra.end, b.arcs, a.arcs)
+        } else {
+            (ea..ra.end, eb..rb.end, a.arcs, b.arcs)
+        };
+        out.matches.clear();
+        let mut count = (ea - ra.start) + (eb - rb.start);
+        let slice = &inner_arcs[inner.clone()];
+        // a state with many arcs is looked up through its label index (built once), as a
+        // binary search over a large state's arcs misses the cache at every step
+        let index = if slice.len() >= INDEXED_ARCS {
+            let inner_state = if swapped { sa } else { sb } as u32;
+            let indexes = if swapped {
+                self.a_indexes
+            } else {
+                self.b_indexes
+            };
+            match indexes.get(&inner_state) {
+                Some(index) => index.as_ref(),
+                None => {
+                    out.wanted
+                        .push((swapped, inner_state, inner.start, inner.end));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        // outer labels rise, so each search starts where the last one ended
+        let mut from = 0usize;
+        for io in outer {
+            let label = outer_arcs[io].label as u32;
+            let lo = match index {
+                Some(index) => index.first_at_least(label),
+                None => from + slice[from..].partition_point(|x| (x.label as u32) < label),
+            };
+            from = lo;
+            // the run of equal labels is as long as the arcs it makes
+            let hi = lo
+                + slice[lo..]
+                    .iter()
+                    .take_while(|x| x.label as u32 == label)
+                    .count();
+            if hi > lo {
+                out.matches.push((io, inner.start + lo, inner.start + hi));
+                count = count.saturating_add(hi - lo);
+            }
+        }
+        Plan {
+            count,
+            a_arcs: ra,
+            b_arcs: rb,
+            ea,
+            eb,
+            swapped,
+        }
+    }
+
+    /// `f(destination key, label, score, arc of a, arc of b)` on each arc `plan` counted
+    /// for pair `(sa, sb)`, in order, with `matches` as [`Walk::plan`] left them.
+    #[inline(always)]
+    fn each_arc(
+        &self,
+        (sa, sb): (i32, i32),
+        plan: &Plan,
+        matches: &[(usize, usize, usize)],
+        mut f: impl FnMut(u64, i32, f32, i32, i32),
+    ) {
+        let (a, b) = (self.a, self.b);
+        for ia in plan.a_arcs.start..plan.ea {
+            let arc = a.arcs[ia];
+            f(key(arc.dest_state, sb), 0, arc.score, ia as i32, -1);
+        }
+        for ib in plan.b_arcs.start..plan.eb {
+            let arc = b.arcs[ib];
+            f(key(sa, arc.dest_state), 0, arc.score, -1, ib as i32);
+        }
+        for &(io, first, end) in matches {
+            for ii in first..end {
+                let (ia, ib) = if plan.swapped { (ii, io) } else { (io, ii) };
+                let (arc_a, arc_b) = (a.arcs[ia], b.arcs[ib]);
+                f(
+                    key(arc_a.dest_state, arc_b.dest_state),
+                    arc_a.label,
+                    arc_a.score + arc_b.score,
+                    ia as i32,
+                    ib as i32,
+                );
+            }
+        }
+    }
+
+    /// Matches the pairs `first..` (`pairs`) in order into `out`, destinations looked up in
+    /// `ids`, while the frontier's `room` lasts (the arcs the budget can still give); the
+    /// pairs past it are left to the numbering pass.
+    fn match_frontier(
+        &self,
+        first: usize,
+        pairs: &[(i32, i32)],
+        ids: &PairMap,
+        room: &AtomicUsize,
+        out: &mut Matched,
+    ) {
+        for (k, &pair) in pairs.iter().enumerate() {
+            let plan = self.plan(pair.0, pair.1, out);
+            let fits = room
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                    r.checked_sub(plan.count)
+                })
+                .is_ok();
+            if !fits {
+                return;
+            }
+            out.counts.push(plan.count);
+            let src = (first + k) as i32;
+            let Matched {
+                arcs,
+                keys,
+                a_map,
+                b_map,
+                matches,
+                ..
+            } = out;
+            self.each_arc(pair, &plan, matches, |k, label, score, ia, ib| {
+                let dest = ids.get(&k).copied().unwrap_or(UNKNOWN);
+                arcs.push(Arc::new(src, dest, label, score));
+                keys.push(k);
+                a_map.push(ia);
+                b_map.push(ib);
+            });
+        }
+    }
+}
+
+/// The pairs numbered so far and the output built so far.
+struct Numbering {
+    ids: PairMap,
+    pairs: Vec<(i32, i32)>,
+    splits: Vec<i32>,
+    arcs: Vec<Arc>,
+    a_map: Vec<i32>,
+    b_map: Vec<i32>,
+    cap: usize,
+}
+
+impl Numbering {
+    /// The number of pair `k`, numbering it if it is new.
+    #[inline(always)]
+    fn id(ids: &mut PairMap, pairs: &mut Vec<(i32, i32)>, k: u64) -> i32 {
+        *ids.entry(k).or_insert_with(|| {
+            pairs.push(((k >> 32) as u32 as i32, k as u32 as i32));
+            pairs.len() as i32 - 1
+        })
+    }
+
+    /// The queue's step: matches pair `src` and stores its arcs, numbering new destinations
+    /// as they are met, after taking its arcs from `budget` (the count refused, if not).
+    fn expand(
+        &mut self,
+        walk: &Walk<'_>,
+        src: usize,
+        scratch: &mut Matched,
+        budget: &mut Allowance<'_>,
+    ) -> Result<(), usize> {
+        let pair = self.pairs[src];
+        let plan = walk.plan(pair.0, pair.1, scratch);
+        if !budget.take(plan.count) {
+            return Err(plan.count);
+        }
+        reserve_bounded(&mut self.arcs, plan.count, self.cap);
+        reserve_bounded(&mut self.a_map, plan.count, self.cap);
+        reserve_bounded(&mut self.b_map, plan.count, self.cap);
+        let Self {
+            ids,
+            pairs,
+            arcs,
+            a_map,
+            b_map,
+            ..
+        } = self;
+        walk.each_arc(pair, &plan, &scratch.matches, |k, label, score, ia, ib| {
+            let dest = Self::id(ids, pairs, k);
+            arcs.push(Arc::new(src as i32, dest, label, score));
+            a_map.push(ia);
+            b_map.push(ib);
+        });
+        self.splits.push(self.arcs.len() as i32);
+        Ok(())
+    }
+
+    /// Stores the pairs `matched` holds (the first of a chunk of a frontier on), after taking
+    /// each one's arcs from `budget` in order (the count refused, if one is), numbering new
+    /// destinations in order.
+    fn commit(&mut self, matched: &mut Matched, budget: &mut Allowance<'_>) -> Result<(), usize> {
+        let mut total = 0usize;
+        for &count in &matched.counts {
+            if !budget.take(count) {
+                return Err(count);
+            }
+            total += count;
+        }
+        for (arc, &k) in matched.arcs.iter_mut().zip(&matched.keys) {
+            if arc.dest_state == UNKNOWN {
+                arc.dest_state = Self::id(&mut self.ids, &mut self.pairs, k);
+            }
+        }
+        reserve_bounded(&mut self.arcs, total, self.cap);
+        reserve_bounded(&mut self.a_map, total, self.cap);
+        reserve_bounded(&mut self.b_map, total, self.cap);
+        self.arcs.extend_from_slice(&matched.arcs);
+        self.a_map.extend_from_slice(&matched.a_map);
+        self.b_map.extend_from_slice(&matched.b_map);
+        let mut end = *self.splits.last().expect("splits start at 0");
+        for &count in &matched.counts {
+            end += count as i32;
+            self.splits.push(end);
+        }
+        Ok(())
+    }
+}
+
+/// Builds the label indexes in `wanted` that are not built yet.
+fn build_indexes(
+    wanted: &[(bool, u32, usize, usize)],
+    a: FsaView<'_>,
+    b: FsaView<'_>,
+    a_indexes: &mut Indexes,
+    b_indexes: &mut Indexes,
+) {
+    for &(on_a, state, first, last) in wanted {
+        let (indexes, arcs) = if on_a {
+            (&mut *a_indexes, a.arcs)
+        } else {
+            (&mut *b_indexes, b.arcs)
+        };
+        indexes
+            .entry(state)
+            .or_insert_with(|| LabelIndex::new(&arcs[first..last]));
+    }
+}
 
 /// The intersection of two arc-sorted FSAs and, per output arc, the local arc of `a` and of
 /// `b` it came from (`-1` where the arc moves the other side alone).
@@ -35,131 +355,84 @@ pub(crate) fn intersect(
         (a.arcs.len() + b.arcs.len()).min(1 << 20),
         Default::default(),
     );
-    let mut pairs: Vec<(i32, i32)> = vec![(0, 0)];
     ids.insert(key(0, 0), 0);
     ids.entry(key(final_pair.0, final_pair.1)).or_insert(FINAL);
-    let mut splits = vec![0i32];
-    let mut arcs: Vec<Arc> = Vec::new();
-    let mut a_map: Vec<i32> = Vec::new();
-    let mut b_map: Vec<i32> = Vec::new();
-    let mut id_of = |pair: (i32, i32), pairs: &mut Vec<(i32, i32)>| -> i32 {
-        *ids.entry(key(pair.0, pair.1)).or_insert_with(|| {
-            pairs.push(pair);
-            pairs.len() as i32 - 1
-        })
+    let mut num = Numbering {
+        ids,
+        pairs: vec![(0, 0)],
+        splits: vec![0],
+        arcs: Vec::new(),
+        a_map: Vec::new(),
+        b_map: Vec::new(),
+        cap: budget.limit,
     };
-    // per outer arc of a state pair, the range of inner arcs with its label
-    let mut matches: Vec<(usize, usize, usize)> = Vec::new();
-    // per state with many non-epsilon arcs, its label index (`None` when its labels are
-    // too sparse for one)
-    let mut a_indexes: HashMap<u32, Option<LabelIndex>, FastBuild> = HashMap::default();
-    let mut b_indexes: HashMap<u32, Option<LabelIndex>, FastBuild> = HashMap::default();
-    let cap = budget.limit;
+    let mut a_indexes = Indexes::default();
+    let mut b_indexes = Indexes::default();
+    let threads = rayon::current_num_threads();
+    let mut scratch = Matched::default();
+    let mut wanted = Vec::new();
+    let mut allowance = Allowance::new(budget);
     let mut next = 0usize;
-    while next < pairs.len() {
-        let (sa, sb) = pairs[next];
-        let src = next as i32;
-        next += 1;
-        let ra = a.arc_range(sa as usize);
-        let rb = b.arc_range(sb as usize);
-        let (mut ia, mut ib) = (ra.start, rb.start);
-        // count this pair's arcs and take them from the budget before storing any
-        let (mut ea, mut eb) = (ia, ib);
-        if treat_epsilons_specially {
-            while ea < ra.end && a.arcs[ea].label == 0 {
-                ea += 1;
-            }
-            while eb < rb.end && b.arcs[eb].label == 0 {
-                eb += 1;
-            }
-        }
-        let swapped = ra.end - ea > rb.end - eb;
-        let (outer, inner, outer_arcs, inner_arcs) = if swapped {
-            (eb..rb.end, ea..ra.end, b.arcs, a.arcs)
-        } else {
-            (ea..ra.end, eb..rb.end, a.arcs, b.arcs)
+    while next < num.pairs.len() {
+        let walk = Walk {
+            a,
+            b,
+            eps: treat_epsilons_specially,
+            a_indexes: &a_indexes,
+            b_indexes: &b_indexes,
         };
-        matches.clear();
-        let mut count = (ea - ia) + (eb - ib);
-        let slice = &inner_arcs[inner.clone()];
-        // a state with many arcs is looked up through its label index (built once), as a
-        // binary search over a large state's arcs misses the cache at every step
-        let index = if slice.len() >= INDEXED_ARCS {
-            let inner_state = if swapped { sa } else { sb } as u32;
-            let indexes = if swapped {
-                &mut a_indexes
-            } else {
-                &mut b_indexes
-            };
-            indexes
-                .entry(inner_state)
-                .or_insert_with(|| LabelIndex::new(slice))
-                .as_ref()
+        if threads > 1 && num.pairs.len() - next >= 2 * CHUNK {
+            // a wide frontier (every pair numbered and not expanded), matched in parallel
+            // against the pairs numbered before it
+            let end = num.pairs.len();
+            let room = AtomicUsize::new(
+                (budget.limit.saturating_sub(budget.taken())).saturating_add(allowance.left()),
+            );
+            let ids = &num.ids;
+            let mut chunks: Vec<Matched> = num.pairs[next..end]
+                .par_chunks(CHUNK)
+                .enumerate()
+                .map(|(c, pairs)| {
+                    let mut out = Matched::default();
+                    walk.match_frontier(next + c * CHUNK, pairs, ids, &room, &mut out);
+                    out
+                })
+                .collect();
+            wanted.clear();
+            for (c, matched) in chunks.iter_mut().enumerate() {
+                num.commit(matched, &mut allowance)
+                    .map_err(|_| budget.taken())?;
+                wanted.extend_from_slice(&matched.wanted);
+                // the pairs past the frontier's room, one by one
+                let first = next + c * CHUNK + matched.counts.len();
+                for src in first..(next + (c + 1) * CHUNK).min(end) {
+                    num.expand(&walk, src, &mut scratch, &mut allowance)
+                        .map_err(|_| budget.taken())?;
+                    wanted.append(&mut scratch.wanted);
+                }
+            }
+            build_indexes(&wanted, a, b, &mut a_indexes, &mut b_indexes);
+            next = end;
         } else {
-            None
-        };
-        // outer labels rise, so each search starts where the last one ended
-        let mut from = 0usize;
-        for io in outer {
-            let label = outer_arcs[io].label as u32;
-            let lo = match index {
-                Some(index) => index.first_at_least(label),
-                None => from + slice[from..].partition_point(|x| (x.label as u32) < label),
-            };
-            from = lo;
-            // the run of equal labels is as long as the arcs it makes
-            let hi = lo
-                + slice[lo..]
-                    .iter()
-                    .take_while(|x| x.label as u32 == label)
-                    .count();
-            if hi > lo {
-                matches.push((io, inner.start + lo, inner.start + hi));
-                count = count.saturating_add(hi - lo);
+            // the queue's own step (a label index is built when first wanted)
+            num.expand(&walk, next, &mut scratch, &mut allowance)
+                .map_err(|_| budget.taken())?;
+            if !scratch.wanted.is_empty() {
+                build_indexes(&scratch.wanted, a, b, &mut a_indexes, &mut b_indexes);
+                scratch.wanted.clear();
             }
+            next += 1;
         }
-        if !budget.take(count) {
-            return Err(budget.taken());
-        }
-        reserve_bounded(&mut arcs, count, cap);
-        reserve_bounded(&mut a_map, count, cap);
-        reserve_bounded(&mut b_map, count, cap);
-        if treat_epsilons_specially {
-            while ia < ra.end && a.arcs[ia].label == 0 {
-                let arc = a.arcs[ia];
-                let dest = id_of((arc.dest_state, sb), &mut pairs);
-                arcs.push(Arc::new(src, dest, 0, arc.score));
-                a_map.push(ia as i32);
-                b_map.push(-1);
-                ia += 1;
-            }
-            while ib < rb.end && b.arcs[ib].label == 0 {
-                let arc = b.arcs[ib];
-                let dest = id_of((sa, arc.dest_state), &mut pairs);
-                arcs.push(Arc::new(src, dest, 0, arc.score));
-                a_map.push(-1);
-                b_map.push(ib as i32);
-                ib += 1;
-            }
-        }
-        debug_assert_eq!((ia, ib), (ea, eb));
-        for &(io, first, end) in &matches {
-            for (ii, &inner_arc) in inner_arcs[first..end].iter().enumerate() {
-                let ii = first + ii;
-                let (arc_a, idx_a, arc_b, idx_b) = if swapped {
-                    (inner_arc, ii, outer_arcs[io], io)
-                } else {
-                    (outer_arcs[io], io, inner_arc, ii)
-                };
-                let dest = id_of((arc_a.dest_state, arc_b.dest_state), &mut pairs);
-                arcs.push(Arc::new(src, dest, arc_a.label, arc_a.score + arc_b.score));
-                a_map.push(idx_a as i32);
-                b_map.push(idx_b as i32);
-            }
-        }
-        splits.push(arcs.len() as i32);
     }
     // the final pair becomes the last state
+    let Numbering {
+        pairs,
+        mut splits,
+        mut arcs,
+        a_map,
+        b_map,
+        ..
+    } = num;
     let final_state = pairs.len() as i32;
     for arc in &mut arcs {
         if arc.dest_state == FINAL {
@@ -385,6 +658,117 @@ mod tests {
         }
         arcs.sort_by_key(|x| (x.src_state, x.label as u32, x.dest_state));
         Built::from_sorted_arcs(n, arcs, Vec::new())
+    }
+
+    /// `f` inside a rayon pool of `threads` threads.
+    fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+            .install(f)
+    }
+
+    /// The size of the largest frontier of the queue's walk (pairs at one distance from the
+    /// start), from the numbering the definition gives.
+    fn largest_frontier(built: &Built) -> usize {
+        let n = built.splits.len() - 1;
+        let mut depth = vec![usize::MAX; n];
+        depth[0] = 0;
+        for s in 0..n {
+            let arcs = &built.arcs[built.splits[s] as usize..built.splits[s + 1] as usize];
+            for arc in arcs {
+                let d = arc.dest_state as usize;
+                if depth[d] == usize::MAX {
+                    depth[d] = depth[s] + 1;
+                }
+            }
+        }
+        let mut sizes = std::collections::HashMap::new();
+        for d in depth.into_iter().filter(|&d| d != usize::MAX) {
+            *sizes.entry(d).or_insert(0usize) += 1;
+        }
+        sizes.into_values().max().unwrap_or(0)
+    }
+
+    #[test]
+    fn intersect_on_two_threads_numbers_as_the_queue_does() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut widest = 0;
+        for case in 0..6 {
+            // wide frontiers: many states, many arcs, few labels; one side with states of
+            // many arcs now and then, for the label indexes built between frontiers
+            let a = random_fsa(&mut seed, 150, 6, 5);
+            let b = if case % 2 == 0 {
+                random_fsa(&mut seed, 120, 8, 6)
+            } else {
+                random_fsa(&mut seed, 40, 2 * INDEXED_ARCS, 6)
+            };
+            for eps in [true, false] {
+                let want = naive(a.view(), b.view(), eps);
+                widest = widest.max(largest_frontier(&want.0));
+                let got = on_threads(2, || {
+                    intersect(a.view(), b.view(), eps, &ArcBudget::new(usize::MAX)).unwrap()
+                });
+                assert_eq!(got, want, "case {case}, eps {eps}");
+            }
+        }
+        assert!(widest >= 4 * CHUNK, "{widest}");
+    }
+
+    #[test]
+    fn intersect_stops_at_the_same_count_on_one_and_two_threads() {
+        let mut seed = 0x0123_4567_89ab_cdef_u64;
+        // the first draw whose start pairs lead far (a start state may have no arcs)
+        let (a, b, want) = loop {
+            let a = random_fsa(&mut seed, 150, 6, 5);
+            let b = random_fsa(&mut seed, 120, 8, 6);
+            let want = naive(a.view(), b.view(), true).0;
+            if want.arcs.len() > 20_000 {
+                break (a, b, want);
+            }
+        };
+        let total = want.arcs.len();
+        // taken pair by pair in the queue's order: the count at the first pair past the
+        // limit
+        let stops_at = |limit: usize| {
+            want.splits[1..]
+                .iter()
+                .map(|&x| x as usize)
+                .find(|&taken| taken > limit)
+        };
+        // limits inside the wide frontiers, where the room of a frontier runs out, and near
+        // the limits where the block taken ahead no longer fits
+        let mut ended = 0;
+        let near = [
+            1,
+            Allowance::BLOCK - 1,
+            Allowance::BLOCK,
+            Allowance::BLOCK + 1,
+        ];
+        let limits = (0..40)
+            .map(|k| k * total / 37)
+            .chain(near.iter().flat_map(|&d| [total - d, d]));
+        for limit in limits {
+            let run = |threads| {
+                on_threads(threads, || {
+                    intersect(a.view(), b.view(), true, &ArcBudget::new(limit))
+                })
+            };
+            let (one, two) = (run(1), run(2));
+            match (&one, &two) {
+                (Err(x), Err(y)) => {
+                    assert_eq!(x, y, "limit {limit}");
+                    assert_eq!(Some(*x), stops_at(limit), "limit {limit}");
+                }
+                (Ok(x), Ok(y)) => {
+                    assert_eq!(x, y, "limit {limit}");
+                    ended += 1;
+                }
+                _ => panic!("limit {limit}: {:?} against {:?}", one.is_ok(), two.is_ok()),
+            }
+        }
+        assert_eq!(ended, 3, "limits at or past the total");
     }
 
     #[test]
