@@ -189,7 +189,7 @@ impl Walk<'_> {
         room: &AtomicUsize,
         out: &mut Matched,
     ) {
-        for (k, &pair) in pairs.iter().enumerate() {
+        for (j, &pair) in pairs.iter().enumerate() {
             let plan = self.plan(pair.0, pair.1, out);
             let fits = room
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
@@ -200,7 +200,7 @@ impl Walk<'_> {
                 return;
             }
             out.counts.push(plan.count);
-            let src = (first + k) as i32;
+            let src = (first + j) as i32;
             let Matched {
                 arcs,
                 keys,
