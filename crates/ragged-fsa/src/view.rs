@@ -194,9 +194,9 @@ impl<'a> Allowance<'a> {
         self.budget.take(n)
     }
 
-    /// The arcs taken for this allowance and not used yet.
-    pub(crate) fn left(&self) -> usize {
-        self.left
+    /// The arcs this allowance can still take: its own and what the budget has left.
+    pub(crate) fn room(&self) -> usize {
+        (self.budget.limit.saturating_sub(self.budget.taken())).saturating_add(self.left)
     }
 }
 

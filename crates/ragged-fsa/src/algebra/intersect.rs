@@ -276,6 +276,44 @@ impl Numbering {
         Ok(())
     }
 
+    /// Matches the frontier (pairs `next..`) in parallel by chunks, then stores the chunks in
+    /// order (the pairs past the frontier's share of the budget one by one); the label
+    /// indexes wanted go to `wanted`. Gives the end of the frontier, or the count refused.
+    #[inline(never)]
+    fn frontier(
+        &mut self,
+        walk: &Walk<'_>,
+        next: usize,
+        budget: &mut Allowance<'_>,
+        scratch: &mut Matched,
+        wanted: &mut Vec<(bool, u32, usize, usize)>,
+    ) -> Result<usize, usize> {
+        let end = self.pairs.len();
+        let room = AtomicUsize::new(budget.room());
+        let ids = &self.ids;
+        let mut chunks: Vec<Matched> = self.pairs[next..end]
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, pairs)| {
+                let mut out = Matched::default();
+                walk.match_frontier(next + c * CHUNK, pairs, ids, &room, &mut out);
+                out
+            })
+            .collect();
+        wanted.clear();
+        for (c, matched) in chunks.iter_mut().enumerate() {
+            self.commit(matched, budget)?;
+            wanted.extend_from_slice(&matched.wanted);
+            // the pairs past the frontier's room, one by one
+            let first = next + c * CHUNK + matched.counts.len();
+            for src in first..(next + (c + 1) * CHUNK).min(end) {
+                self.expand(walk, src, scratch, budget)?;
+                wanted.append(&mut scratch.wanted);
+            }
+        }
+        Ok(end)
+    }
+
     /// Stores the pairs `matched` holds (the first of a chunk of a frontier on), after taking
     /// each one's arcs from `budget` in order (the count refused, if one is), numbering new
     /// destinations in order.
@@ -384,33 +422,9 @@ pub(crate) fn intersect(
         if threads > 1 && num.pairs.len() - next >= 2 * CHUNK {
             // a wide frontier (every pair numbered and not expanded), matched in parallel
             // against the pairs numbered before it
-            let end = num.pairs.len();
-            let room = AtomicUsize::new(
-                (budget.limit.saturating_sub(budget.taken())).saturating_add(allowance.left()),
-            );
-            let ids = &num.ids;
-            let mut chunks: Vec<Matched> = num.pairs[next..end]
-                .par_chunks(CHUNK)
-                .enumerate()
-                .map(|(c, pairs)| {
-                    let mut out = Matched::default();
-                    walk.match_frontier(next + c * CHUNK, pairs, ids, &room, &mut out);
-                    out
-                })
-                .collect();
-            wanted.clear();
-            for (c, matched) in chunks.iter_mut().enumerate() {
-                num.commit(matched, &mut allowance)
-                    .map_err(|_| budget.taken())?;
-                wanted.extend_from_slice(&matched.wanted);
-                // the pairs past the frontier's room, one by one
-                let first = next + c * CHUNK + matched.counts.len();
-                for src in first..(next + (c + 1) * CHUNK).min(end) {
-                    num.expand(&walk, src, &mut scratch, &mut allowance)
-                        .map_err(|_| budget.taken())?;
-                    wanted.append(&mut scratch.wanted);
-                }
-            }
+            let end = num
+                .frontier(&walk, next, &mut allowance, &mut scratch, &mut wanted)
+                .map_err(|_| budget.taken())?;
             build_indexes(&wanted, a, b, &mut a_indexes, &mut b_indexes);
             next = end;
         } else {
