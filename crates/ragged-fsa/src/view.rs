@@ -194,6 +194,12 @@ impl<'a> Allowance<'a> {
         self.budget.take(n)
     }
 
+    /// As [`ArcBudget::taken`]: after a refusal, the count taking step by step reaches
+    /// (nothing is held ahead then).
+    pub(crate) fn taken(&self) -> usize {
+        self.budget.taken()
+    }
+
     /// The arcs this allowance can still take: its own and what the budget has left.
     pub(crate) fn room(&self) -> usize {
         (self.budget.limit.saturating_sub(self.budget.taken())).saturating_add(self.left)

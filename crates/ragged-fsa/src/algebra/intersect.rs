@@ -241,8 +241,16 @@ impl Numbering {
         })
     }
 
+    /// Room for `n` more arcs in the output vectors (within the budget's limit).
+    fn reserve(&mut self, n: usize) {
+        reserve_bounded(&mut self.arcs, n, self.cap);
+        reserve_bounded(&mut self.a_map, n, self.cap);
+        reserve_bounded(&mut self.b_map, n, self.cap);
+    }
+
     /// The queue's step: matches pair `src` and stores its arcs, numbering new destinations
-    /// as they are met, after taking its arcs from `budget` (the count refused, if not).
+    /// as they are met, after taking its arcs from `budget` (if it refuses, the error is the
+    /// count the budget reached).
     fn expand(
         &mut self,
         walk: &Walk<'_>,
@@ -253,11 +261,9 @@ impl Numbering {
         let pair = self.pairs[src];
         let plan = walk.plan(pair.0, pair.1, scratch);
         if !budget.take(plan.count) {
-            return Err(plan.count);
+            return Err(budget.taken());
         }
-        reserve_bounded(&mut self.arcs, plan.count, self.cap);
-        reserve_bounded(&mut self.a_map, plan.count, self.cap);
-        reserve_bounded(&mut self.b_map, plan.count, self.cap);
+        self.reserve(plan.count);
         let Self {
             ids,
             pairs,
@@ -278,7 +284,8 @@ impl Numbering {
 
     /// Matches the frontier (pairs `next..`) in parallel by chunks, then stores the chunks in
     /// order (the pairs past the frontier's share of the budget one by one); the label
-    /// indexes wanted go to `wanted`. Gives the end of the frontier, or the count refused.
+    /// indexes wanted go to `wanted`. Gives the end of the frontier, or the count the budget
+    /// reached when it refused.
     #[inline(never)]
     fn frontier(
         &mut self,
@@ -315,13 +322,13 @@ impl Numbering {
     }
 
     /// Stores the pairs `matched` holds (the first of a chunk of a frontier on), after taking
-    /// each one's arcs from `budget` in order (the count refused, if one is), numbering new
-    /// destinations in order.
+    /// each one's arcs from `budget` in order (if it refuses, the error is the count the
+    /// budget reached), numbering new destinations in order.
     fn commit(&mut self, matched: &mut Matched, budget: &mut Allowance<'_>) -> Result<(), usize> {
         let mut total = 0usize;
         for &count in &matched.counts {
             if !budget.take(count) {
-                return Err(count);
+                return Err(budget.taken());
             }
             total += count;
         }
@@ -330,9 +337,7 @@ impl Numbering {
                 arc.dest_state = Self::id(&mut self.ids, &mut self.pairs, k);
             }
         }
-        reserve_bounded(&mut self.arcs, total, self.cap);
-        reserve_bounded(&mut self.a_map, total, self.cap);
-        reserve_bounded(&mut self.b_map, total, self.cap);
+        self.reserve(total);
         self.arcs.extend_from_slice(&matched.arcs);
         self.a_map.extend_from_slice(&matched.a_map);
         self.b_map.extend_from_slice(&matched.b_map);
@@ -422,15 +427,12 @@ pub(crate) fn intersect(
         if threads > 1 && num.pairs.len() - next >= 2 * CHUNK {
             // a wide frontier (every pair numbered and not expanded), matched in parallel
             // against the pairs numbered before it
-            let end = num
-                .frontier(&walk, next, &mut allowance, &mut scratch, &mut wanted)
-                .map_err(|_| budget.taken())?;
+            let end = num.frontier(&walk, next, &mut allowance, &mut scratch, &mut wanted)?;
             build_indexes(&wanted, a, b, &mut a_indexes, &mut b_indexes);
             next = end;
         } else {
             // the queue's own step (a label index is built when first wanted)
-            num.expand(&walk, next, &mut scratch, &mut allowance)
-                .map_err(|_| budget.taken())?;
+            num.expand(&walk, next, &mut scratch, &mut allowance)?;
             if !scratch.wanted.is_empty() {
                 build_indexes(&scratch.wanted, a, b, &mut a_indexes, &mut b_indexes);
                 scratch.wanted.clear();
