@@ -439,11 +439,7 @@ fn pruned_posteriors_in(
     // arc per frame)
     let frames = rows - 1;
     let mut occ = vec![0f64; frames * k];
-    beta_next.clear();
-    beta_next.resize(num_states, 0.0);
-    beta_cur.clear();
-    beta_cur.resize(num_states, 0.0);
-    beta_next[num_states - 1] = 1.0;
+    start_backward(beta_next, beta_cur, num_states, num_states - 1);
     let mut log_scale_bwd = 0f64;
     for t in (0..rows).rev() {
         let mut sum = 0f64;
@@ -464,11 +460,7 @@ fn pruned_posteriors_in(
                     row[entry[d].0 as usize] += q;
                     sum += q;
                 }
-                if sum > 0.0 {
-                    let inv = 1.0 / sum;
-                    // at most 1, as on the trellis
-                    row.iter_mut().for_each(|o| *o = (*o * inv).min(1.0));
-                }
+                normalise(row, sum);
             } else {
                 for &(s, d) in arcs {
                     let (s, d) = (s as usize, d as usize);
@@ -504,13 +496,36 @@ fn pruned_posteriors_in(
         beta_next[lo1..hi1].iter_mut().for_each(|x| *x = 0.0);
         std::mem::swap(beta_cur, beta_next);
     }
-    // the backward total must agree with the forward one; when the flushing or the range of
-    // f64 made them differ, the caller scores the built lattice
-    let tot_bwd = log_scale_bwd + beta_next[0].ln();
-    if (tot - tot_bwd).abs() > 1e-9 * tot.abs().max(1.0) {
-        return Ok(None);
+    Ok(agreed(tot, log_scale_bwd + beta_next[0].ln(), cols, occ))
+}
+
+/// The backward sweep's two buffers as `len` zeros, with 1 for the final state in `next`.
+fn start_backward(next: &mut Vec<f64>, cur: &mut Vec<f64>, len: usize, final_state: usize) {
+    next.clear();
+    next.resize(len, 0.0);
+    cur.clear();
+    cur.resize(len, 0.0);
+    next[final_state] = 1.0;
+}
+
+/// A frame's occupations divided by their sum (when it is positive), each at most 1, as on
+/// the trellis.
+#[inline]
+fn normalise(row: &mut [f64], sum: f64) {
+    if sum > 0.0 {
+        let inv = 1.0 / sum;
+        row.iter_mut().for_each(|o| *o = (*o * inv).min(1.0));
     }
-    Ok(Some(Posteriors { tot, cols, occ }))
+}
+
+/// The posteriors when the backward total `tot_bwd` agrees with the forward one `tot`;
+/// `None` when the flushing or the range of f64 made them differ, so that the caller scores
+/// the built lattice.
+fn agreed(tot: f64, tot_bwd: f64, cols: Vec<u32>, occ: Vec<f64>) -> Option<Posteriors> {
+    if (tot - tot_bwd).abs() > 1e-9 * tot.abs().max(1.0) {
+        return None;
+    }
+    Some(Posteriors { tot, cols, occ })
 }
 
 /// Frame by frame weights `exp(score - best)` of the destinations a column enters: when
@@ -737,11 +752,7 @@ fn banded_sweeps(
     // per frame)
     let frames = rows - 1;
     let mut occ = vec![0f64; frames * k];
-    beta_next.clear();
-    beta_next.resize(stride, 0.0);
-    beta_cur.clear();
-    beta_cur.resize(stride, 0.0);
-    beta_next[num_states - 1] = 1.0;
+    start_backward(beta_next, beta_cur, stride, num_states - 1);
     let mut log_scale_bwd = 0f64;
     for t in (0..rows).rev() {
         let (lo, hi) = band[t];
@@ -776,11 +787,7 @@ fn banded_sweeps(
                     sum += q;
                 }
             }
-            if sum > 0.0 {
-                let inv = 1.0 / sum;
-                // at most 1, as on the trellis
-                row.iter_mut().for_each(|o| *o = (*o * inv).min(1.0));
-            }
+            normalise(row, sum);
         }
         let m = scale_by(&mut beta_cur[lo..hi], largest);
         if m > 0.0 && m.is_finite() {
@@ -788,13 +795,7 @@ fn banded_sweeps(
         }
         std::mem::swap(beta_cur, beta_next);
     }
-    // the backward total must agree with the forward one; when the flushing or the range of
-    // f64 made them differ, the caller scores the built lattice
-    let tot_bwd = log_scale_bwd + beta_next[0].ln();
-    if (tot - tot_bwd).abs() > 1e-9 * tot.abs().max(1.0) {
-        return Ok(None);
-    }
-    Ok(Some(Posteriors { tot, cols, occ }))
+    Ok(agreed(tot, log_scale_bwd + beta_next[0].ln(), cols, occ))
 }
 
 #[cfg(test)]
