@@ -2,8 +2,8 @@
 //! lexicon L (20,000 words of 2-10 phones, disambiguation symbols) and bigram grammar G
 //! (20,000 words, about 310,000 arcs) from `benches::graphs` (1,000 words in a quick run),
 //! read from OpenFst text. Workloads, on 1 and 2 threads (each op works on one graph;
-//! `remove_epsilon`, `compose`'s wide frontiers and the connection searches give the second
-//! thread work; `determinize` and `minimize` do not):
+//! `remove_epsilon`, `compose`'s wide frontiers, `minimize`'s hashing by ranges of states and
+//! the connection searches give the second thread work; `determinize` does not):
 //! - `compose_lg`: `L.compose(&G, true)`;
 //! - `determinize_lg`: `determinize` of `L o G` (no weight pushing);
 //! - `rmeps_lg`: `remove_epsilon` of the determinized `L o G` as an acceptor of its input

@@ -4,6 +4,9 @@
 use std::collections::BTreeMap;
 
 use ragged_core::{Ragged, RaggedShape, RowPartition};
+use rayon::prelude::*;
+
+use crate::fsa::PARALLEL_MIN_ARCS;
 
 /// The attributes of an FSA or FsaVec, by name (sorted, as k2 writes them).
 pub type Attrs = BTreeMap<String, Attr>;
@@ -67,19 +70,11 @@ impl Attr {
 
     /// Values through an arc map (new arc -> old arc); `-1` gives 0 or an empty list.
     pub(crate) fn gather(&self, arc_map: &[i32]) -> Attr {
+        let parallel = arc_map.len() >= PARALLEL_MIN_ARCS && rayon::current_num_threads() > 1;
         match self {
-            Attr::F32(v) => Attr::F32(
-                arc_map
-                    .iter()
-                    .map(|&i| if i < 0 { 0.0 } else { v[i as usize] })
-                    .collect(),
-            ),
-            Attr::I32(v) => Attr::I32(
-                arc_map
-                    .iter()
-                    .map(|&i| if i < 0 { 0 } else { v[i as usize] })
-                    .collect(),
-            ),
+            Attr::F32(v) => Attr::F32(gathered(arc_map, parallel, |i| v[i], 0.0)),
+            Attr::I32(v) => Attr::I32(gathered(arc_map, parallel, |i| v[i], 0)),
+            Attr::Ragged(r) if parallel => Attr::Ragged(gathered_ragged(r, arc_map)),
             Attr::Ragged(r) => {
                 let (splits, values) = ragged_parts(r);
                 let mut new_splits = Vec::with_capacity(arc_map.len() + 1);
@@ -91,7 +86,7 @@ impl Attr {
                         new_values
                             .extend_from_slice(&values[splits[i] as usize..splits[i + 1] as usize]);
                     }
-                    new_splits.push(new_values.len() as i32);
+                    new_splits.push(split_of(new_values.len()));
                 }
                 Attr::Ragged(ragged_from_parts(new_splits, new_values))
             }
@@ -154,6 +149,75 @@ pub(crate) fn ragged_parts(r: &Ragged<i32>) -> (&[i32], &[i32]) {
     (r.shape().row_splits(1), r.values())
 }
 
+/// `value(i)` for each entry `i` of `arc_map`, `zero` for `-1`; in parallel if asked.
+fn gathered<T: Copy + Send + Sync>(
+    arc_map: &[i32],
+    parallel: bool,
+    value: impl Fn(usize) -> T + Sync + Send,
+    zero: T,
+) -> Vec<T> {
+    let one = |&i: &i32| if i < 0 { zero } else { value(i as usize) };
+    if parallel {
+        arc_map
+            .par_iter()
+            .with_min_len(GATHER_CHUNK)
+            .map(one)
+            .collect()
+    } else {
+        arc_map.iter().map(one).collect()
+    }
+}
+
+/// Arcs per parallel job of a gather.
+const GATHER_CHUNK: usize = 8192;
+
+/// A row-split (an `i32` offset) from a count of values.
+fn split_of(len: usize) -> i32 {
+    i32::try_from(len).expect("a gathered ragged attribute has at most i32::MAX values")
+}
+
+/// A ragged attribute gathered through `arc_map` (`-1`: an empty list): the row-splits on
+/// one thread, then the values copied in parallel, each chunk of arcs into its own slice.
+fn gathered_ragged(r: &Ragged<i32>, arc_map: &[i32]) -> Ragged<i32> {
+    let (splits, values) = ragged_parts(r);
+    let row = |i: i32| {
+        if i < 0 {
+            0..0
+        } else {
+            splits[i as usize] as usize..splits[i as usize + 1] as usize
+        }
+    };
+    let mut new_splits = Vec::with_capacity(arc_map.len() + 1);
+    new_splits.push(0);
+    let mut total = 0usize;
+    for &i in arc_map {
+        total += row(i).len();
+        new_splits.push(split_of(total));
+    }
+    let mut new_values = vec![0i32; total];
+    let mut parts = Vec::with_capacity(arc_map.len().div_ceil(GATHER_CHUNK));
+    let mut rest = new_values.as_mut_slice();
+    for (k, map) in arc_map.chunks(GATHER_CHUNK).enumerate() {
+        let begin = k * GATHER_CHUNK;
+        let len = (new_splits[begin + map.len()] - new_splits[begin]) as usize;
+        let (part, tail) = rest.split_at_mut(len);
+        parts.push((map, part));
+        rest = tail;
+    }
+    parts.into_par_iter().for_each(|(map, part)| {
+        let mut at = 0;
+        for &i in map {
+            let src = &values[row(i)];
+            // element by element: the lists are short, and a copy call per arc costs more
+            for (slot, &value) in part[at..at + src.len()].iter_mut().zip(src) {
+                *slot = value;
+            }
+            at += src.len();
+        }
+    });
+    ragged_from_parts(new_splits, new_values)
+}
+
 /// A 2-axis ragged array from row-splits the caller built correctly.
 pub(crate) fn ragged_from_parts(splits: Vec<i32>, values: Vec<i32>) -> Ragged<i32> {
     let layer = RowPartition::from_row_splits(splits).expect("row splits built by this crate");
@@ -199,5 +263,72 @@ mod tests {
             Attr::concat(&[&Attr::I32(vec![1]), &Attr::F32(vec![1.0])]),
             None
         );
+    }
+
+    #[test]
+    fn a_large_gather_on_two_threads_is_the_naive_one() {
+        // a map with new arcs (-1), repeats and jumps, long enough to be gathered in
+        // parallel chunks; lists of 0 to 3 values, some chunks all empty
+        let n = 5 * GATHER_CHUNK + 123;
+        let mut state = 1u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % m
+        };
+        let lists: Vec<Vec<i32>> = (0..n)
+            .map(|i| {
+                let len = if (i / GATHER_CHUNK) % 3 == 1 {
+                    0
+                } else {
+                    next(4)
+                };
+                (0..len).map(|_| next(1000) as i32).collect()
+            })
+            .collect();
+        let map: Vec<i32> = (0..n + 777)
+            .map(|i| match next(10) {
+                0 => -1,
+                1 => map_repeat(i, n),
+                _ => next(n as u64) as i32,
+            })
+            .collect();
+        let mut splits = vec![0i32];
+        for l in &lists {
+            splits.push(splits.last().unwrap() + l.len() as i32);
+        }
+        let ragged = Attr::Ragged(ragged_from_parts(splits, lists.concat()));
+        let floats = Attr::F32((0..n).map(|i| i as f32 * 0.5).collect());
+        let ints = Attr::I32((0..n).map(|i| 7 * i as i32).collect());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let (r, f, i) =
+            pool.install(|| (ragged.gather(&map), floats.gather(&map), ints.gather(&map)));
+        let want: Vec<Vec<i32>> = map
+            .iter()
+            .map(|&m| {
+                if m < 0 {
+                    Vec::new()
+                } else {
+                    lists[m as usize].clone()
+                }
+            })
+            .collect();
+        assert_eq!(r.as_ragged().unwrap().to_vec_vec(), want);
+        let want_f: Vec<f32> = map
+            .iter()
+            .map(|&m| if m < 0 { 0.0 } else { m as f32 * 0.5 })
+            .collect();
+        assert_eq!(f, Attr::F32(want_f));
+        let want_i: Vec<i32> = map.iter().map(|&m| if m < 0 { 0 } else { 7 * m }).collect();
+        assert_eq!(i, Attr::I32(want_i));
+    }
+
+    /// An index into `0..n` that repeats every few entries.
+    fn map_repeat(i: usize, n: usize) -> i32 {
+        ((i / 5) % n) as i32
     }
 }

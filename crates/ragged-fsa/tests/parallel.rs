@@ -1,5 +1,6 @@
 //! Work on one FSA that is split over rayon's threads (`remove_epsilon`'s closures and
-//! arcs by ranges of states, `connect`'s two searches, `compose`'s wide frontiers) gives,
+//! arcs by ranges of states, `connect`'s two searches, `compose`'s wide frontiers,
+//! `minimize`'s hashing, checking and copying by ranges of states) gives,
 //! arc for arc, what one thread gives: on the benchmark's decoding graph and on random
 //! cyclic and acyclic graphs large enough to be split, and the same error when two states
 //! fail. (`compose`'s frontiers are also tested against the queue's definition, and at
@@ -210,9 +211,12 @@ fn whole_with(fsa: &Fsa, maps: Vec<Vec<i32>>) -> Whole {
 }
 
 #[test]
-fn compose_and_determinize_of_the_benchmark_graph_on_two_threads_are_the_one_thread_results() {
+fn compose_determinize_and_minimize_of_the_benchmark_graph_on_two_threads_are_the_one_thread_results(
+) {
     // the algebra bench's L and G (fewer words): compose's frontiers are wide enough to be
-    // matched in parallel; determinize's connection runs its two searches side by side
+    // matched in parallel; determinize's connection runs its two searches side by side;
+    // minimize hashes, checks and copies by ranges of states, and gathers the aux labels in
+    // parallel
     let words = 2_000;
     let l = Fsa::from_openfst(&benches::graphs::lexicon_text(words, 40, 2026), false).unwrap();
     let g = Fsa::from_openfst(&benches::graphs::grammar_text(words, 2026), true).unwrap();
@@ -235,5 +239,14 @@ fn compose_and_determinize_of_the_benchmark_graph_on_two_threads_are_the_one_thr
         let (one, det) = determinize(1);
         assert_eq!(determinize(2).0, one, "{pushing:?}");
         assert!(widest_frontier(&det) >= 1_024, "{}", widest_frontier(&det));
+        let minimize = |threads| {
+            on_threads(threads, || {
+                let (min, arc_map) = det.minimize().unwrap();
+                whole_with(&min, vec![arc_map])
+            })
+        };
+        let one = minimize(1);
+        assert_eq!(minimize(2), one, "{pushing:?}");
+        assert!(det.num_states() >= 4_096 && det.num_arcs() >= 4 * ragged_fsa::PARALLEL_MIN_ARCS);
     }
 }

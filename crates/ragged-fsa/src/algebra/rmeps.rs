@@ -586,7 +586,7 @@ struct Sides<'a> {
 
 /// The states cut into consecutive ranges of about equal arc counts, two per rayon thread;
 /// one range (so no parallel job) on one thread or below [`PARALLEL_MIN_ARCS`] arcs.
-fn state_ranges(view: FsaView<'_>) -> Vec<Range<usize>> {
+pub(super) fn state_ranges(view: FsaView<'_>) -> Vec<Range<usize>> {
     let n = view.num_states();
     let threads = rayon::current_num_threads();
     if threads <= 1 || view.arcs.len() < PARALLEL_MIN_ARCS {

@@ -5,16 +5,25 @@
 
 use std::collections::HashMap;
 use std::hash::Hasher;
+use std::ops::Range;
 
+use rayon::prelude::*;
+
+use super::rmeps::state_ranges;
 use super::{FastBuild, FastHasher};
 
 use crate::arc::Arc;
 use crate::error::Error;
+use crate::fsa::PARALLEL_MIN_ARCS;
 use crate::view::{Built, FsaView};
 
 mod valmari;
 
 use valmari::coarsest_partition;
+
+/// A refinement round with fewer states to hash than this (or the stability check of an
+/// FSA with fewer states) runs on the calling thread.
+const PARALLEL_MIN_STATES: usize = 4096;
 
 /// Scores are quantized to multiples of this before encoding, as Kaldi's
 /// `fstminimizeencoded` does with its default `delta` (1/1024).
@@ -47,7 +56,7 @@ fn quantized(score: f32) -> u64 {
 pub(crate) fn minimize<'e>(
     view: FsaView<'_>,
     fsa_idx: usize,
-    extra: impl Fn(usize) -> &'e [i32],
+    extra: impl Fn(usize) -> &'e [i32] + Sync,
 ) -> Result<Built, Error> {
     let n = view.num_states();
     if n == 0 {
@@ -67,7 +76,7 @@ pub(crate) fn minimize<'e>(
 /// result checks out as stable, which it does unless two hashes (masked with `hash_mask`,
 /// which tests narrow to force collisions) collide; otherwise by Valmari and Lehtinen's
 /// refinement over the symbols numbered.
-fn partition<'e, E: Fn(usize) -> &'e [i32]>(
+fn partition<'e, E: Fn(usize) -> &'e [i32] + Sync>(
     symbols: &Symbols<'_, E>,
     hashed: &Hashed,
     hash_mask: u64,
@@ -131,43 +140,30 @@ impl Hashed {
     /// Hashes every arc's symbol and checks that no state has two arcs with one symbol. A
     /// state whose labels already rise (as a determinized FSA's do) is left in its order;
     /// others are sorted by (label, hash), so two states with the same symbols list them
-    /// alike (but for hash collisions, which the stability check catches).
-    fn encode<'e, E: Fn(usize) -> &'e [i32]>(
+    /// alike (but for hash collisions, which the stability check catches). Ranges of states
+    /// are hashed in parallel ([`state_ranges`]); the error names the first state in order
+    /// that repeats a symbol, as on one thread.
+    fn encode<'e, E: Fn(usize) -> &'e [i32] + Sync>(
         symbols: &Symbols<'_, E>,
         fsa_idx: usize,
     ) -> Result<Self, Error> {
         let view = symbols.view;
-        let n = view.num_states();
-        let mut splits: Vec<usize> = Vec::with_capacity(n + 1);
-        let mut moves: Vec<(u64, u32, u32)> = Vec::with_capacity(view.arcs.len());
-        splits.push(0);
-        for state in 0..n {
-            let begin = moves.len();
-            let range = view.arc_range(state);
-            let arcs = &view.arcs[range.clone()];
-            for (idx, arc) in range.zip(arcs) {
-                moves.push((symbols.hash(idx), idx as u32, arc.dest_state as u32));
-            }
-            if !arcs.windows(2).all(|w| w[0].label < w[1].label) {
-                let list = &mut moves[begin..];
-                list.sort_unstable_by_key(|&(hash, idx, _)| {
-                    (view.arcs[idx as usize].label, hash, idx)
-                });
-                // equal symbols have equal (label, hash): compare within such runs
-                let repeats = list.iter().enumerate().any(|(i, x)| {
-                    list[i + 1..]
-                        .iter()
-                        .take_while(|y| {
-                            y.0 == x.0
-                                && view.arcs[y.1 as usize].label == view.arcs[x.1 as usize].label
-                        })
-                        .any(|y| symbols.same(x.1 as usize, y.1 as usize))
-                });
-                if repeats {
-                    return Err(not_deterministic(symbols, fsa_idx, state));
-                }
-            }
-            splits.push(moves.len());
+        let base = view.splits[0];
+        let splits: Vec<usize> = view.splits.iter().map(|&s| (s - base) as usize).collect();
+        // one move per arc, where the arc is: each range of states fills its own slice
+        let mut moves: Vec<(u64, u32, u32)> = vec![(0, 0, 0); view.arcs.len()];
+        let mut parts = Vec::new();
+        let mut rest = moves.as_mut_slice();
+        for range in state_ranges(view) {
+            let (part, tail) = rest.split_at_mut(splits[range.end] - splits[range.start]);
+            parts.push((range, part));
+            rest = tail;
+        }
+        let repeating = parts
+            .into_par_iter()
+            .find_map_first(|(range, part)| hash_states(symbols, range, part));
+        if let Some(state) = repeating {
+            return Err(not_deterministic(symbols, fsa_idx, state));
         }
         Ok(Self { splits, moves })
     }
@@ -177,6 +173,44 @@ impl Hashed {
     fn of(&self, state: usize) -> &[(u64, u32, u32)] {
         &self.moves[self.splits[state]..self.splits[state + 1]]
     }
+}
+
+/// Fills `part` with the moves of the states in `range` (their arcs, in order) as
+/// [`Hashed::encode`] lists them; returns the first of those states with two arcs of one
+/// symbol, if any.
+fn hash_states<'e, E: Fn(usize) -> &'e [i32]>(
+    symbols: &Symbols<'_, E>,
+    range: Range<usize>,
+    part: &mut [(u64, u32, u32)],
+) -> Option<usize> {
+    let view = symbols.view;
+    let mut at = 0;
+    for state in range {
+        let arc_range = view.arc_range(state);
+        let arcs = &view.arcs[arc_range.clone()];
+        let list = &mut part[at..at + arcs.len()];
+        at += arcs.len();
+        for ((slot, idx), arc) in list.iter_mut().zip(arc_range).zip(arcs) {
+            *slot = (symbols.hash(idx), idx as u32, arc.dest_state as u32);
+        }
+        if arcs.windows(2).all(|w| w[0].label < w[1].label) {
+            continue;
+        }
+        list.sort_unstable_by_key(|&(hash, idx, _)| (view.arcs[idx as usize].label, hash, idx));
+        // equal symbols have equal (label, hash): compare within such runs
+        let repeats = list.iter().enumerate().any(|(i, x)| {
+            list[i + 1..]
+                .iter()
+                .take_while(|y| {
+                    y.0 == x.0 && view.arcs[y.1 as usize].label == view.arcs[x.1 as usize].label
+                })
+                .any(|y| symbols.same(x.1 as usize, y.1 as usize))
+        });
+        if repeats {
+            return Some(state);
+        }
+    }
+    None
 }
 
 /// The error for `state`, which has two arcs with one symbol: symbols are numbered in
@@ -215,7 +249,7 @@ fn not_deterministic<'e, E: Fn(usize) -> &'e [i32]>(
 /// has its class's first state's signature. Returns `None` when that fails (a hash
 /// collision kept two different signatures together); the partition is then too coarse
 /// but never too fine, since equivalent states always hash alike.
-fn refine_by_signatures<'e, E: Fn(usize) -> &'e [i32]>(
+fn refine_by_signatures<'e, E: Fn(usize) -> &'e [i32] + Sync>(
     symbols: &Symbols<'_, E>,
     moves: &Hashed,
     hash_mask: u64,
@@ -236,20 +270,34 @@ fn refine_by_signatures<'e, E: Fn(usize) -> &'e [i32]>(
         .filter(|&s| size[class[s as usize] as usize] > 1)
         .collect();
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(active.len());
-    let mut group_ids: HashMap<(u32, u64), u32, FastBuild> = HashMap::default();
+    // room for the first round's groups up front: growing the map step by step rehashes it
+    let mut group_ids: HashMap<(u32, u64), u32, FastBuild> =
+        HashMap::with_capacity_and_hasher(active.len(), FastBuild::default());
     // per class, the last round in which a group took over its number
     let mut kept_in_round = vec![0u32; n];
     let mut round = 0u32;
+    let parallel = rayon::current_num_threads() > 1;
     while !active.is_empty() {
         round += 1;
-        keyed.clear();
-        for &state in &active {
+        let signature = |&state: &u32| {
             let mut hasher = FastHasher::default();
             for &(sym, _, dest) in moves.of(state as usize) {
                 hasher.write_u64(sym);
                 hasher.write_u32(class[dest as usize]);
             }
-            keyed.push((hasher.finish() & hash_mask, state));
+            (hasher.finish() & hash_mask, state)
+        };
+        // the hashes in parallel, in the order of `active`; the groups below are numbered
+        // in that order on one thread, so the classes do not depend on the thread count
+        if parallel && active.len() >= PARALLEL_MIN_STATES {
+            active
+                .par_iter()
+                .with_min_len(PARALLEL_MIN_STATES / 4)
+                .map(signature)
+                .collect_into_vec(&mut keyed);
+        } else {
+            keyed.clear();
+            keyed.extend(active.iter().map(signature));
         }
         group_ids.clear();
         let before = num_classes;
@@ -275,26 +323,31 @@ fn refine_by_signatures<'e, E: Fn(usize) -> &'e [i32]>(
         }
         active.retain(|&s| size[class[s as usize] as usize] > 1);
     }
-    // stable: every state's signature is its class's first state's
+    // stable: every state's signature is its class's first state's (checked in parallel)
     let mut first_of_class = vec![u32::MAX; num_classes];
-    for state in 0..n {
-        let c = class[state] as usize;
-        if first_of_class[c] == u32::MAX {
-            first_of_class[c] = state as u32;
-            continue;
-        }
-        let (mine, theirs) = (moves.of(state), moves.of(first_of_class[c] as usize));
-        let same = mine.len() == theirs.len()
-            && mine.iter().zip(theirs).all(|(x, y)| {
-                class[x.2 as usize] == class[y.2 as usize]
-                    && x.0 == y.0
-                    && symbols.same(x.1 as usize, y.1 as usize)
-            });
-        if !same {
-            return None;
-        }
+    for state in (0..n).rev() {
+        first_of_class[class[state] as usize] = state as u32;
     }
-    Some((class, num_classes))
+    let stable = |state: usize| {
+        let first = first_of_class[class[state] as usize] as usize;
+        let (mine, theirs) = (moves.of(state), moves.of(first));
+        first == state
+            || mine.len() == theirs.len()
+                && mine.iter().zip(theirs).all(|(x, y)| {
+                    class[x.2 as usize] == class[y.2 as usize]
+                        && x.0 == y.0
+                        && symbols.same(x.1 as usize, y.1 as usize)
+                })
+    };
+    let all_stable = if parallel && n >= PARALLEL_MIN_STATES {
+        (0..n)
+            .into_par_iter()
+            .with_min_len(PARALLEL_MIN_STATES / 4)
+            .all(stable)
+    } else {
+        (0..n).all(stable)
+    };
+    all_stable.then_some((class, num_classes))
 }
 
 /// The arcs with their symbols numbered: per state, its (symbol, dest) pairs sorted by
@@ -336,33 +389,50 @@ impl Moves {
 }
 
 /// The result: classes numbered by their lowest state, each with its lowest state's arcs.
+/// The arcs are made in parallel above [`PARALLEL_MIN_ARCS`] arcs.
 fn build(view: FsaView<'_>, class: &[u32], num_classes: usize) -> Built {
     let mut new_of_class = vec![-1i32; num_classes];
-    let mut representatives = Vec::with_capacity(num_classes);
+    let mut splits = Vec::with_capacity(num_classes + 1);
+    splits.push(0i32);
+    let mut arc_map = Vec::with_capacity(if num_classes == class.len() {
+        view.arcs.len()
+    } else {
+        0
+    });
     for (state, &c) in class.iter().enumerate() {
         let c = c as usize;
         if new_of_class[c] < 0 {
-            new_of_class[c] = representatives.len() as i32;
-            representatives.push(state);
+            new_of_class[c] = (splits.len() - 1) as i32;
+            arc_map.extend(view.arc_range(state).map(|idx| idx as i32));
+            splits.push(arc_map.len() as i32);
         }
     }
-    let mut out = Built::empty();
-    if num_classes == class.len() {
-        // nothing merged: the arcs as they are, with dests renumbered
-        out.arcs.reserve(view.arcs.len());
-        out.arc_map.reserve(view.arcs.len());
+    // an arc of a representative: its source is the representative (an FSA's arcs leave
+    // the state whose range holds them)
+    let renumbered = |&idx: &i32| {
+        let arc = view.arcs[idx as usize];
+        let class_of = |state: i32| new_of_class[class[state as usize] as usize];
+        Arc::new(
+            class_of(arc.src_state),
+            class_of(arc.dest_state),
+            arc.label,
+            arc.score,
+        )
+    };
+    let arcs = if rayon::current_num_threads() > 1 && arc_map.len() >= PARALLEL_MIN_ARCS {
+        arc_map
+            .par_iter()
+            .with_min_len(PARALLEL_MIN_ARCS)
+            .map(renumbered)
+            .collect()
+    } else {
+        arc_map.iter().map(renumbered).collect()
+    };
+    Built {
+        splits,
+        arcs,
+        arc_map,
     }
-    for (new_src, &state) in representatives.iter().enumerate() {
-        for idx in view.arc_range(state) {
-            let arc = view.arcs[idx];
-            let dest = new_of_class[class[arc.dest_state as usize] as usize];
-            out.arcs
-                .push(Arc::new(new_src as i32, dest, arc.label, arc.score));
-            out.arc_map.push(idx as i32);
-        }
-        out.splits.push(out.arcs.len() as i32);
-    }
-    out
 }
 
 /// Moore's refinement, the model the fast kernel is checked against: start from {non-final,
@@ -435,7 +505,7 @@ fn moore_partition(n: usize, moves: &Moves) -> (Vec<u32>, usize) {
 pub(crate) fn minimize_moore<'e>(
     view: FsaView<'_>,
     fsa_idx: usize,
-    extra: impl Fn(usize) -> &'e [i32],
+    extra: impl Fn(usize) -> &'e [i32] + Sync,
 ) -> Result<Built, Error> {
     let n = view.num_states();
     if n == 0 {
@@ -560,6 +630,11 @@ mod tests {
     fn random_dfa(rng: &mut Rng) -> (Built, Vec<i32>) {
         let base_states = 1 + rng.below(6);
         let copies = 1 + rng.below(5);
+        random_dfa_of(rng, base_states, copies)
+    }
+
+    /// [`random_dfa`] with `base_states` states copied `copies` times.
+    fn random_dfa_of(rng: &mut Rng, base_states: usize, copies: usize) -> (Built, Vec<i32>) {
         let num_labels = 1 + rng.below(4);
         let scores = [0.0f32, 0.5, 0.5 + 1e-5, -1.0];
         // base arcs per base state: (label, base dest, score)
@@ -686,6 +761,87 @@ mod tests {
             let fast = minimize(det.view(), 0, key).unwrap();
             assert_eq!(fast, minimize_moore(det.view(), 0, key).unwrap());
             assert!(det.num_states() > 1000, "{} states", det.num_states());
+        }
+    }
+
+    /// `f` inside a rayon pool of `threads` threads.
+    fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+            .install(f)
+    }
+
+    #[test]
+    fn large_automata_get_moore_s_classes_on_any_number_of_threads() {
+        // thousands of states: the encoding, the rounds' hashes, the stability check and the
+        // copy of the result run in parallel on two threads or more
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..6 {
+            let base_states = 250 + rng.below(150);
+            let copies = 40 + rng.below(20);
+            let (built, extra) = random_dfa_of(&mut rng, base_states, copies);
+            let n = built.splits.len() - 1;
+            assert!(n >= 2 * PARALLEL_MIN_STATES && built.arcs.len() >= PARALLEL_MIN_ARCS);
+            let key = |i: usize| std::slice::from_ref(&extra[i]);
+            let model = minimize_moore(built.view(), 0, key).unwrap();
+            assert!(model.splits.len() - 1 + 300 <= n, "copies merge");
+            for threads in [1, 2, 3] {
+                let fast = on_threads(threads, || minimize(built.view(), 0, key).unwrap());
+                assert_eq!(fast, model, "{threads} threads");
+                // with two hash bits: collisions, caught by the parallel stability check
+                let narrow = on_threads(threads, || {
+                    let symbols = Symbols {
+                        view: built.view(),
+                        extra: key,
+                        hash_mask: u64::MAX,
+                    };
+                    let hashed = Hashed::encode(&symbols, 0).unwrap();
+                    assert!(refine_by_signatures(&symbols, &hashed, 0b11).is_none());
+                    let (class, count) = partition(&symbols, &hashed, 0b11);
+                    build(built.view(), &class, count)
+                });
+                assert_eq!(narrow, model, "{threads} threads, narrow hashes");
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_state_repeating_a_symbol_is_named_on_any_number_of_threads() {
+        let mut rng = Rng(77);
+        let (built, extra) = random_dfa_of(&mut rng, 200, 40);
+        let n = built.splits.len() - 1;
+        // a copy of one arc of an early and of a late state (which lie in different ranges
+        // on two threads): the same symbol twice
+        let (early, late) = (n / 10, n - n / 10);
+        let mut arcs = Vec::new();
+        let mut keys = Vec::new();
+        for state in 0..n {
+            for idx in built.view().arc_range(state) {
+                arcs.push(built.arcs[idx]);
+                keys.push(extra[idx]);
+            }
+            if state == early || state == late {
+                let idx = built.view().arc_range(state).start;
+                arcs.push(built.arcs[idx]);
+                keys.push(extra[idx]);
+            }
+        }
+        let repeated = Built::from_sorted_arcs(n, arcs, Vec::new());
+        let key = |i: usize| std::slice::from_ref(&keys[i]);
+        let label = repeated.arcs[repeated.view().arc_range(early).start].label;
+        for threads in [1, 2, 4] {
+            let err = on_threads(threads, || minimize(repeated.view(), 2, key).unwrap_err());
+            assert_eq!(
+                err,
+                Error::NotDeterministic {
+                    fsa: 2,
+                    state: early as i32,
+                    label
+                },
+                "{threads} threads"
+            );
         }
     }
 }
