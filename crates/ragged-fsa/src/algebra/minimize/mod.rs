@@ -270,9 +270,9 @@ fn refine_by_signatures<'e, E: Fn(usize) -> &'e [i32] + Sync>(
         .filter(|&s| size[class[s as usize] as usize] > 1)
         .collect();
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(active.len());
-    // room for the first round's groups up front: growing the map step by step rehashes it
-    let mut group_ids: HashMap<(u32, u64), u32, FastBuild> =
-        HashMap::with_capacity_and_hasher(active.len(), FastBuild::default());
+    // grown as needed: the first rounds have far fewer groups than states, and a map sized
+    // for every state is cleared and probed out of cache (10 % slower at 200,000 words)
+    let mut group_ids: HashMap<(u32, u64), u32, FastBuild> = HashMap::default();
     // per class, the last round in which a group took over its number
     let mut kept_in_round = vec![0u32; n];
     let mut round = 0u32;
