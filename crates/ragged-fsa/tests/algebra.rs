@@ -335,6 +335,21 @@ fn determinize_example_and_errors() {
         det.aux_labels().unwrap().as_ragged().unwrap().to_vec_vec(),
         vec![vec![], vec![10, 11], vec![10, 12], vec![]]
     );
+    // another attribute follows each output arc's best input arc (arc 1 beats arc 0 into
+    // the first subset); the aux labels stay the construction's
+    let tagged = fst
+        .clone()
+        .with_attr("tag", ragged_fsa::Attr::F32(vec![0.5, 1.5, 2.5, 3.5, 4.5]))
+        .unwrap();
+    let (det, _) = tagged.determinize(WeightPushing::None).unwrap();
+    assert_eq!(
+        det.attrs().get("tag"),
+        Some(&ragged_fsa::Attr::F32(vec![1.5, 2.5, 3.5, 4.5]))
+    );
+    assert_eq!(
+        det.aux_labels().unwrap().as_ragged().unwrap().to_vec_vec(),
+        vec![vec![], vec![10, 11], vec![10, 12], vec![]]
+    );
     // with tropical pushing the scores go as far forward as they can
     let (pushed, _) = fst.determinize(WeightPushing::Tropical).unwrap();
     assert_eq!(

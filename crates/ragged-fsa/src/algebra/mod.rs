@@ -571,7 +571,13 @@ impl Fsa {
             WeightPushing::Log => push::push(&d.splits, &mut d.arcs, true, fsa_idx)?,
         }
         let best: Vec<i32> = (0..d.arcs.len()).map(|i| d.derivs(i)[0]).collect();
-        let mut attrs = gather_all(self.attrs(), &best);
+        // the aux labels are the construction's own, not gathered along the best arcs
+        let mut attrs: Attrs = self
+            .attrs()
+            .iter()
+            .filter(|(name, _)| name.as_str() != AUX_LABELS)
+            .map(|(name, attr)| (name.clone(), attr.gather(&best)))
+            .collect();
         if self.aux_labels().is_some() {
             attrs.insert(
                 AUX_LABELS.to_string(),
