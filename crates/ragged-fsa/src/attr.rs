@@ -301,12 +301,9 @@ mod tests {
         let ragged = Attr::Ragged(ragged_from_parts(splits, lists.concat()));
         let floats = Attr::F32((0..n).map(|i| i as f32 * 0.5).collect());
         let ints = Attr::I32((0..n).map(|i| 7 * i as i32).collect());
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let (r, f, i) =
-            pool.install(|| (ragged.gather(&map), floats.gather(&map), ints.gather(&map)));
+        let (r, f, i) = crate::algebra::on_threads(2, || {
+            (ragged.gather(&map), floats.gather(&map), ints.gather(&map))
+        });
         let want: Vec<Vec<i32>> = map
             .iter()
             .map(|&m| {

@@ -531,6 +531,7 @@ impl LabelIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algebra::on_threads;
 
     #[test]
     fn label_index_finds_what_a_binary_search_finds() {
@@ -674,15 +675,6 @@ mod tests {
         }
         arcs.sort_by_key(|x| (x.src_state, x.label as u32, x.dest_state));
         Built::from_sorted_arcs(n, arcs, Vec::new())
-    }
-
-    /// `f` inside a rayon pool of `threads` threads.
-    fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("a thread pool")
-            .install(f)
     }
 
     /// The size of the largest frontier of the queue's walk (pairs at one distance from the

@@ -848,3 +848,13 @@ pub(crate) fn map_pairs(
         })
         .collect()
 }
+
+/// `f` inside a rayon pool of `threads` threads (for the kernels' unit tests).
+#[cfg(test)]
+pub(crate) fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+        .install(f)
+}

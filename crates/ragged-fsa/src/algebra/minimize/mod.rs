@@ -524,6 +524,7 @@ pub(crate) fn minimize_moore<'e>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algebra::on_threads;
     use crate::view::Built;
 
     /// Minimizes an acceptor given as (src, dest, label, score) arcs grouped by source, with
@@ -762,15 +763,6 @@ mod tests {
             assert_eq!(fast, minimize_moore(det.view(), 0, key).unwrap());
             assert!(det.num_states() > 1000, "{} states", det.num_states());
         }
-    }
-
-    /// `f` inside a rayon pool of `threads` threads.
-    fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("a thread pool")
-            .install(f)
     }
 
     #[test]
