@@ -70,11 +70,18 @@ impl Attr {
 
     /// Values through an arc map (new arc -> old arc); `-1` gives 0 or an empty list.
     pub(crate) fn gather(&self, arc_map: &[i32]) -> Attr {
-        let parallel = arc_map.len() >= PARALLEL_MIN_ARCS && rayon::current_num_threads() > 1;
         match self {
-            Attr::F32(v) => Attr::F32(gathered(arc_map, parallel, |i| v[i], 0.0)),
-            Attr::I32(v) => Attr::I32(gathered(arc_map, parallel, |i| v[i], 0)),
-            Attr::Ragged(r) if parallel => Attr::Ragged(gathered_ragged(r, arc_map)),
+            Attr::F32(v) => Attr::F32(map_arcs(
+                arc_map,
+                |&i| if i < 0 { 0.0 } else { v[i as usize] },
+            )),
+            Attr::I32(v) => Attr::I32(map_arcs(
+                arc_map,
+                |&i| if i < 0 { 0 } else { v[i as usize] },
+            )),
+            Attr::Ragged(r) if in_parallel(arc_map.len()) => {
+                Attr::Ragged(gathered_ragged(r, arc_map))
+            }
             Attr::Ragged(r) => {
                 let (splits, values) = ragged_parts(r);
                 let mut new_splits = Vec::with_capacity(arc_map.len() + 1);
@@ -149,22 +156,22 @@ pub(crate) fn ragged_parts(r: &Ragged<i32>) -> (&[i32], &[i32]) {
     (r.shape().row_splits(1), r.values())
 }
 
-/// `value(i)` for each entry `i` of `arc_map`, `zero` for `-1`; in parallel if asked.
-fn gathered<T: Copy + Send + Sync>(
-    arc_map: &[i32],
-    parallel: bool,
-    value: impl Fn(usize) -> T + Sync + Send,
-    zero: T,
-) -> Vec<T> {
-    let one = |&i: &i32| if i < 0 { zero } else { value(i as usize) };
-    if parallel {
+/// Whether work over `len` arcs goes to rayon: [`PARALLEL_MIN_ARCS`] arcs or more, and
+/// more than one thread.
+fn in_parallel(len: usize) -> bool {
+    len >= PARALLEL_MIN_ARCS && rayon::current_num_threads() > 1
+}
+
+/// `f` of each entry of `arc_map`, in order, in parallel jobs when [`in_parallel`].
+pub(crate) fn map_arcs<T: Send>(arc_map: &[i32], f: impl Fn(&i32) -> T + Sync + Send) -> Vec<T> {
+    if in_parallel(arc_map.len()) {
         arc_map
             .par_iter()
             .with_min_len(GATHER_CHUNK)
-            .map(one)
+            .map(f)
             .collect()
     } else {
-        arc_map.iter().map(one).collect()
+        arc_map.iter().map(f).collect()
     }
 }
 

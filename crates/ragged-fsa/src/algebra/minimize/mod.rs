@@ -13,8 +13,8 @@ use super::rmeps::state_ranges;
 use super::{FastBuild, FastHasher};
 
 use crate::arc::Arc;
+use crate::attr::map_arcs;
 use crate::error::Error;
-use crate::fsa::PARALLEL_MIN_ARCS;
 use crate::view::{Built, FsaView};
 
 mod valmari;
@@ -389,7 +389,7 @@ impl Moves {
 }
 
 /// The result: classes numbered by their lowest state, each with its lowest state's arcs.
-/// The arcs are made in parallel above [`PARALLEL_MIN_ARCS`] arcs.
+/// The arcs are made in parallel above [`PARALLEL_MIN_ARCS`](crate::PARALLEL_MIN_ARCS) arcs.
 fn build(view: FsaView<'_>, class: &[u32], num_classes: usize) -> Built {
     let mut new_of_class = vec![-1i32; num_classes];
     let mut splits = Vec::with_capacity(num_classes + 1);
@@ -419,15 +419,7 @@ fn build(view: FsaView<'_>, class: &[u32], num_classes: usize) -> Built {
             arc.score,
         )
     };
-    let arcs = if rayon::current_num_threads() > 1 && arc_map.len() >= PARALLEL_MIN_ARCS {
-        arc_map
-            .par_iter()
-            .with_min_len(PARALLEL_MIN_ARCS)
-            .map(renumbered)
-            .collect()
-    } else {
-        arc_map.iter().map(renumbered).collect()
-    };
+    let arcs = map_arcs(&arc_map, renumbered);
     Built {
         splits,
         arcs,
@@ -775,7 +767,7 @@ mod tests {
             let copies = 40 + rng.below(20);
             let (built, extra) = random_dfa_of(&mut rng, base_states, copies);
             let n = built.splits.len() - 1;
-            assert!(n >= 2 * PARALLEL_MIN_STATES && built.arcs.len() >= PARALLEL_MIN_ARCS);
+            assert!(n >= 2 * PARALLEL_MIN_STATES && built.arcs.len() >= crate::PARALLEL_MIN_ARCS);
             let key = |i: usize| std::slice::from_ref(&extra[i]);
             let model = minimize_moore(built.view(), 0, key).unwrap();
             assert!(model.splits.len() - 1 + 300 <= n, "copies merge");
