@@ -234,8 +234,20 @@ pub(crate) fn ragged_from_parts(splits: Vec<i32>, values: Vec<i32>) -> Ragged<i3
 
 /// Gathers every attribute through an arc map.
 pub(crate) fn gather_all(attrs: &Attrs, arc_map: &[i32]) -> Attrs {
+    gather_where(attrs, arc_map, |_| true)
+}
+
+/// Gathers every attribute but `skip` through an arc map: for an operation that makes
+/// that attribute itself.
+pub(crate) fn gather_all_but(attrs: &Attrs, arc_map: &[i32], skip: &str) -> Attrs {
+    gather_where(attrs, arc_map, |name| name != skip)
+}
+
+/// Gathers the attributes whose names `keep` accepts through an arc map.
+fn gather_where(attrs: &Attrs, arc_map: &[i32], keep: impl Fn(&str) -> bool) -> Attrs {
     attrs
         .iter()
+        .filter(|(name, _)| keep(name))
         .map(|(name, attr)| (name.clone(), attr.gather(arc_map)))
         .collect()
 }

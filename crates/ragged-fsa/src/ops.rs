@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::arc::Arc;
-use crate::attr::{gather_all, ragged_parts, Attr, Attrs, AUX_LABELS};
+use crate::attr::{gather_all, gather_all_but, ragged_parts, Attr, Attrs, AUX_LABELS};
 use crate::error::Error;
 use crate::fsa::{Fsa, FsaVec, PARALLEL_MIN_ARCS};
 use crate::kernels::construct;
@@ -117,7 +117,8 @@ impl Fsa {
                 let (splits, values) = ragged_parts(r);
                 let (built, aux) = structure::invert_ragged(self.view(), splits, values);
                 let arc_map = built.arc_map.clone();
-                let mut attrs = gather_all(self.attrs(), &arc_map);
+                // the aux labels are the inversion's own
+                let mut attrs = gather_all_but(self.attrs(), &arc_map, AUX_LABELS);
                 attrs.insert(AUX_LABELS.to_string(), Attr::I32(aux));
                 Ok((Fsa::from_built_unchecked(built, attrs), arc_map))
             }

@@ -18,7 +18,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use ragged_core::Ragged;
 use rayon::prelude::*;
 
-use crate::attr::{gather_all, ragged_from_parts, ragged_parts, Attr, Attrs, AUX_LABELS};
+use crate::attr::{
+    gather_all, gather_all_but, ragged_from_parts, ragged_parts, Attr, Attrs, AUX_LABELS,
+};
 use crate::error::Error;
 use crate::fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
 use crate::kernels::structure;
@@ -572,12 +574,7 @@ impl Fsa {
         }
         let best: Vec<i32> = (0..d.arcs.len()).map(|i| d.derivs(i)[0]).collect();
         // the aux labels are the construction's own, not gathered along the best arcs
-        let mut attrs: Attrs = self
-            .attrs()
-            .iter()
-            .filter(|(name, _)| name.as_str() != AUX_LABELS)
-            .map(|(name, attr)| (name.clone(), attr.gather(&best)))
-            .collect();
+        let mut attrs = gather_all_but(self.attrs(), &best, AUX_LABELS);
         if self.aux_labels().is_some() {
             attrs.insert(
                 AUX_LABELS.to_string(),
