@@ -115,6 +115,26 @@ fn openfst_writer_refuses_what_openfst_cannot_express() {
     );
 }
 
+#[test]
+fn openfst_text_with_aux_and_ragged_columns_reads_as_worked_out_by_hand() {
+    // the start state 2 (the first line's source) swaps with 0; arcs are grouped by source
+    // in file order; the final lines become -1 arcs into a new state 4, with aux label -1
+    // and empty lists; costs become scores
+    let openfst = TextFormat::transducer().ragged(&["r1", "r2"]).openfst();
+    let text = "2 1 5 50 [1 2] [] 0.5\n1 3 6 60 [] [7]\n2 3 7 70 [3] [8 9] 1.25\n3 0.75\n1\n";
+    let fsa = Fsa::from_text(text, &openfst).unwrap();
+    let k2 = TextFormat::transducer().ragged(&["r1", "r2"]);
+    assert_eq!(
+        fsa.to_text(&k2).unwrap(),
+        "0 1 5 50 [1 2] [] -0.5\n\
+         0 3 7 70 [3] [8 9] -1.25\n\
+         1 3 6 60 [] [7] 0\n\
+         1 4 -1 -1 [] [] 0\n\
+         3 4 -1 -1 [] [] -0.75\n\
+         4\n"
+    );
+}
+
 #[track_caller]
 fn check_error(s: &str, line: usize, problem: ParseProblem) {
     match s.parse::<Fsa>() {

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    empty_parsed, parse_arc_line, parse_err, parse_state, push_ragged, state_budget, tokenize,
-    write_labels, Columns, ParsedText, TextFormat, Token,
+    empty_parsed, parse_arc_line, parse_err, parse_state, push_ragged, state_budget, tokenize_into,
+    write_labels, ArcLine, Columns, ParsedText, TextFormat, Token,
 };
 use crate::arc::Arc;
 use crate::error::{Error, ParseProblem};
@@ -18,9 +18,11 @@ pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error
     let mut final_state: Option<(i32, usize)> = None;
     let mut last_line = 0;
     let mut previous_src: Option<i32> = None;
+    let mut tokens = Vec::new();
+    let mut arc = ArcLine::new(format);
     for (idx, raw) in s.lines().enumerate() {
         let line = idx + 1;
-        let tokens = tokenize(raw);
+        tokenize_into(raw, &mut tokens);
         if tokens.is_empty() {
             continue;
         }
@@ -34,7 +36,7 @@ pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error
                 continue;
             }
         }
-        let arc = parse_arc_line(&tokens, format, line)?;
+        parse_arc_line(&tokens, format, line, &mut arc)?;
         if let Some(previous) = previous_src {
             if arc.src < previous {
                 return Err(parse_err(
@@ -52,7 +54,7 @@ pub(crate) fn parse_k2(s: &str, format: &TextFormat) -> Result<ParsedText, Error
         for (column, value) in out.aux.iter_mut().zip(&arc.aux) {
             column.push(*value);
         }
-        push_ragged(&mut out.ragged, arc.ragged);
+        push_ragged(&mut out.ragged, &arc.ragged);
         arc_lines.push(line);
     }
     if last_line == 0 {

@@ -107,8 +107,39 @@ pub(super) enum Token<'a> {
     Close,
 }
 
-pub(super) fn tokenize(line: &str) -> Vec<Token<'_>> {
-    let mut tokens = Vec::new();
+/// The tokens of `line` into `tokens` (cleared first): words split at whitespace, and `[`
+/// and `]` as tokens of their own wherever they stand.
+pub(super) fn tokenize_into<'a>(line: &'a str, tokens: &mut Vec<Token<'a>>) {
+    tokens.clear();
+    if line.is_ascii() {
+        // the common case, byte by byte: the ASCII characters `char::is_whitespace` takes
+        // are tab, line feed, vertical tab, form feed, carriage return and space
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\t'..=b'\r' | b' ' => i += 1,
+                b'[' => {
+                    tokens.push(Token::Open);
+                    i += 1;
+                }
+                b']' => {
+                    tokens.push(Token::Close);
+                    i += 1;
+                }
+                _ => {
+                    let start = i;
+                    while i < bytes.len() && !matches!(bytes[i], b'\t'..=b'\r' | b' ' | b'[' | b']')
+                    {
+                        i += 1;
+                    }
+                    // both ends are at ASCII bytes, so on character boundaries
+                    tokens.push(Token::Word(&line[start..i]));
+                }
+            }
+        }
+        return;
+    }
     for word in line.split_whitespace() {
         let mut rest = word;
         while !rest.is_empty() {
@@ -125,7 +156,6 @@ pub(super) fn tokenize(line: &str) -> Vec<Token<'_>> {
             }
         }
     }
-    tokens
 }
 
 pub(super) struct ArcLine {
@@ -205,11 +235,27 @@ fn count_words(tokens: &[Token<'_>]) -> usize {
         .count()
 }
 
+impl ArcLine {
+    /// An empty line to parse into, with one list per ragged column of `format`.
+    pub(super) fn new(format: &TextFormat) -> Self {
+        Self {
+            src: 0,
+            dest: 0,
+            label: 0,
+            aux: Vec::with_capacity(format.aux_label_names.len()),
+            ragged: vec![Vec::new(); format.ragged_label_names.len()],
+            weight: 0.0,
+        }
+    }
+}
+
+/// Parses an arc line's tokens into `arc` (its lists reused: cleared, then filled).
 pub(super) fn parse_arc_line(
     tokens: &[Token<'_>],
     format: &TextFormat,
     line: usize,
-) -> Result<ArcLine, Error> {
+    arc: &mut ArcLine,
+) -> Result<(), Error> {
     let wrong_count = || {
         parse_err(
             line,
@@ -238,12 +284,14 @@ pub(super) fn parse_arc_line(
     let src = parse_state(next_word(&mut pos)?, line)?;
     let dest = parse_state(next_word(&mut pos)?, line)?;
     let label = parse_int(next_word(&mut pos)?, "label", line)?;
-    let mut aux = Vec::with_capacity(format.aux_label_names.len());
+    arc.aux.clear();
     for _ in &format.aux_label_names {
-        aux.push(parse_int(next_word(&mut pos)?, "aux label", line)?);
+        arc.aux
+            .push(parse_int(next_word(&mut pos)?, "aux label", line)?);
     }
-    let mut ragged = Vec::with_capacity(format.ragged_label_names.len());
-    for _ in &format.ragged_label_names {
+    debug_assert_eq!(arc.ragged.len(), format.ragged_label_names.len());
+    for list in arc.ragged.iter_mut() {
+        list.clear();
         match tokens.get(pos) {
             Some(Token::Open) => pos += 1,
             Some(_) => {
@@ -256,7 +304,6 @@ pub(super) fn parse_arc_line(
             }
             None => return Err(wrong_count()),
         }
-        let mut list = Vec::new();
         loop {
             match tokens.get(pos) {
                 Some(Token::Word(w)) => {
@@ -283,7 +330,6 @@ pub(super) fn parse_arc_line(
                 }
             }
         }
-        ragged.push(list);
     }
     let field = if format.openfst { "cost" } else { "score" };
     let weight = match tokens.get(pos) {
@@ -312,19 +358,17 @@ pub(super) fn parse_arc_line(
         }
         return Err(wrong_count());
     }
-    Ok(ArcLine {
-        src,
-        dest,
-        label,
-        aux,
-        ragged,
-        weight,
-    })
+    arc.src = src;
+    arc.dest = dest;
+    arc.label = label;
+    arc.weight = weight;
+    Ok(())
 }
 
-pub(super) fn push_ragged(ragged: &mut [(Vec<i32>, Vec<i32>)], lists: Vec<Vec<i32>>) {
+/// Appends one list per ragged column: `lists[c]` to column `c`'s (row_splits, values).
+pub(super) fn push_ragged(ragged: &mut [(Vec<i32>, Vec<i32>)], lists: &[Vec<i32>]) {
     for ((splits, values), list) in ragged.iter_mut().zip(lists) {
-        values.extend(list);
+        values.extend_from_slice(list);
         splits.push(values.len() as i32);
     }
 }
@@ -428,6 +472,12 @@ mod tests {
         }
     }
 
+    fn tokenize(line: &str) -> Vec<Token<'_>> {
+        let mut tokens = Vec::new();
+        tokenize_into(line, &mut tokens);
+        tokens
+    }
+
     #[test]
     fn tokenizer_splits_brackets() {
         assert_eq!(
@@ -444,6 +494,65 @@ mod tests {
                 Token::Close
             ]
         );
+    }
+
+    #[test]
+    fn tokenizer_agrees_with_a_char_by_char_model_on_ascii_and_other_lines() {
+        // the model: whitespace (as `char::is_whitespace` says) ends a word, a bracket ends
+        // one and is a token itself, anything else extends the word
+        fn model(line: &str) -> Vec<Token<'_>> {
+            let mut tokens = Vec::new();
+            let mut start = None;
+            for (i, c) in line.char_indices() {
+                if c.is_whitespace() || c == '[' || c == ']' {
+                    if let Some(s) = start.take() {
+                        tokens.push(Token::Word(&line[s..i]));
+                    }
+                    match c {
+                        '[' => tokens.push(Token::Open),
+                        ']' => tokens.push(Token::Close),
+                        _ => {}
+                    }
+                } else if start.is_none() {
+                    start = Some(i);
+                }
+            }
+            if let Some(s) = start {
+                tokens.push(Token::Word(&line[s..]));
+            }
+            tokens
+        }
+        // every ASCII whitespace character (vertical tab and form feed too), brackets, and,
+        // for the general path, non-ASCII whitespace and letters
+        let ascii = [
+            '0', '7', '-', '.', 'e', 'x', ' ', '\t', '\n', '\x0b', '\x0c', '\r', '[', ']',
+        ];
+        let other = ['\u{a0}', '\u{2003}', '\u{3000}', 'é', '中', '\u{85}'];
+        let mut state = 11u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % n
+        };
+        for round in 0..4_000 {
+            let len = next(16);
+            let line: String = (0..len)
+                .map(|_| {
+                    if round % 2 == 1 && next(4) == 0 {
+                        other[next(other.len())]
+                    } else {
+                        ascii[next(ascii.len())]
+                    }
+                })
+                .collect();
+            assert_eq!(tokenize(&line), model(&line), "{line:?}");
+        }
+        // the buffer is cleared between lines
+        let mut tokens = Vec::new();
+        tokenize_into("1 2 3", &mut tokens);
+        tokenize_into("[4]", &mut tokens);
+        assert_eq!(tokens, vec![Token::Open, Token::Word("4"), Token::Close]);
     }
 
     #[test]

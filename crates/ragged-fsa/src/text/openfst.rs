@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     empty_parsed, parse_arc_line, parse_err, parse_state, parse_weight, push_ragged, state_budget,
-    tokenize, write_labels, ArcLine, Columns, ParsedText, TextFormat, Token,
+    tokenize_into, write_labels, ArcLine, Columns, ParsedText, TextFormat, Token,
 };
 use crate::arc::Arc;
 use crate::error::{Error, ParseProblem};
@@ -21,17 +21,22 @@ fn negate(x: f32) -> f32 {
 /// new final state numbered after all others; the start state (the first line's source) is
 /// swapped with state 0 when it is not 0.
 pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, Error> {
-    struct Line {
-        arc: ArcLine,
-    }
-    let mut arcs: Vec<Line> = Vec::new();
+    let num_aux = format.aux_label_names.len();
+    let num_ragged = format.ragged_label_names.len();
+    // the arc lines in file order, flat: (src, dest, label, cost) each, `num_aux` aux labels
+    // each, and per ragged column its lists end to end (row splits, values)
+    let mut arcs: Vec<(i32, i32, i32, f32)> = Vec::new();
+    let mut aux: Vec<i32> = Vec::new();
+    let mut ragged: Vec<(Vec<i32>, Vec<i32>)> = vec![(vec![0], Vec::new()); num_ragged];
     let mut finals: Vec<(i32, f32, usize)> = Vec::new();
     let mut start: Option<i32> = None;
     let mut max_state: i32 = -1;
     let mut max_state_line = 1;
+    let mut tokens = Vec::new();
+    let mut arc = ArcLine::new(format);
     for (idx, raw) in s.lines().enumerate() {
         let line = idx + 1;
-        let tokens = tokenize(raw);
+        tokenize_into(raw, &mut tokens);
         if tokens.is_empty() {
             continue;
         }
@@ -56,7 +61,7 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             }
             continue;
         }
-        let arc = parse_arc_line(&tokens, format, line)?;
+        parse_arc_line(&tokens, format, line, &mut arc)?;
         if arc.label == -1 || arc.aux.contains(&-1) {
             return Err(parse_err(line, ParseProblem::MinusOneLabel));
         }
@@ -65,7 +70,9 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             max_state = arc.src.max(arc.dest);
             max_state_line = line;
         }
-        arcs.push(Line { arc });
+        arcs.push((arc.src, arc.dest, arc.label, arc.weight));
+        aux.extend_from_slice(&arc.aux);
+        push_ragged(&mut ragged, &arc.ragged);
     }
     let Some(start) = start else {
         return Ok(empty_parsed(format));
@@ -104,36 +111,40 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
     }
     // bucket the arcs by (renumbered) source state, keeping their order
     let mut counts = vec![0usize; num_states + 1];
-    for l in &arcs {
-        counts[renumber(l.arc.src) as usize + 1] += 1;
+    for &(src, ..) in &arcs {
+        counts[renumber(src) as usize + 1] += 1;
     }
     for i in 0..num_states {
         counts[i + 1] += counts[i];
     }
     let mut order = vec![0usize; arcs.len()];
     let mut fill = counts.clone();
-    for (i, l) in arcs.iter().enumerate() {
-        let s = renumber(l.arc.src) as usize;
+    for (i, &(src, ..)) in arcs.iter().enumerate() {
+        let s = renumber(src) as usize;
         order[fill[s]] = i;
         fill[s] += 1;
     }
     let mut out = empty_parsed(format);
     out.num_states = num_states;
-    let num_aux = format.aux_label_names.len();
-    let num_ragged = format.ragged_label_names.len();
+    let total = arcs.len() + finals.len();
+    out.arcs.reserve_exact(total);
+    for column in out.aux.iter_mut() {
+        column.reserve_exact(total);
+    }
     for state in 0..num_states {
         for &i in &order[counts[state]..counts[state + 1]] {
-            let a = &arcs[i].arc;
-            out.arcs.push(Arc::new(
-                state as i32,
-                renumber(a.dest),
-                a.label,
-                negate(a.weight),
-            ));
-            for (column, value) in out.aux.iter_mut().zip(&a.aux) {
-                column.push(*value);
+            let (_, dest, label, cost) = arcs[i];
+            out.arcs
+                .push(Arc::new(state as i32, renumber(dest), label, negate(cost)));
+            for (c, column) in out.aux.iter_mut().enumerate() {
+                column.push(aux[i * num_aux + c]);
             }
-            push_ragged(&mut out.ragged, a.ragged.clone());
+            for ((splits, values), (from_splits, from_values)) in out.ragged.iter_mut().zip(&ragged)
+            {
+                let (b, e) = (from_splits[i] as usize, from_splits[i + 1] as usize);
+                values.extend_from_slice(&from_values[b..e]);
+                splits.push(values.len() as i32);
+            }
         }
         if let Some(cost) = final_of[state] {
             out.arcs
@@ -141,7 +152,9 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             for column in out.aux.iter_mut() {
                 column.push(-1);
             }
-            push_ragged(&mut out.ragged, vec![Vec::new(); num_ragged]);
+            for (splits, values) in out.ragged.iter_mut() {
+                splits.push(values.len() as i32);
+            }
         }
     }
     debug_assert_eq!(out.aux.len(), num_aux);
