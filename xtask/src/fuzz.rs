@@ -279,8 +279,9 @@ fn one_rayon_thread(command: &mut Command, chosen: bool) {
 }
 
 /// The AFL++ settings for a shared machine: no CPU binding or frequency check, plain
-/// status lines instead of the screen UI, and no demand on the system's core pattern.
-fn afl_command(args: &[&str]) -> Command {
+/// status lines instead of the screen UI, and no demand on the system's core pattern;
+/// temporary files in `memory` when given (see [`memory_tmpdir`]).
+fn afl_command(args: &[&str], memory: Option<&Path>) -> Command {
     let mut command = Command::new("nice");
     command
         .args(["-n", "10"])
@@ -297,19 +298,22 @@ fn afl_command(args: &[&str]) -> Command {
     // under the temporary folder, and AFL++ its current input under AFL_TMPDIR: in memory
     // where the system has a tmpfs, so that creating and removing them per input does not
     // go through the disk's journal.
-    if let Some(memory) = memory_tmpdir() {
-        command.env("TMPDIR", &memory).env("AFL_TMPDIR", &memory);
+    if let Some(memory) = memory {
+        command.env("TMPDIR", memory).env("AFL_TMPDIR", memory);
     }
     command
 }
 
-/// `/dev/shm` when it is a writable folder (a tmpfs on Linux).
-fn memory_tmpdir() -> Option<PathBuf> {
-    let shm = Path::new("/dev/shm");
-    let probe = shm.join(format!("xtask-fuzz-probe-{}", std::process::id()));
+/// `target`'s folder under `/dev/shm`, made if needed, when that is a writable folder (a
+/// tmpfs on Linux): one per target, so that campaigns of two targets side by side do not
+/// both claim AFL++'s one current-input file there.
+fn memory_tmpdir(target: &str) -> Option<PathBuf> {
+    let dir = Path::new("/dev/shm").join(format!("xtask-fuzz-{target}"));
+    fs::create_dir_all(&dir).ok()?;
+    let probe = dir.join(format!("probe-{}", std::process::id()));
     fs::write(&probe, b"").ok()?;
     let _ = fs::remove_file(&probe);
-    Some(shm.to_path_buf())
+    Some(dir)
 }
 
 fn fuzz_one(
@@ -365,7 +369,8 @@ fn fuzz_one(
     let log_path = out.join("afl-fuzz.log");
     let log = fs::File::create(&log_path)
         .map_err(|e| Failure(format!("fuzz: {}: {e}", log_path.display())))?;
-    let mut afl = afl_command(&fuzz_args);
+    let memory = memory_tmpdir(target);
+    let mut afl = afl_command(&fuzz_args, memory.as_deref());
     afl.stdout(log);
     one_rayon_thread(&mut afl, std::env::var_os("RAYON_NUM_THREADS").is_some());
     run_step(
@@ -383,12 +388,21 @@ fn fuzz_one(
     for (kind, prefix) in [("crashes", "crash"), ("hangs", "hang")] {
         copy_inputs(&out.join("default").join(kind), &found, prefix)?;
     }
-    figures.corpus = minimise(&out, &corpus, &harness_s, target)?;
+    figures.corpus = minimise(&out, &corpus, &harness_s, target, memory.as_deref())?;
+    if let Some(memory) = memory {
+        let _ = fs::remove_dir_all(memory);
+    }
     Ok(figures)
 }
 
 /// `afl-cmin` over the queue, then the corpus keeps its seeds plus the minimised entries.
-fn minimise(out: &Path, corpus: &Path, harness: &str, target: &str) -> Result<usize, Failure> {
+fn minimise(
+    out: &Path,
+    corpus: &Path,
+    harness: &str,
+    target: &str,
+    memory: Option<&Path>,
+) -> Result<usize, Failure> {
     let queue = out.join("default").join("queue");
     let minimised = out.join("cmin");
     let (queue_s, minimised_s) = (queue.display().to_string(), minimised.display().to_string());
@@ -408,7 +422,7 @@ fn minimise(out: &Path, corpus: &Path, harness: &str, target: &str) -> Result<us
     ];
     run_step(
         &format!("afl-cmin {target}"),
-        afl_command(&cmin_args).stdout(Stdio::null()),
+        afl_command(&cmin_args, memory).stdout(Stdio::null()),
     )?;
     let entries =
         fs::read_dir(corpus).map_err(|e| Failure(format!("fuzz: {}: {e}", corpus.display())))?;
@@ -564,13 +578,33 @@ mod tests {
                 .find(|(name, _)| *name == "RAYON_NUM_THREADS")
                 .and_then(|(_, value)| value.map(|v| v.to_string_lossy().into_owned()))
         };
-        let mut command = afl_command(&["fuzz"]);
+        let mut command = afl_command(&["fuzz"], None);
         one_rayon_thread(&mut command, false);
         assert_eq!(rayon(&command).as_deref(), Some("1"));
         // a count the caller set stays in the inherited environment, untouched
-        let mut command = afl_command(&["fuzz"]);
+        let mut command = afl_command(&["fuzz"], None);
         one_rayon_thread(&mut command, true);
         assert_eq!(rayon(&command), None);
+    }
+
+    #[test]
+    fn campaigns_of_two_targets_keep_their_temporary_files_apart() {
+        let (a, b) = (memory_tmpdir("xtask_test_a"), memory_tmpdir("xtask_test_b"));
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                assert_ne!(a, b);
+                assert!(a.is_dir() && b.is_dir());
+                let tmpdir = afl_command(&["fuzz"], Some(&a))
+                    .get_envs()
+                    .find(|(name, _)| *name == "AFL_TMPDIR")
+                    .and_then(|(_, value)| value.map(PathBuf::from));
+                assert_eq!(tmpdir.as_ref(), Some(&a));
+                let _ = (fs::remove_dir_all(a), fs::remove_dir_all(b));
+            }
+            // no tmpfs here: AFL++ keeps its default, each campaign's output folder
+            (None, None) => {}
+            other => panic!("one target got a folder and the other not: {other:?}"),
+        }
     }
 
     #[track_caller]
