@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -203,28 +204,43 @@ impl Fsa {
     ) -> Result<Fsa, Error> {
         let osymbols = osymbols.unwrap_or(isymbols);
         let columns: &[usize] = if acceptor { &[2] } else { &[2, 3] };
+        // the numeric text, line for line: fields joined by one space, the label columns'
+        // names replaced by their ids (one fields buffer for all lines)
         let mut numeric = String::with_capacity(s.len());
+        let mut fields: Vec<&str> = Vec::new();
         for (k, line) in s.lines().enumerate() {
-            let mut fields: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+            fields.clear();
+            fields.extend(line.split_whitespace());
+            let mut ids = [None; 2];
             if fields.len() > 2 {
-                for (&column, (table, which)) in columns
-                    .iter()
+                for ((id, &column), (table, which)) in ids
+                    .iter_mut()
+                    .zip(columns)
                     .zip([(isymbols, "input"), (osymbols, "output")])
                 {
-                    let Some(name) = fields.get(column) else {
+                    let Some(&name) = fields.get(column) else {
                         continue; // too few fields: the numeric parser names the problem
                     };
-                    let id = table.id(name).ok_or_else(|| Error::Parse {
+                    *id = Some(table.id(name).ok_or_else(|| Error::Parse {
                         line: k + 1,
                         problem: ParseProblem::UnknownSymbol {
-                            symbol: name.clone(),
+                            symbol: name.to_string(),
                             table: which,
                         },
-                    })?;
-                    fields[column] = id.to_string();
+                    })?);
                 }
             }
-            numeric.push_str(&fields.join(" "));
+            for (j, field) in fields.iter().enumerate() {
+                if j > 0 {
+                    numeric.push(' ');
+                }
+                match columns.iter().position(|&c| c == j).and_then(|at| ids[at]) {
+                    Some(id) => {
+                        let _ = write!(numeric, "{id}");
+                    }
+                    None => numeric.push_str(field),
+                }
+            }
             numeric.push('\n');
         }
         Fsa::from_openfst(&numeric, acceptor)
