@@ -365,10 +365,14 @@ pub(super) fn parse_arc_line(
     Ok(())
 }
 
-/// Appends one list per ragged column: `lists[c]` to column `c`'s (row_splits, values).
-pub(super) fn push_ragged(ragged: &mut [(Vec<i32>, Vec<i32>)], lists: &[Vec<i32>]) {
+/// Appends one list per ragged column: the `c`-th of `lists` to column `c`'s (row_splits,
+/// values).
+pub(super) fn push_ragged<L: AsRef<[i32]>>(
+    ragged: &mut [(Vec<i32>, Vec<i32>)],
+    lists: impl IntoIterator<Item = L>,
+) {
     for ((splits, values), list) in ragged.iter_mut().zip(lists) {
-        values.extend_from_slice(list);
+        values.extend_from_slice(list.as_ref());
         splits.push(values.len() as i32);
     }
 }

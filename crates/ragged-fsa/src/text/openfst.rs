@@ -139,12 +139,12 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             for (c, column) in out.aux.iter_mut().enumerate() {
                 column.push(aux[i * num_aux + c]);
             }
-            for ((splits, values), (from_splits, from_values)) in out.ragged.iter_mut().zip(&ragged)
-            {
-                let (b, e) = (from_splits[i] as usize, from_splits[i + 1] as usize);
-                values.extend_from_slice(&from_values[b..e]);
-                splits.push(values.len() as i32);
-            }
+            push_ragged(
+                &mut out.ragged,
+                ragged
+                    .iter()
+                    .map(|(splits, values)| &values[splits[i] as usize..splits[i + 1] as usize]),
+            );
         }
         if let Some(cost) = final_of[state] {
             out.arcs
@@ -152,9 +152,7 @@ pub(crate) fn parse_openfst(s: &str, format: &TextFormat) -> Result<ParsedText, 
             for column in out.aux.iter_mut() {
                 column.push(-1);
             }
-            for (splits, values) in out.ragged.iter_mut() {
-                splits.push(values.len() as i32);
-            }
+            push_ragged(&mut out.ragged, std::iter::repeat::<&[i32]>(&[]));
         }
     }
     debug_assert_eq!(out.aux.len(), num_aux);
