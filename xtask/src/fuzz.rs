@@ -369,8 +369,8 @@ fn fuzz_one(
     let log_path = out.join("afl-fuzz.log");
     let log = fs::File::create(&log_path)
         .map_err(|e| Failure(format!("fuzz: {}: {e}", log_path.display())))?;
-    let memory = memory_tmpdir(target);
-    let mut afl = afl_command(&fuzz_args, memory.as_deref());
+    let memory = TempFolder(memory_tmpdir(target));
+    let mut afl = afl_command(&fuzz_args, memory.0.as_deref());
     afl.stdout(log);
     one_rayon_thread(&mut afl, std::env::var_os("RAYON_NUM_THREADS").is_some());
     run_step(
@@ -388,11 +388,20 @@ fn fuzz_one(
     for (kind, prefix) in [("crashes", "crash"), ("hangs", "hang")] {
         copy_inputs(&out.join("default").join(kind), &found, prefix)?;
     }
-    figures.corpus = minimise(&out, &corpus, &harness_s, target, memory.as_deref())?;
-    if let Some(memory) = memory {
-        let _ = fs::remove_dir_all(memory);
-    }
+    figures.corpus = minimise(&out, &corpus, &harness_s, target, memory.0.as_deref())?;
     Ok(figures)
+}
+
+/// A campaign's temporary folder ([`memory_tmpdir`]), removed when the campaign ends,
+/// whether it succeeded or failed.
+struct TempFolder(Option<PathBuf>);
+
+impl Drop for TempFolder {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// `afl-cmin` over the queue, then the corpus keeps its seeds plus the minimised entries.
@@ -599,7 +608,10 @@ mod tests {
                     .find(|(name, _)| *name == "AFL_TMPDIR")
                     .and_then(|(_, value)| value.map(PathBuf::from));
                 assert_eq!(tmpdir.as_ref(), Some(&a));
-                let _ = (fs::remove_dir_all(a), fs::remove_dir_all(b));
+                // dropped, the guard removes its folder
+                drop(TempFolder(Some(a.clone())));
+                assert!(!a.exists());
+                let _ = fs::remove_dir_all(b);
             }
             // no tmpfs here: AFL++ keeps its default, each campaign's output folder
             (None, None) => {}
