@@ -126,6 +126,15 @@ impl Inner {
         Ok(out)
     }
 
+    /// As the graphs of a dense operation: a single FSA borrowed as a vector of one (no
+    /// copy, as k2 wraps it).
+    fn graphs(&self) -> ragged_fsa::FsaVecRef<'_> {
+        match self {
+            Inner::One(f) => f.into(),
+            Inner::Vec(v) => v.into(),
+        }
+    }
+
     /// As an FsaVec (a copy for a single FSA).
     fn to_vec(&self) -> std::borrow::Cow<'_, FsaVec> {
         match self {
@@ -1132,9 +1141,9 @@ fn intersect_dense<'py>(
     a_to_b_map: Option<PyReadonlyArray1<'py, i32>>,
 ) -> PyResult<BinaryOut<'py>> {
     let map = a_to_b_map.map(|m| m.as_array().to_vec());
-    let a = a_fsas.inner.to_vec();
+    let a = a_fsas.inner.graphs();
     let (r, am, bm) = b_fsas.with(py, |dense| {
-        ragged_fsa::intersect_dense(&a, dense, output_beam, map.as_deref())
+        ragged_fsa::intersect_dense(a, dense, output_beam, map.as_deref())
     })?;
     Ok((raw(Inner::Vec(r)), np1(py, am), np1(py, bm)))
 }
@@ -1151,10 +1160,10 @@ fn intersect_dense_pruned<'py>(
     min_active_states: usize,
     max_active_states: usize,
 ) -> PyResult<BinaryOut<'py>> {
-    let a = a_fsas.inner.to_vec();
+    let a = a_fsas.inner.graphs();
     let (r, am, bm) = b_fsas.with(py, |dense| {
         ragged_fsa::intersect_dense_pruned(
-            &a,
+            a,
             dense,
             search_beam,
             output_beam,
@@ -1174,10 +1183,8 @@ fn ctc_loss<'py>(
     dense_fsa_vec: PyRef<'py, RawDenseFsaVec>,
     output_beam: f32,
 ) -> PyResult<LossOut<'py>> {
-    let graphs = decoding_graph.inner.to_vec();
-    let out = dense_fsa_vec.with(py, |dense| {
-        ragged_fsa::ctc_loss(&graphs, dense, output_beam)
-    })?;
+    let graphs = decoding_graph.inner.graphs();
+    let out = dense_fsa_vec.with(py, |dense| ragged_fsa::ctc_loss(graphs, dense, output_beam))?;
     Ok((np1(py, out.loss), out.grad.into_pyarray(py)))
 }
 

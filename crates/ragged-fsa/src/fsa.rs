@@ -18,6 +18,87 @@ use crate::view::{Built, FsaView};
 /// FSAs with rayon. Both paths give identical results.
 pub const PARALLEL_MIN_ARCS: usize = 4096;
 
+/// The graphs of a dense operation, borrowed: one FSA, seen as a vector of one, or an
+/// [`FsaVec`]. k2 takes a single FSA where it takes an `FsaVec` (shared by every segment)
+/// and wraps it without copying its arcs; so do [`intersect_dense`](crate::intersect_dense),
+/// [`intersect_dense_pruned`](crate::intersect_dense_pruned) and
+/// [`ctc_loss`](crate::ctc_loss), which take `&Fsa` or `&FsaVec` through this type.
+#[derive(Debug, Clone, Copy)]
+pub enum FsaVecRef<'a> {
+    /// A single FSA: FSA 0 of a vector of one.
+    One(&'a Fsa),
+    /// A vector of FSAs.
+    Vec(&'a FsaVec),
+}
+
+impl<'a> From<&'a Fsa> for FsaVecRef<'a> {
+    fn from(fsa: &'a Fsa) -> Self {
+        FsaVecRef::One(fsa)
+    }
+}
+
+impl<'a> From<&'a FsaVec> for FsaVecRef<'a> {
+    fn from(fsas: &'a FsaVec) -> Self {
+        FsaVecRef::Vec(fsas)
+    }
+}
+
+impl<'a> FsaVecRef<'a> {
+    /// The number of FSAs (1 for a single FSA).
+    pub fn num_fsas(&self) -> usize {
+        match self {
+            FsaVecRef::One(_) => 1,
+            FsaVecRef::Vec(v) => v.num_fsas(),
+        }
+    }
+
+    /// The total number of arcs.
+    pub fn num_arcs(&self) -> usize {
+        match self {
+            FsaVecRef::One(f) => f.num_arcs(),
+            FsaVecRef::Vec(v) => v.num_arcs(),
+        }
+    }
+
+    /// The per-arc attributes, over all arcs.
+    pub fn attrs(&self) -> &'a Attrs {
+        match self {
+            FsaVecRef::One(f) => f.attrs(),
+            FsaVecRef::Vec(v) => v.attrs(),
+        }
+    }
+
+    /// FSA `i` as an `Fsa` with its attributes (a copy).
+    ///
+    /// # Panics
+    /// If `i >= num_fsas()`.
+    pub fn get(&self, i: usize) -> Fsa {
+        match self {
+            FsaVecRef::One(f) if i == 0 => (*f).clone(),
+            FsaVecRef::One(_) => index_out_of_range("fsa", i, 1),
+            FsaVecRef::Vec(v) => v.get(i),
+        }
+    }
+
+    /// The range of arc indices of FSA `i` among all arcs.
+    pub(crate) fn arc_range(&self, i: usize) -> std::ops::Range<usize> {
+        match self {
+            FsaVecRef::One(f) if i == 0 => 0..f.num_arcs(),
+            FsaVecRef::One(_) => index_out_of_range("fsa", i, 1),
+            FsaVecRef::Vec(v) => v.arc_range(i),
+        }
+    }
+
+    /// FSA `i`'s states and arcs.
+    pub(crate) fn view(&self, i: usize) -> FsaView<'a> {
+        match self {
+            FsaVecRef::One(f) if i == 0 => f.view(),
+            FsaVecRef::One(_) => index_out_of_range("fsa", i, 1),
+            FsaVecRef::Vec(v) => v.view(i),
+        }
+    }
+}
+
 /// One FSA: arcs as a 2-axis ragged array `[state][arc]` plus per-arc attributes.
 ///
 /// **Invariants:** the arcs have 2 axes; every arc's `src_state` is the state it is stored

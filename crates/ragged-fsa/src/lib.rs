@@ -98,7 +98,7 @@ pub use dense::{
 };
 pub use equivalence::{RandEquivalentConfig, RandomFsaConfig};
 pub use error::{Error, ParseProblem};
-pub use fsa::{create_fsa_vec, Fsa, FsaVec, PARALLEL_MIN_ARCS};
+pub use fsa::{create_fsa_vec, Fsa, FsaVec, FsaVecRef, PARALLEL_MIN_ARCS};
 pub use kernels::scores::{Real, Semiring};
 /// The `ndarray` this crate is built with (0.16), whose types its API takes and returns;
 /// use it instead of adding your own to avoid two versions.

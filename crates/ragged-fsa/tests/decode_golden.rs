@@ -6,7 +6,7 @@
 //! `tests/golden/decode_k2.txt`, `tests/golden/decode_generate_k2.py`). Two cases decode a
 //! 1,000-word graph with at most 100 and 300 active states, where the dynamic beam shrinks
 //! on most frames and the best paths depend on every detail of the search; our HLG must
-//! also have k2's size.
+//! also have k2's size. The HLG is passed as one `Fsa`, as icefall passes it to k2.
 
 use crate::common;
 use crate::hlg;
@@ -42,10 +42,18 @@ fn hlg_best_paths_agree_with_k2() {
             .map(|(i, &len)| [i as i32, 0, len as i32])
             .collect();
         let dense = DenseFsaVec::new(view, &segments);
-        let graphs = create_fsa_vec(&[graph]);
         let max_active: Vec<usize> = case.get("max_active");
-        let (lattice, _, _) =
-            intersect_dense_pruned(&graphs, &dense, 20.0, 8.0, 30, max_active[0]).unwrap();
+        // the single HLG, as k2 takes it (borrowed as a vector of one, not copied), gives
+        // what its copy into an FsaVec of one gives
+        let (lattice, a_map, b_map) =
+            intersect_dense_pruned(&graph, &dense, 20.0, 8.0, 30, max_active[0]).unwrap();
+        let graphs = create_fsa_vec(std::slice::from_ref(&graph));
+        let copied = intersect_dense_pruned(&graphs, &dense, 20.0, 8.0, 30, max_active[0]);
+        assert!(
+            copied.unwrap() == (lattice.clone(), a_map, b_map),
+            "{}: the single graph's lattice",
+            case.name
+        );
         let best = one_best(&lattice).unwrap();
         let want_scores: Vec<f64> = case.get("best_score");
         for i in 0..n {

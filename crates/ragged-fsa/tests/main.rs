@@ -24,4 +24,5 @@ mod parallel;
 mod rnnt;
 mod rnnt_golden;
 mod seed;
+mod single_graph;
 mod text;

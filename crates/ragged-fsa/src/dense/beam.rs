@@ -843,9 +843,9 @@ mod tests {
     }
 
     fn compare(graphs: &FsaVec, dense: &DenseFsaVec, beam: f32) -> usize {
-        let pairs = prepare(graphs, dense, None).unwrap();
+        let pairs = prepare(graphs.into(), dense, None).unwrap();
         let reference =
-            lattice_posteriors(graphs, dense, &pairs, beam, usize::MAX, ("t", "t")).unwrap();
+            lattice_posteriors(graphs.into(), dense, &pairs, beam, usize::MAX, ("t", "t")).unwrap();
         let budget = ArcBudget::new(usize::MAX);
         let mut scored = 0;
         for (&(a, b), want) in pairs.iter().zip(&reference) {

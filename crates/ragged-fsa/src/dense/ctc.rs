@@ -9,7 +9,7 @@ use crate::dense::intersect_dense::{
     check_beam, check_trellis_size, intersect_dense_bounded, map_pairs, prepare,
 };
 use crate::error::Error;
-use crate::fsa::FsaVec;
+use crate::fsa::FsaVecRef;
 use crate::kernels::scores::{self, Semiring};
 use crate::view::{ArcBudget, FsaView, MAX_OUTPUT_ARCS};
 
@@ -496,7 +496,7 @@ impl Trellis {
 /// [`DenseFsaVecOf`] refuses it.) What is left is finite or `-inf`, which both paths agree on:
 /// a total of `-inf` (no path) or a finite one, never `+inf` or NaN.
 pub(crate) fn check_loss_inputs(
-    graphs: &FsaVec,
+    graphs: FsaVecRef<'_>,
     dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     op: &'static str,
@@ -546,7 +546,7 @@ pub(crate) fn check_loss_inputs(
 /// on k2's pruned lattice (at most `max_arcs` lattice arcs, `what` naming that bound).
 /// Checks the inputs first ([`check_loss_inputs`], `op` naming the loss).
 pub(crate) fn pair_posteriors(
-    graphs: &FsaVec,
+    graphs: FsaVecRef<'_>,
     dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     output_beam: f32,
@@ -600,7 +600,7 @@ pub(crate) fn pair_posteriors(
 /// The pruned path's reference: k2's way, the lattice built with `intersect_dense`, then
 /// arc posteriors on it in the log semiring.
 pub(crate) fn lattice_posteriors(
-    graphs: &FsaVec,
+    graphs: FsaVecRef<'_>,
     dense: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     output_beam: f32,
@@ -616,7 +616,14 @@ pub(crate) fn lattice_posteriors(
         // a shared graph: repeat it per pair
         let repeated: Vec<crate::fsa::Fsa> = pairs.iter().map(|&(a, _)| graphs.get(a)).collect();
         let graphs = crate::fsa::create_fsa_vec(&repeated);
-        intersect_dense_bounded(&graphs, dense, output_beam, Some(&map), max_arcs, bound)?
+        intersect_dense_bounded(
+            (&graphs).into(),
+            dense,
+            output_beam,
+            Some(&map),
+            max_arcs,
+            bound,
+        )?
     };
     let arc_splits: Vec<usize> = (0..=lattice.num_fsas())
         .map(|i| {
@@ -739,8 +746,8 @@ pub(crate) fn gradient(dense: &DenseFsaVecOf<'_>, groups: &[GradientTerms<'_>]) 
 
 /// The CTC loss of each supervision segment against its graph (k2's `ctc_loss` with
 /// `reduction="none"`), with `output_beam` as k2's; see [`ctc_loss_with`].
-pub fn ctc_loss(
-    graphs: &FsaVec,
+pub fn ctc_loss<'g>(
+    graphs: impl Into<FsaVecRef<'g>>,
     dense: &DenseFsaVecOf<'_>,
     output_beam: f32,
 ) -> Result<CtcLoss, Error> {
@@ -756,9 +763,10 @@ pub fn ctc_loss(
 
 /// The CTC loss of each supervision segment and `d(sum of loss)/d(log_probs)`.
 ///
-/// `graphs` holds one graph per segment (e.g. from [`FsaVec::ctc_graph`]) or a single graph
-/// shared by all. Every graph arc consumes one frame (label 0 is blank), `-1` arcs the final
-/// row. A segment with no path gets `loss = +inf` (0 with `zero_infinity`) and no gradient.
+/// `graphs` holds one graph per segment (e.g. from
+/// [`FsaVec::ctc_graph`](crate::FsaVec::ctc_graph)) or is a single graph shared by all (an
+/// `&Fsa`, borrowed, or an `FsaVec` of one). Every graph arc consumes one frame (label 0 is
+/// blank), `-1` arcs the final row. A segment with no path gets `loss = +inf` (0 with `zero_infinity`) and no gradient.
 ///
 /// **Hostile values**, one rule on the exact and the pruned path: a graph arc scored NaN
 /// or `+inf` is [`Error::BadScore`] (graph and arc named), and a `+inf` in `log_probs` at
@@ -766,11 +774,12 @@ pub fn ctc_loss(
 /// (sequence, frame and symbol named); NaN in `log_probs` is refused by [`DenseFsaVecOf`]
 /// ([`Error::NanLogProb`]). `-inf` anywhere is a probability of zero. So every loss is
 /// finite or `+inf`, and every gradient value finite.
-pub fn ctc_loss_with(
-    graphs: &FsaVec,
+pub fn ctc_loss_with<'g>(
+    graphs: impl Into<FsaVecRef<'g>>,
     dense: &DenseFsaVecOf<'_>,
     config: &CtcLossConfig,
 ) -> Result<CtcLoss, Error> {
+    let graphs = graphs.into();
     check_beam("output_beam", config.output_beam)?;
     let pairs = prepare(graphs, dense, None)?;
     let posts = pair_posteriors(

@@ -7,7 +7,7 @@ use crate::arc::Arc;
 use crate::dense::banded::{Banded, WIDTH};
 use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::error::Error;
-use crate::fsa::FsaVec;
+use crate::fsa::{FsaVec, FsaVecRef};
 use crate::view::{ArcBudget, Built, FsaView, MAX_OUTPUT_ARCS};
 
 /// Pairs of (graph index, dense FSA index) to intersect: `a_to_b_map` when given (one entry
@@ -805,7 +805,7 @@ pub(crate) fn collect_parts(
 
 /// Checks the graphs against the dense FSAs and pairs them up.
 pub(crate) fn prepare(
-    a_fsas: &FsaVec,
+    a_fsas: FsaVecRef<'_>,
     b: &DenseFsaVecOf<'_>,
     a_to_b_map: Option<&[i32]>,
 ) -> Result<Vec<(usize, usize)>, Error> {
@@ -822,7 +822,7 @@ pub const MAX_TRELLIS_STATES: usize = 1 << 28;
 
 /// Refuses pairs whose trellis (graph states x (frames + 2)) exceeds [`MAX_TRELLIS_STATES`].
 pub(crate) fn check_trellis_size(
-    a_fsas: &FsaVec,
+    a_fsas: FsaVecRef<'_>,
     b: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
 ) -> Result<(), Error> {
@@ -855,14 +855,14 @@ pub(crate) fn check_trellis_size(
 /// [`MAX_OUTPUT_ARCS`](crate::MAX_OUTPUT_ARCS) arcs in all: each pair counts its kept arcs
 /// before storing them, and past the bound the call returns [`Error::OutputLimit`] with
 /// the total count. (A graph with many parallel arcs can keep arcs x frames of them.)
-pub fn intersect_dense(
-    a_fsas: &FsaVec,
+pub fn intersect_dense<'g>(
+    a_fsas: impl Into<FsaVecRef<'g>>,
     b: &DenseFsaVecOf<'_>,
     output_beam: f32,
     a_to_b_map: Option<&[i32]>,
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
     intersect_dense_bounded(
-        a_fsas,
+        a_fsas.into(),
         b,
         output_beam,
         a_to_b_map,
@@ -874,7 +874,7 @@ pub fn intersect_dense(
 /// [`intersect_dense`] with the bound on lattice arcs given, and the operation and bound
 /// names its error carries.
 pub(crate) fn intersect_dense_bounded(
-    a_fsas: &FsaVec,
+    a_fsas: FsaVecRef<'_>,
     b: &DenseFsaVecOf<'_>,
     output_beam: f32,
     a_to_b_map: Option<&[i32]>,
@@ -907,7 +907,7 @@ pub(crate) fn intersect_dense_bounded(
 
 /// Turns per-pair lattices into one FsaVec with global arc maps.
 pub(crate) fn assemble(
-    a_fsas: &FsaVec,
+    a_fsas: FsaVecRef<'_>,
     b: &DenseFsaVecOf<'_>,
     pairs: &[(usize, usize)],
     parts: Vec<(Built, Vec<(u32, u32)>)>,

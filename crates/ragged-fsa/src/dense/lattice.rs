@@ -8,7 +8,7 @@ use crate::dense::ctc::{gradient, pair_posteriors};
 use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{check_beam, check_labels, pair_up};
 use crate::error::Error;
-use crate::fsa::{create_fsa_vec, Fsa, FsaVec};
+use crate::fsa::{Fsa, FsaVec, FsaVecRef};
 use crate::kernels::scores::{self, Semiring};
 
 impl FsaVec {
@@ -85,8 +85,8 @@ impl Default for MmiLossConfig {
 /// one shared) and one denominator graph shared by all segments; per segment
 /// `loss = -(num_tot - den_scale * den_tot)` with log-semiring totals, and its gradient
 /// `den_scale * den_occupation - num_occupation` with respect to `log_probs`.
-pub fn mmi_loss(
-    num_graphs: &FsaVec,
+pub fn mmi_loss<'g>(
+    num_graphs: impl Into<FsaVecRef<'g>>,
     den_graph: &Fsa,
     dense: &DenseFsaVecOf<'_>,
     den_scale: f64,
@@ -109,19 +109,20 @@ pub fn mmi_loss(
 /// [`ctc_loss_with`](crate::ctc_loss_with)'s rule (graph scores NaN or `+inf`:
 /// [`Error::BadScore`]; `+inf` in `log_probs` where a graph reads it:
 /// [`Error::InfiniteLogProb`]), on both graphs.
-pub fn mmi_loss_with(
-    num_graphs: &FsaVec,
+pub fn mmi_loss_with<'g>(
+    num_graphs: impl Into<FsaVecRef<'g>>,
     den_graph: &Fsa,
     dense: &DenseFsaVecOf<'_>,
     config: &MmiLossConfig,
 ) -> Result<MmiLoss, Error> {
+    let num_graphs = num_graphs.into();
     check_beam("output_beam", config.output_beam)?;
     let den_scale = config.den_scale;
     let num_pairs = pair_up(num_graphs.num_fsas(), dense.num_fsas(), None)?;
     for i in 0..num_graphs.num_fsas() {
         check_labels(num_graphs.view(i), i, dense.num_symbols())?;
     }
-    let den = create_fsa_vec(std::slice::from_ref(den_graph));
+    let den = FsaVecRef::One(den_graph);
     check_labels(den.view(0), 0, dense.num_symbols())?;
     let den_pairs = pair_up(1, dense.num_fsas(), None)?;
     let bound = ("mmi_loss", "lattice arcs (MmiLossConfig::max_lattice_arcs)");
@@ -135,7 +136,7 @@ pub fn mmi_loss_with(
         bound,
     )?;
     let mut den_post =
-        pair_posteriors(&den, dense, &den_pairs, config.output_beam, max_arcs, bound)?;
+        pair_posteriors(den, dense, &den_pairs, config.output_beam, max_arcs, bound)?;
     let mut loss = Vec::with_capacity(num.len());
     for (n, d) in num.iter_mut().zip(den_post.iter_mut()) {
         if n.tot == f64::NEG_INFINITY || d.tot == f64::NEG_INFINITY {

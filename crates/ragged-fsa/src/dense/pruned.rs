@@ -6,7 +6,7 @@ use crate::arc::Arc;
 use crate::dense::dense_fsa::DenseFsaVecOf;
 use crate::dense::intersect_dense::{assemble, check_beam, collect_parts, map_pairs, prepare};
 use crate::error::Error;
-use crate::fsa::FsaVec;
+use crate::fsa::{FsaVec, FsaVecRef};
 use crate::view::{reserve_bounded, ArcBudget, Built, FsaView, MAX_OUTPUT_ARCS};
 
 /// The larger of `acc` and `x`, `acc` when `x` is NaN (as `f32::max` with `acc` never NaN,
@@ -501,14 +501,15 @@ fn backward<K: Key>(
 /// all, counted before they are stored; past it the call returns [`Error::OutputLimit`]
 /// with the count. (The search also stores no more than that many candidate arcs per
 /// segment while it looks for them.)
-pub fn intersect_dense_pruned(
-    a_fsas: &FsaVec,
+pub fn intersect_dense_pruned<'g>(
+    a_fsas: impl Into<FsaVecRef<'g>>,
     b: &DenseFsaVecOf<'_>,
     search_beam: f32,
     output_beam: f32,
     min_active_states: usize,
     max_active_states: usize,
 ) -> Result<(FsaVec, Vec<i32>, Vec<i32>), Error> {
+    let a_fsas = a_fsas.into();
     check_beam("search_beam", search_beam)?;
     check_beam("output_beam", output_beam)?;
     if max_active_states <= min_active_states {
