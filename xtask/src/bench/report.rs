@@ -713,17 +713,27 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_run_of_one_bench_target_replaces_only_the_workloads_it_measured() {
-        let m = |krate: &str, workload: &str, peer: Option<&str>, seconds: f64| Measurement {
+    /// One round-0 measurement.
+    fn measured(krate: &str, workload: &str, peer: Option<&str>, seconds: f64) -> Measurement {
+        Measurement {
             krate: krate.into(),
             workload: workload.into(),
             peer: peer.map(Into::into),
             seconds,
             version: String::new(),
             round: 0,
-        };
-        let date = |day: &str| vec![("date".to_string(), day.to_string())];
+        }
+    }
+
+    /// A section's facts with only its date.
+    fn dated(day: &str) -> Vec<(String, String)> {
+        vec![("date".to_string(), day.to_string())]
+    }
+
+    #[test]
+    fn a_run_of_one_bench_target_replaces_only_the_workloads_it_measured() {
+        let m = measured;
+        let date = dated;
         let old = render(
             &[
                 m("fsa", "arc_sort", None, 1.0),
@@ -788,15 +798,10 @@ mod tests {
     fn a_peer_timing_a_workload_our_run_did_not_bench_keeps_the_earlier_row() {
         // `--bench structured-tensor` runs one bench target, but the crate's peer script
         // times the workloads of the others too (pyarrow's `from_arrow`, say)
-        let m = |workload: &str, peer: Option<&str>, seconds: f64| Measurement {
-            krate: "st".into(),
-            workload: workload.into(),
-            peer: peer.map(Into::into),
-            seconds,
-            version: String::new(),
-            round: 0,
+        let m = |workload: &str, peer: Option<&str>, seconds: f64| {
+            measured("st", workload, peer, seconds)
         };
-        let date = |day: &str| vec![("date".to_string(), day.to_string())];
+        let date = dated;
         let old = render(
             &[
                 m("from_arrow", None, 1.0),
