@@ -21,8 +21,8 @@ pub const PARALLEL_MIN_ARCS: usize = 4096;
 /// The graphs of a dense operation, borrowed: one FSA, seen as a vector of one, or an
 /// [`FsaVec`]. k2 takes a single FSA where it takes an `FsaVec` (shared by every segment)
 /// and wraps it without copying its arcs; so do [`intersect_dense`](crate::intersect_dense),
-/// [`intersect_dense_pruned`](crate::intersect_dense_pruned) and
-/// [`ctc_loss`](crate::ctc_loss), which take `&Fsa` or `&FsaVec` through this type.
+/// [`intersect_dense_pruned`](crate::intersect_dense_pruned), [`ctc_loss`](crate::ctc_loss)
+/// and [`mmi_loss`](crate::mmi_loss), which take `&Fsa` or `&FsaVec` through this type.
 #[derive(Debug, Clone, Copy)]
 pub enum FsaVecRef<'a> {
     /// A single FSA: FSA 0 of a vector of one.

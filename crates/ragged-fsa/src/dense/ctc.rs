@@ -766,7 +766,8 @@ pub fn ctc_loss<'g>(
 /// `graphs` holds one graph per segment (e.g. from
 /// [`FsaVec::ctc_graph`](crate::FsaVec::ctc_graph)) or is a single graph shared by all (an
 /// `&Fsa`, borrowed, or an `FsaVec` of one). Every graph arc consumes one frame (label 0 is
-/// blank), `-1` arcs the final row. A segment with no path gets `loss = +inf` (0 with `zero_infinity`) and no gradient.
+/// blank), `-1` arcs the final row. A segment with no path gets `loss = +inf` (0 with
+/// `zero_infinity`) and no gradient.
 ///
 /// **Hostile values**, one rule on the exact and the pruned path: a graph arc scored NaN
 /// or `+inf` is [`Error::BadScore`] (graph and arc named), and a `+inf` in `log_probs` at
