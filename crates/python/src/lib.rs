@@ -129,10 +129,7 @@ impl Inner {
     /// As the graphs of a dense operation: a single FSA borrowed as a vector of one (no
     /// copy, as k2 wraps it).
     fn graphs(&self) -> ragged_fsa::FsaVecRef<'_> {
-        match self {
-            Inner::One(f) => f.into(),
-            Inner::Vec(v) => v.into(),
-        }
+        each!(self, f => f.into())
     }
 
     /// As an FsaVec (a copy for a single FSA).

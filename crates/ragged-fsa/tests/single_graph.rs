@@ -3,7 +3,6 @@
 //! bit for bit, as the `FsaVec` of one that `create_fsa_vec` copies it into (the form the
 //! golden tests check against k2), with the graph's attributes carried into the lattice.
 
-use crate::common::Rng;
 use crate::hlg;
 
 use ndarray::Array3;
@@ -12,24 +11,13 @@ use ragged_fsa::{
     FsaVecRef,
 };
 
-/// Seeded log-probs `(n, t, c)`, each frame normalised (a log-softmax of random logits).
-fn log_probs(rng: &mut Rng, n: usize, t: usize, c: usize) -> Array3<f32> {
-    let mut lp = Array3::<f32>::zeros((n, t, c));
-    for mut frame in lp.rows_mut() {
-        for x in frame.iter_mut() {
-            *x = rng.score() * 2.0;
-        }
-        let log_sum = frame.iter().map(|&x| (x as f64).exp()).sum::<f64>().ln() as f32;
-        frame.mapv_inplace(|x| x - log_sum);
-    }
-    lp
-}
-
 #[test]
 fn a_single_graph_gives_what_its_vector_of_one_gives() {
     let hlg = hlg::compile_hlg(50);
     let (n, t, c) = (3, 40, hlg::NUM_PHONES + 1);
-    let lp = log_probs(&mut Rng(21), n, t, c);
+    // the CTC benches' seeded log-probs (a log-softmax of random logits per frame)
+    let input = benches::ctc::ctc_input(n, t, c, 1, 5, 21);
+    let lp = Array3::from_shape_vec((n, t, c), input.log_probs()).unwrap();
     let segments = [[0, 0, 40], [1, 3, 30], [2, 0, 25]];
     let dense = DenseFsaVec::new(lp.view(), &segments);
     let one = create_fsa_vec(std::slice::from_ref(&hlg));

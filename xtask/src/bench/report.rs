@@ -237,7 +237,11 @@ fn row_key(line: &str) -> Option<(&str, &str)> {
     (krate != "crate" && !krate.starts_with("---")).then_some((krate, workload))
 }
 
-/// The time of ours in a table row (`—` when our side did not time the workload).
+/// A table cell with no figure: our time when our side did not time the workload, a ratio
+/// without both sides.
+const NO_FIGURE: &str = "—";
+
+/// The time of ours in a table row ([`NO_FIGURE`] when our side did not time the workload).
 fn ours_cell(line: &str) -> Option<&str> {
     row_key(line)?;
     line.strip_prefix("| ")?.split(" | ").nth(2)
@@ -268,7 +272,7 @@ pub fn keep_earlier_rows(
     let measured: Vec<(&str, &str)> = split_notes(section)
         .0
         .lines()
-        .filter(|l| !by_workload || ours_cell(l).is_some_and(|ours| ours != "—"))
+        .filter(|l| !by_workload || ours_cell(l).is_some_and(|ours| ours != NO_FIGURE))
         .filter_map(row_key)
         .collect();
     let replaced = |key: (&str, &str)| {
@@ -419,7 +423,7 @@ pub fn render(
         let our_rounds = ours.get(&key);
         let our_time =
             our_rounds.map(|by_round| median(&by_round.values().copied().collect::<Vec<_>>()));
-        let ours_text = our_time.map_or_else(|| "—".to_string(), format_seconds);
+        let ours_text = our_time.map_or_else(|| NO_FIGURE.to_string(), format_seconds);
         let Some(by_peer) = peers.get(&key) else {
             let _ = writeln!(
                 doc,
@@ -441,7 +445,7 @@ pub fn render(
                 .filter_map(|m| Some(our_rounds?.get(&m.round)? / m.seconds))
                 .collect();
             let (ratio, spread) = if ratios.is_empty() {
-                ("—".to_string(), "—".to_string())
+                (NO_FIGURE.to_string(), NO_FIGURE.to_string())
             } else {
                 let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
                 let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
